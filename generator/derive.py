@@ -1,0 +1,404 @@
+"""Derivative rules: parse or derive them with sympy, cross-check them, and plan their evaluations.
+
+A rule for d f / d x is an expression in the function's arguments, elementary functions and calls to
+spec'd functions. Every distinct call becomes one *need*: an evaluation the core adds to the single
+host round trip that computes the primal, so a JVP costs one callback with the fewest SciPy calls.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import mpmath
+import sympy
+from sympy.core.function import AppliedUndef
+
+from . import model
+from .errors import SpecError
+from .formulas import Catalog, FormulaError, arg_symbols, parse, sympy_namespace
+from .loader import _all_conditions, _matches
+from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
+
+CROSS_CHECK_POINTS = 4
+CROSS_CHECK_DIGITS = 30
+CROSS_CHECK_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class NeedArg:
+    """One traced argument of a needed evaluation: the caller's own argument, or a derived value."""
+
+    same_as: int | None  # index among the caller's traced arguments
+    key: str | None  # canonical text in positional placeholders (_0, _1, ...), for de-duplication
+    code: str | None
+
+
+@dataclass(frozen=True)
+class Need:
+    var: str
+    spec: model.Spec
+    statics: tuple
+    args: tuple  # NeedArg, ...
+
+
+@dataclass(frozen=True)
+class ArgRule:
+    arg: model.Arg
+    traced_index: int
+    method: str  # "formula" or "sympy"
+    source: str
+    formulas: tuple  # ((output name, text), ...): as written, or sympy's result, for docs
+    needs: tuple  # Need, ...
+    derivative: tuple  # code per output
+    conjugate: tuple | None  # code per output, or None when holomorphic
+    check: str  # how the rule was verified by the generator
+
+
+@dataclass(frozen=True)
+class CaseRules:
+    condition: tuple  # ((static bool name, value), ...)
+    rules: tuple  # ArgRule, ...
+
+
+def _error(loc: model.Location, message: str) -> SpecError:
+    return SpecError(loc.path, loc.line, message)
+
+
+def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: model.Formula, what: str):
+    try:
+        expr = parse(formula.text, catalog.rule_namespace(spec, statics))
+    except FormulaError as exc:
+        raise _error(formula.loc, f"{what}: {exc}") from None
+    allowed = set(arg_symbols(spec).values())
+    stray = expr.free_symbols - allowed
+    if stray:
+        raise _error(formula.loc, f"{what}: unknown symbol(s) {', '.join(sorted(map(str, stray)))}")
+    return expr
+
+
+def _case(cases: tuple, condition: tuple):
+    for case in cases:
+        if _matches(case.when, condition):
+            return case
+    return None
+
+
+def sympy_definition(spec: model.Spec, condition: tuple):
+    """The spec's own sympy expression under ``condition``, or None."""
+    case = _case(spec.sympy, condition)
+    if case is None:
+        return None
+    try:
+        return parse(case.value.text, sympy_namespace(spec, dict(condition)))
+    except FormulaError as exc:
+        raise _error(case.value.loc, f"sympy: {exc}") from None
+
+
+class _Deriver:
+    def __init__(self, specs):
+        self.catalog = Catalog(specs)
+        self.specs = {s.name: s for s in specs}
+        self._definitions: dict = {}
+
+    # ---- sympy definitions of spec'd calls, for cross-checks and the reverse map -------------------
+    def definition(self, spec: model.Spec, statics: tuple):
+        key = (spec.name, statics)
+        if key not in self._definitions:
+            condition = tuple(sorted((k, v) for k, v in statics if isinstance(v, bool)))
+            self._definitions[key] = sympy_definition(spec, condition) if spec.sympy else None
+        return self._definitions[key]
+
+    def to_sympy(self, expr):
+        """Replace every spec'd call by its sympy definition; None if some callee has none."""
+        missing = []
+
+        def replace(call):
+            info = self.catalog.info(call)
+            if info is None or len(info.spec.outputs) != 1:
+                missing.append(str(call.func))
+                return call
+            definition = self.definition(info.spec, info.statics)
+            if definition is None:
+                missing.append(info.spec.name)
+                return call
+            symbols = arg_symbols(info.spec)
+            mapping = {symbols[a.name]: v for a, v in zip(info.spec.traced_args, info.traced)}
+            return definition.xreplace(mapping)
+
+        result = expr.replace(lambda e: isinstance(e, AppliedUndef), replace)
+        return (None, sorted(set(missing))) if missing else (result, [])
+
+    def reverse_map(self, spec: model.Spec):
+        """sympy function class -> spec, for specs defined as ``F(their traced args)`` exactly."""
+        candidates: dict = {}
+        for other in self.specs.values():
+            if other.static_args or len(other.outputs) != 1 or not other.sympy:
+                continue
+            definition = self.definition(other, ())
+            symbols = tuple(arg_symbols(other)[a.name] for a in other.traced_args)
+            if isinstance(definition, sympy.Function) and definition.args == symbols:
+                candidates.setdefault(definition.func, []).append(other)
+        chosen = {}
+        for func, owners in candidates.items():
+            mine = [o for o in owners if o.name == spec.name]
+            chosen[func] = mine[0] if mine else sorted(owners, key=lambda o: o.name)[0]
+        return chosen
+
+    # ---- rules ------------------------------------------------------------------------------------
+    def explicit(self, spec, rule: model.DerivativeRule, statics: dict):
+        what = f"derivatives.{rule.arg}"
+        outputs = dict(rule.formulas)
+        exprs = [self._parse_output(spec, statics, outputs, o.name, what, rule.loc) for o in spec.outputs]
+        conj = None
+        if rule.conjugates:
+            conj_map = dict(rule.conjugates)
+            conj = [_parse_rule(self.catalog, spec, statics, conj_map[o.name], f"{what}.conjugate")
+                    if o.name in conj_map else sympy.Integer(0) for o in spec.outputs]
+        points = []
+        for point in rule.at:
+            where = _parse_rule(self.catalog, spec, statics, point.where, f"{what}.at.where")
+            symbol, value = _special_point(where, arg_symbols(spec), point.where)
+            point_exprs = [self._parse_output(spec, statics, dict(point.formulas), o.name, f"{what}.at", point.loc)
+                           for o in spec.outputs]
+            points.append((symbol, value, point_exprs, point))
+        return exprs, conj, points
+
+    def _parse_output(self, spec, statics, formulas: dict, output: str, what: str, loc):
+        if output not in formulas:
+            raise _error(loc, f"{what} has no formula for output {output!r}")
+        return _parse_rule(self.catalog, spec, statics, formulas[output], f"{what}")
+
+    def derived(self, spec, arg: model.Arg, condition: tuple):
+        if len(spec.outputs) != 1:
+            raise _error(spec.loc, f"cannot derive d/d{arg.name} from sympy for a function with several outputs; give formulas")
+        definition = self.definition(spec, condition)
+        if definition is None:
+            raise _error(arg.loc, f"argument {arg.name!r} has no derivative rule and the spec has no sympy expression")
+        symbol = arg_symbols(spec)[arg.name]
+        result = sympy.diff(definition, symbol).doit()
+        unknown = result.atoms(sympy.Derivative, sympy.Subs, sympy.Integral)
+        if unknown:
+            raise _error(
+                arg.loc,
+                f"sympy knows no closed form for d/d{arg.name} of {definition} (it leaves {sorted(map(str, unknown))[0]}); "
+                f"give derivatives.{arg.name} a formula with a source, or mark {arg.name!r} differentiable: false with a reason",
+            )
+        mapping = self.reverse_map(spec)
+
+        def to_call(expr):
+            owner = mapping.get(expr.func)
+            return self.catalog.callable(owner)(*expr.args) if owner else expr
+
+        result = result.replace(lambda e: isinstance(e, sympy.Function) and e.func in mapping, to_call)
+        return [result]
+
+    # ---- cross-check ------------------------------------------------------------------------------
+    def cross_check(self, spec, arg, condition, exprs, conj, points, loc) -> str:
+        definition = self.definition(spec, condition) if spec.sympy else None
+        if definition is None:
+            return "not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite)"
+        if len(spec.outputs) != 1:
+            return "not cross-checked: several outputs"
+        candidates = [("formula", exprs[0])] + [(f"special point {str(p[3].where.text)!r}", p[2][0]) for p in points]
+        symbols = arg_symbols(spec)
+        rng = random.Random(f"{spec.name}:{arg.name}:{condition}")
+        samples = _sample_points(spec, rng, CROSS_CHECK_POINTS, real=True)
+        complex_samples = _sample_points(spec, rng, CROSS_CHECK_POINTS, real=False) if spec.tests.complex_domain else []
+        t = sympy.Symbol("t", real=True)
+        checked = 0
+        for label, candidate in candidates:
+            rule, missing = self.to_sympy(candidate)
+            conj_rule = None
+            if conj is not None:
+                conj_rule, more = self.to_sympy(conj[0])
+                missing += more
+            if rule is None or (conj is not None and conj_rule is None):
+                return f"not cross-checked: no sympy expression for {', '.join(missing)} (verified against mpmath by the test suite)"
+            for point, directions in [(p, (1,)) for p in samples] + [(p, (1, sympy.I)) for p in complex_samples]:
+                for direction in directions:
+                    x0 = point[arg.name]
+                    shifted = definition.xreplace({symbols[arg.name]: x0 + direction * t})
+                    subs = {symbols[a.name]: point[a.name] for a in spec.traced_args if a.name != arg.name}
+                    expected = sympy.diff(shifted.xreplace(subs), t).subs(t, 0)
+                    got = rule * direction
+                    if conj_rule is not None:
+                        got += conj_rule * sympy.conjugate(direction)
+                    got = got.xreplace({**subs, symbols[arg.name]: x0})
+                    try:
+                        e = complex(expected.evalf(CROSS_CHECK_DIGITS))
+                        g = complex(got.evalf(CROSS_CHECK_DIGITS))
+                    except (TypeError, ValueError):
+                        return f"not cross-checked: sympy cannot evaluate the derivative numerically at {point}"
+                    if abs(g - e) > CROSS_CHECK_RTOL * max(1.0, abs(e)):
+                        where = ", ".join(f"{k}={v}" for k, v in point.items())
+                        raise _error(loc, f"derivatives.{arg.name}: the {label} disagrees with sympy's derivative of "
+                                          f"{definition} at {where} (direction {direction}): {g} != {e}")
+                    checked += 1
+        return f"agrees with sympy's derivative of {definition} at {checked} sample points"
+
+
+def _special_point(where, symbols: dict, formula: model.Formula):
+    """``Eq(x, c)`` with x a traced argument and c a number: the only special-point form."""
+    if isinstance(where, sympy.Equality):
+        lhs, rhs = where.lhs, where.rhs
+        if rhs.is_Symbol and lhs.is_number:
+            lhs, rhs = rhs, lhs
+        if lhs.is_Symbol and lhs in symbols.values() and rhs.is_number:
+            return lhs, rhs
+    raise _error(formula.loc, f"a special point must be Eq(argument, number), got {formula.text!r}")
+
+
+def _sample_points(spec: model.Spec, rng: random.Random, count: int, *, real: bool) -> list:
+    """Points inside the test domain, rounded to short decimals so sympy evaluates them exactly."""
+    points = []
+    for _ in range(count):
+        point = {}
+        for arg in spec.traced_args:
+            lo, hi = spec.tests.domain[arg.name]
+            if arg.kind == "integer":
+                point[arg.name] = sympy.Integer(rng.randint(int(lo), int(hi)))
+            elif not real and arg.name in spec.tests.complex_domain:
+                (rlo, rhi), (ilo, ihi) = spec.tests.complex_domain[arg.name]
+                point[arg.name] = sympy.Rational(round(rng.uniform(rlo, rhi), 3)) + sympy.I * sympy.Rational(round(rng.uniform(ilo, ihi), 3))
+            else:
+                point[arg.name] = sympy.Rational(str(round(rng.uniform(lo, hi), 3)))
+        points.append(point)
+    return points
+
+
+def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.Arg, exprs, conj, points):
+    """Turn the rule's expressions into needs (evaluations) and JAX code over them."""
+    symbols = arg_symbols(spec)
+    own_traced = tuple(symbols[a.name] for a in spec.traced_args)
+    placeholders = {s: sympy.Symbol(f"_{i}") for i, s in enumerate(own_traced)}
+    catalog = deriver.catalog
+    own_statics = tuple((k, v) for k, v in condition)
+    needs: dict = {}
+    counters: dict = {}
+    names: dict = {}
+
+    def call_key(call):
+        info = catalog.info(call)
+        return info.spec.name, info.statics, info.traced
+
+    def replace_calls(expr):
+        def replace(call):
+            info = catalog.info(call)
+            if info is None:
+                raise _error(spec.loc, f"cannot evaluate {call}: not a spec'd function")
+            statics_full = tuple((a.name, v) for a, v in zip(info.spec.static_args, [v for _, v in info.statics]))
+            is_self = info.spec.name == spec.name and info.traced == own_traced and _statics_match(info.statics, own_statics)
+            if is_self:
+                return sympy.Symbol(f"__value_{info.output}")
+            key = (info.spec.name, statics_full, info.traced)
+            if key not in needs:
+                counters[info.spec.name] = counters.get(info.spec.name, 0) + 1
+                var = f"{info.spec.name}_{counters[info.spec.name]}"
+                needs[key] = (var, info)
+            var, _ = needs[key]
+            label = var if len(info.spec.outputs) == 1 else f"{var}[{info.output}]"
+            return sympy.Symbol(f"__need_{label}")
+        return expr.replace(lambda e: isinstance(e, AppliedUndef), replace)
+
+    def with_points(per_output_main, per_output_points):
+        combined = []
+        for k, main in enumerate(per_output_main):
+            expr = main
+            for symbol, value, point_exprs, _ in reversed(per_output_points):
+                shared = {c for c in main.atoms(AppliedUndef)}
+                special = point_exprs[k]
+                masked_calls = {}
+                for call in special.atoms(AppliedUndef):
+                    if call not in shared:
+                        masked_calls[call] = call.xreplace({symbol: Mask(symbol, value)})
+                special = special.xreplace(masked_calls)
+                expr = sympy.Piecewise((special, sympy.Eq(symbol, value)), (_safe(expr, symbol, value), True))
+            combined.append(expr)
+        return combined
+
+    derivative = [replace_calls(e) for e in with_points(exprs, points)]
+    conjugate = [replace_calls(e) for e in conj] if conj is not None else None
+
+    printer_names = {}
+    for symbol in set().union(*[e.free_symbols for e in derivative + (conjugate or [])]):
+        if symbol.name.startswith("__value_"):
+            printer_names[symbol.name] = spec.outputs[int(symbol.name[len("__value_"):])].name
+        elif symbol.name.startswith("__need_"):
+            printer_names[symbol.name] = symbol.name[len("__need_"):]
+    reserved = {a.name for a in spec.args} | {o.name for o in spec.outputs}
+    for var, _ in needs.values():
+        if var in reserved:
+            raise _error(spec.loc, f"internal name {var!r} collides with an argument or output name; rename it")
+    printer = JaxsciPrinter(printer_names)
+
+    def code(expr, what):
+        try:
+            return printer.doprint(expr)
+        except PrintError as exc:
+            raise _error(spec.loc, f"derivatives.{arg.name}: {what}: {exc}") from None
+
+    need_records = []
+    for key in sorted(needs, key=lambda k: needs[k][0]):
+        var, info = needs[key]
+        need_args = []
+        for value in info.traced:
+            if value in own_traced:
+                need_args.append(NeedArg(same_as=own_traced.index(value), key=None, code=None))
+            else:
+                need_args.append(NeedArg(same_as=None, key=sympy.sstr(value.xreplace(placeholders), order="lex"),
+                                         code=code(value, f"argument of {var}")))
+        statics = tuple((a.name, v) for a, (_, v) in zip(info.spec.static_args, info.statics))
+        need_records.append(Need(var=var, spec=info.spec, statics=statics, args=tuple(need_args)))
+    return (
+        tuple(need_records),
+        tuple(code(e, "derivative") for e in derivative),
+        tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
+    )
+
+
+def _statics_match(call_statics, own_condition) -> bool:
+    own = dict(own_condition)
+    return all(own.get(k, v) == v for k, v in call_statics)
+
+
+def _safe(expr, symbol, value):
+    """Evaluate the elementary parts of ``expr`` away from the special point (see SafeValue).
+
+    Spec'd calls keep their true arguments: they are shared with the primal and other rules.
+    """
+    calls = {call: sympy.Dummy() for call in expr.atoms(AppliedUndef)}
+    restored = {dummy: call for call, dummy in calls.items()}
+    return expr.xreplace(calls).xreplace({symbol: SafeValue(symbol, value)}).xreplace(restored)
+
+
+def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
+    static_bools = {a.name for a in spec.args if a.kind == "static_bool"}
+    cases = []
+    for condition in _all_conditions(static_bools):
+        statics = dict(condition)
+        rules = []
+        traced_index = {a.name: i for i, a in enumerate(spec.traced_args)}
+        for arg in spec.differentiable_args:
+            written = [r for r in spec.derivatives if r.arg == arg.name and _matches(r.when, condition)]
+            rule = written[0] if written else None
+            if rule is not None and rule.method == "formula":
+                exprs, conj, points = deriver.explicit(spec, rule, statics)
+                check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
+                method, source, loc = "formula", rule.source, rule.loc
+                shown = tuple((name, f.text) for name, f in rule.formulas)
+            else:
+                exprs, conj, points = deriver.derived(spec, arg, condition), None, []
+                check = "derived by sympy"
+                method, source, loc = "sympy", "derived by sympy", arg.loc
+                shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
+            needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points)
+            rules.append(ArgRule(arg=arg, traced_index=traced_index[arg.name], method=method, source=source,
+                                 formulas=shown, needs=needs, derivative=derivative, conjugate=conjugate, check=check))
+        cases.append(CaseRules(condition=condition, rules=tuple(rules)))
+    return tuple(cases)
+
+
+def derive_all(specs) -> dict:
+    """name -> CaseRules per static condition, for every spec."""
+    deriver = _Deriver(specs)
+    return {spec.name: derive_spec(deriver, spec) for spec in specs}

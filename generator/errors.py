@@ -1,0 +1,24 @@
+"""Errors the generator reports as ``path:line: message``."""
+from __future__ import annotations
+
+
+class SpecError(Exception):
+    """A problem in a spec file, located at ``path:line``."""
+
+    def __init__(self, path: str, line: int | None, message: str):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.message = message
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+class SpecErrors(Exception):
+    """Several spec errors, reported together so one run shows them all."""
+
+    def __init__(self, errors: list[SpecError]):
+        super().__init__("\n".join(str(e) for e in errors))
+        self.errors = errors

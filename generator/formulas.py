@@ -1,0 +1,183 @@
+"""Formula text -> sympy expressions, parsed (never pattern-matched) in a closed namespace.
+
+Two namespaces exist:
+- *rule* formulas (derivatives, special points) may use the spec'd functions, called with SciPy's
+  signature, and a fixed set of elementary functions that the printer can emit as JAX code;
+- *sympy* expressions (a spec's definition in sympy's terms) may use any public sympy name, plus
+  ``diff``, and are only used to derive and cross-check rules.
+Any other name is an error, so a typo cannot become a free symbol.
+"""
+from __future__ import annotations
+
+import inspect
+import tokenize
+from dataclasses import dataclass
+
+import sympy
+from sympy.core.function import AppliedUndef
+from sympy.parsing.sympy_parser import auto_number, parse_expr
+
+from . import model
+
+
+class FormulaError(Exception):
+    """A formula problem; the caller attaches the location."""
+
+
+# Elementary names allowed in rule formulas. The printer knows how to emit each as JAX code.
+ELEMENTARY = {
+    name: getattr(sympy, name)
+    for name in (
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+        "exp", "log", "sqrt", "Abs", "sign", "re", "im", "conjugate", "Piecewise", "Eq", "Ne", "Lt", "Le",
+        "Gt", "Ge", "And", "Or", "Not", "KroneckerDelta", "gamma", "loggamma", "digamma", "polygamma",
+        "erf", "erfc", "floor", "Min", "Max", "pi", "E", "I", "Rational",
+    )
+}
+ELEMENTARY.update({"abs": sympy.Abs, "inf": sympy.oo, "nan": sympy.nan, "true": sympy.true, "false": sympy.false})
+
+
+def arg_symbol(arg: model.Arg) -> sympy.Symbol:
+    assumptions = {"real": {"real": True}, "integer": {"integer": True}, "static_int": {"integer": True}}
+    return sympy.Symbol(arg.name, **assumptions.get(arg.kind, {}))
+
+
+def arg_symbols(spec: model.Spec) -> dict:
+    return {a.name: arg_symbol(a) for a in spec.args if not a.kind == "static_bool"}
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    """What a sympy application of a spec'd function stands for."""
+
+    spec: model.Spec
+    output: int  # index into spec.outputs
+    traced: tuple  # sympy expressions, in spec argument order
+    statics: tuple  # ((name, python value), ...)
+
+
+class Catalog:
+    """The spec'd functions, as sympy function symbols and as signature-checking callables."""
+
+    def __init__(self, specs):
+        self.specs = {s.name: s for s in specs}
+        self._functions: dict[tuple, sympy.FunctionClass] = {}
+        self._owners: dict[str, tuple] = {}
+
+    def function(self, spec: model.Spec, output: int) -> sympy.FunctionClass:
+        key = (spec.name, output)
+        if key not in self._functions:
+            label = spec.name if len(spec.outputs) == 1 else f"{spec.name}.{spec.outputs[output].name}"
+            fn = sympy.Function(label)
+            self._functions[key] = fn
+            self._owners[label] = key
+        return self._functions[key]
+
+    def info(self, call: AppliedUndef) -> CallInfo | None:
+        """Decode an application made by ``callable``; None for any other function."""
+        key = self._owners.get(call.func.__name__)
+        if key is None:
+            return None
+        spec = self.specs[key[0]]
+        args = list(call.args)
+        traced, statics = [], []
+        for arg in spec.args:
+            value = args.pop(0)
+            if arg.traced:
+                traced.append(value)
+            else:
+                statics.append((arg.name, bool(value) if arg.kind == "static_bool" else value))
+        return CallInfo(spec=spec, output=key[1], traced=tuple(traced), statics=tuple(statics))
+
+    def callable(self, spec: model.Spec):
+        """``jv(v, z)`` or, for several outputs, ``airy.aip(z)``; checks arity and keywords."""
+        if len(spec.outputs) == 1:
+            return _SpecCallable(self, spec, 0)
+        return _MultiOutput({o.name: _SpecCallable(self, spec, i) for i, o in enumerate(spec.outputs)}, spec)
+
+    def rule_namespace(self, spec: model.Spec, statics: dict) -> dict:
+        names = dict(ELEMENTARY)
+        for other in self.specs.values():
+            names[other.name] = self.callable(other)
+        for arg in spec.args:
+            names[arg.name] = sympy.S.true if statics.get(arg.name) is True else (
+                sympy.S.false if statics.get(arg.name) is False else arg_symbol(arg))
+        return names
+
+
+class _MultiOutput:
+    def __init__(self, outputs: dict, spec: model.Spec):
+        self.__dict__.update(outputs)
+        self._spec = spec
+
+    def __call__(self, *args, **kwargs):
+        names = ", ".join(f"{self._spec.name}.{o.name}" for o in self._spec.outputs)
+        raise FormulaError(f"{self._spec.name} has several outputs; name one: {names}")
+
+    def __getattr__(self, item):
+        names = ", ".join(o.name for o in self._spec.outputs)
+        raise FormulaError(f"{self._spec.name} has no output {item!r} (outputs: {names})")
+
+
+class _SpecCallable:
+    """Builds ``Function(name)(traced..., statics...)`` after binding SciPy's signature."""
+
+    def __init__(self, catalog: Catalog, spec: model.Spec, output: int):
+        self.catalog, self.spec, self.output = catalog, spec, output
+        params = [
+            inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                              default=a.default if a.has_default else inspect.Parameter.empty)
+            for a in spec.args
+        ]
+        self.signature = inspect.Signature(params)
+
+    def __call__(self, *args, **kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise FormulaError(f"{self.spec.name}{self.signature}: {exc}") from None
+        bound.apply_defaults()
+        values = []
+        for arg in self.spec.args:
+            value = bound.arguments[arg.name]
+            if arg.kind == "static_bool":
+                if value not in (True, False, sympy.true, sympy.false):
+                    raise FormulaError(f"{self.spec.name}: argument {arg.name!r} is a static boolean; pass True or False")
+                value = sympy.true if bool(value) else sympy.false
+            else:
+                value = sympy.sympify(value)
+            values.append(value)
+        return self.catalog.function(self.spec, self.output)(*values)
+
+
+def parse(text: str, names: dict) -> sympy.Basic:
+    """Parse ``text`` with exactly ``names`` in scope (numbers become exact sympy numbers)."""
+    global_names = {"__builtins__": {}, "Integer": sympy.Integer, "Float": sympy.Float, "Rational": sympy.Rational,
+                    "True": True, "False": False}
+    try:
+        result = parse_expr(text, local_dict=dict(names), global_dict=global_names,
+                            transformations=(auto_number,), evaluate=True)
+    except FormulaError:
+        raise
+    except NameError as exc:
+        missing = str(exc).split("'")[1] if "'" in str(exc) else str(exc)
+        raise FormulaError(f"unknown name {missing!r} in {text!r}") from None
+    except (SyntaxError, tokenize.TokenError) as exc:
+        raise FormulaError(f"cannot parse {text!r}: {exc.msg if hasattr(exc, 'msg') else exc}") from None
+    except Exception as exc:  # sympy raises many types while evaluating; all mean "bad formula"
+        raise FormulaError(f"cannot evaluate {text!r}: {type(exc).__name__}: {exc}") from None
+    if isinstance(result, (bool, int, float, complex)):
+        result = sympy.sympify(result)
+    if not isinstance(result, sympy.Basic):
+        raise FormulaError(f"{text!r} is not an expression (got {type(result).__name__})")
+    return result
+
+
+def sympy_namespace(spec: model.Spec, statics: dict) -> dict:
+    names = {k: v for k, v in vars(sympy).items() if not k.startswith("_")}
+    for arg in spec.args:
+        if arg.kind == "static_bool":
+            names[arg.name] = bool(statics[arg.name])
+        else:
+            names[arg.name] = arg_symbol(arg)
+    return names

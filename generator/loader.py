@@ -1,0 +1,536 @@
+"""Strict spec loader: YAML mapping -> ``Spec``; every problem is ``path:line: message``.
+
+Keys are popped one at a time, so anything left over is an unknown key; nothing is silently ignored.
+"""
+from __future__ import annotations
+
+import difflib
+import itertools
+import keyword
+import math
+import re
+from pathlib import Path
+
+from . import model
+from .errors import SpecError, SpecErrors
+from .yamlload import LocatedDict, LocatedList, load_yaml
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+DEFAULT_GRADIENT_TOLERANCE = {
+    "float32": model.Tolerance(rtol=2e-3, atol=1e-5),
+    "float64": model.Tolerance(rtol=1e-9, atol=1e-12),
+}
+
+
+class _Mapping:
+    """Reads keys from a located mapping; ``done()`` rejects the keys nobody asked for."""
+
+    def __init__(self, data, path: str, what: str, line: int | None):
+        if not isinstance(data, dict):
+            raise SpecError(path, line, f"{what} must be a mapping, got {_describe(data)}")
+        self.data = data
+        self.path = path
+        self.what = what
+        self.line = getattr(data, "line", line)
+        self.taken: set[str] = set()
+
+    def key_line(self, key: str) -> int | None:
+        return getattr(self.data, "key_lines", {}).get(key, self.line)
+
+    def value_line(self, key: str) -> int | None:
+        return getattr(self.data, "value_lines", {}).get(key, self.line)
+
+    def loc(self, key: str | None = None) -> model.Location:
+        return model.Location(self.path, self.value_line(key) if key else self.line)
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def get(self, key: str, types, *, required: bool = False, default=None, allow_empty: bool = False):
+        self.taken.add(key)
+        if key not in self.data:
+            if required:
+                raise SpecError(self.path, self.line, f"{self.what} is missing required key {key!r}")
+            return default
+        value = self.data[key]
+        if types is not None and not _isinstance(value, types):
+            expected = " or ".join(_type_name(t) for t in (types if isinstance(types, tuple) else (types,)))
+            raise SpecError(
+                self.path, self.value_line(key), f"{self.what}.{key} must be {expected}, got {_describe(value)}"
+            )
+        if isinstance(value, str) and not value.strip() and not allow_empty:
+            raise SpecError(self.path, self.value_line(key), f"{self.what}.{key} must not be empty")
+        return value
+
+    def done(self) -> None:
+        unknown = [k for k in self.data if k not in self.taken]
+        if unknown:
+            key = unknown[0]
+            hint = difflib.get_close_matches(key, sorted(self.taken), n=1)
+            suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
+            known = ", ".join(sorted(self.taken))
+            raise SpecError(
+                self.path,
+                self.key_line(key),
+                f"unknown key {key!r} in {self.what}{suggestion} (known keys: {known})",
+            )
+
+
+def _isinstance(value, types) -> bool:
+    types = types if isinstance(types, tuple) else (types,)
+    for t in types:
+        if t is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return True
+        if t is int and isinstance(value, bool):
+            continue
+        if isinstance(value, t):
+            return True
+    return False
+
+
+def _type_name(t) -> str:
+    return {str: "a string", bool: "true or false", int: "an integer", float: "a number",
+            dict: "a mapping", list: "a list"}.get(t, t.__name__)
+
+
+def _describe(value) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"boolean {value}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _list(value, path: str, what: str, line: int | None) -> list:
+    if not isinstance(value, list):
+        raise SpecError(path, line, f"{what} must be a list, got {_describe(value)}")
+    return value
+
+
+def _item_line(seq, index: int, fallback: int | None) -> int | None:
+    lines = getattr(seq, "item_lines", None)
+    return lines[index] if lines else fallback
+
+
+def _identifier(name: str, path: str, line: int | None, what: str) -> str:
+    if not _IDENTIFIER.match(name) or keyword.iskeyword(name):
+        raise SpecError(path, line, f"{what} {name!r} is not a valid Python identifier")
+    return name
+
+
+def load_spec(path: Path, root: Path | None = None) -> model.Spec:
+    """Load one spec file; ``root`` makes the reported path relative (``specs/special/jv.yaml``)."""
+    shown = str(path.relative_to(root)) if root and path.is_absolute() and path.is_relative_to(root) else str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(shown, None, f"cannot read spec: {exc}") from None
+    module = path.parent.name
+    return parse_spec(text, shown, module=module, stem=path.stem)
+
+
+def load_specs(specs_dir: Path, root: Path | None = None) -> list[model.Spec]:
+    """Load every ``specs/<module>/<name>.yaml``; all errors are collected, then raised together."""
+    specs, errors = [], []
+    for path in sorted(specs_dir.glob("*/*.yaml")):
+        try:
+            specs.append(load_spec(path, root))
+        except SpecError as exc:
+            errors.append(exc)
+    seen: dict[tuple, model.Spec] = {}
+    for spec in specs:
+        key = (spec.module, spec.name)
+        if key in seen:
+            errors.append(SpecError(spec.path, spec.loc.line, f"function {spec.name!r} is also defined in {seen[key].path}"))
+        seen[key] = spec
+    stray = sorted(p for p in specs_dir.glob("*/*") if p.suffix in (".yml", ".YAML", ".json"))
+    for path in stray:
+        errors.append(SpecError(str(path.relative_to(root) if root else path), None, "specs must be named <name>.yaml"))
+    if errors:
+        raise SpecErrors(errors)
+    return specs
+
+
+def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) -> model.Spec:
+    data = load_yaml(text, path)
+    top = _Mapping(data, path, "the spec", 1)
+    name = _identifier(top.get("name", str, required=True), path, top.value_line("name"), "function name")
+    if stem is not None and stem != name:
+        raise SpecError(path, top.value_line("name"), f"name {name!r} does not match the file name {stem}.yaml")
+    scipy = top.get("scipy", str, required=True)
+    expected_prefix = f"scipy.{module}."
+    if not scipy.startswith(expected_prefix) or not _IDENTIFIER.match(scipy[len(expected_prefix):]):
+        raise SpecError(
+            path, top.value_line("scipy"), f"scipy must name a callable in scipy.{module}, like '{expected_prefix}{name}', got {scipy!r}"
+        )
+    summary = top.get("summary", str, required=True).strip()
+    description = (top.get("description", str, default="") or "").strip()
+    references = _references(top, path)
+    args = _args(top, path)
+    outputs = _outputs(top, path)
+    static_bools = {a.name for a in args if a.kind == "static_bool"}
+    traced_names = {a.name for a in args if a.traced}
+    vmap_method = top.get("vmap_method", str, default="expand_dims")
+    if vmap_method not in model.VMAP_METHODS:
+        raise SpecError(path, top.value_line("vmap_method"), f"vmap_method must be one of {', '.join(model.VMAP_METHODS)}, got {vmap_method!r}")
+    if vmap_method == "sequential":
+        raise SpecError(
+            path, top.value_line("vmap_method"),
+            "vmap_method 'sequential' calls the host once per batch element; an elementwise function batches by broadcasting (expand_dims or broadcast_all)",
+        )
+    sympy_cases = _cases(top, "sympy", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="expr")
+    derivatives = _derivatives(top, path, args, outputs, static_bools)
+    reference = _cases(top, "reference", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="mpmath", required=True)
+    tests = _tests(top, path, args, traced_names)
+    top.done()
+    spec = model.Spec(
+        path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
+        references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
+        derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
+    )
+    _check_consistency(spec)
+    return spec
+
+
+def _references(top: _Mapping, path: str) -> tuple:
+    refs = top.get("references", list, default=[])
+    out = []
+    for i, ref in enumerate(refs):
+        if not isinstance(ref, str) or not ref.strip():
+            raise SpecError(path, _item_line(refs, i, top.value_line("references")), "each reference must be a non-empty string")
+        out.append(ref.strip())
+    return tuple(out)
+
+
+def _args(top: _Mapping, path: str) -> tuple:
+    raw = _list(top.get("args", list, required=True), path, "args", top.value_line("args"))
+    if not raw:
+        raise SpecError(path, top.value_line("args"), "args must list at least one argument")
+    args, names = [], set()
+    seen_default = False
+    for i, item in enumerate(raw):
+        line = _item_line(raw, i, top.value_line("args"))
+        m = _Mapping(item, path, f"args[{i}]", line)
+        name = _identifier(m.get("name", str, required=True), path, m.value_line("name"), "argument name")
+        if name in names:
+            raise SpecError(path, m.value_line("name"), f"argument {name!r} is listed twice")
+        names.add(name)
+        m.what = f"argument {name!r}"
+        kind = m.get("kind", str, required=True)
+        if kind not in model.ARG_KINDS:
+            raise SpecError(path, m.value_line("kind"), f"argument {name!r} has unknown kind {kind!r}; kinds are {', '.join(model.ARG_KINDS)}")
+        continuous = kind in ("real", "complex")
+        differentiable = m.get("differentiable", bool, default=continuous)
+        if differentiable and not continuous:
+            raise SpecError(path, m.value_line("differentiable"), f"argument {name!r} of kind {kind} cannot be differentiable")
+        why = m.get("why", str)
+        if continuous and not differentiable and not why:
+            raise SpecError(path, m.line, f"argument {name!r} is marked not differentiable: say why (key 'why')")
+        if differentiable and why:
+            raise SpecError(path, m.value_line("why"), f"argument {name!r} is differentiable; 'why' explains only a non-differentiable argument")
+        doc = (m.get("doc", str, default="") or "").strip()
+        accepts_float = m.get("accepts_float", bool, default=False)
+        if accepts_float and kind != "integer":
+            raise SpecError(path, m.value_line("accepts_float"), "accepts_float applies only to integer arguments")
+        has_default = m.has("default")
+        default = m.get("default", None)
+        if has_default:
+            _check_default(kind, default, path, m.value_line("default"), name)
+            seen_default = True
+        elif seen_default:
+            raise SpecError(path, m.line, f"argument {name!r} has no default but follows an argument that has one")
+        if kind in model.STATIC_KINDS and not has_default:
+            raise SpecError(path, m.line, f"static argument {name!r} needs a default (SciPy's)")
+        m.done()
+        args.append(model.Arg(name=name, kind=kind, differentiable=differentiable, why=why.strip() if why else None,
+                              doc=doc, has_default=has_default, default=default, accepts_float=accepts_float,
+                              loc=model.Location(path, line)))
+    return tuple(args)
+
+
+def _check_default(kind: str, default, path: str, line: int | None, name: str) -> None:
+    ok = {
+        "static_bool": isinstance(default, bool),
+        "static_int": isinstance(default, int) and not isinstance(default, bool),
+        "integer": isinstance(default, int) and not isinstance(default, bool),
+        "real": isinstance(default, (int, float)) and not isinstance(default, bool) and math.isfinite(default),
+        "complex": isinstance(default, (int, float)) and not isinstance(default, bool) and math.isfinite(default),
+    }[kind]
+    if not ok:
+        raise SpecError(path, line, f"default {default!r} of argument {name!r} does not fit its kind {kind}")
+
+
+def _outputs(top: _Mapping, path: str) -> tuple:
+    if not top.has("outputs"):
+        return (model.Output(name="out", dtype="promoted", doc="", loc=top.loc()),)
+    raw = _list(top.get("outputs", list), path, "outputs", top.value_line("outputs"))
+    if not raw:
+        raise SpecError(path, top.value_line("outputs"), "outputs must list at least one output")
+    outs, names = [], set()
+    for i, item in enumerate(raw):
+        line = _item_line(raw, i, top.value_line("outputs"))
+        m = _Mapping(item, path, f"outputs[{i}]", line)
+        name = _identifier(m.get("name", str, required=True), path, m.value_line("name"), "output name")
+        if name in names:
+            raise SpecError(path, m.value_line("name"), f"output {name!r} is listed twice")
+        names.add(name)
+        dtype = m.get("dtype", str, default="promoted")
+        if dtype not in model.OUTPUT_DTYPES:
+            raise SpecError(path, m.value_line("dtype"), f"output dtype rule must be one of {', '.join(model.OUTPUT_DTYPES)}, got {dtype!r}")
+        doc = (m.get("doc", str, default="") or "").strip()
+        m.done()
+        outs.append(model.Output(name=name, dtype=dtype, doc=doc, loc=model.Location(path, line)))
+    return tuple(outs)
+
+
+def _formula(value, loc: model.Location, what: str) -> model.Formula:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = repr(value)
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(loc.path, loc.line, f"{what} must be a formula string, got {_describe(value)}")
+    return model.Formula(text=value.strip(), loc=loc)
+
+
+def _condition(raw, path: str, line: int | None, static_bools: set, what: str) -> model.Condition:
+    m = _Mapping(raw, path, f"{what}.when", line)
+    items = []
+    for key in list(raw):
+        if key not in static_bools:
+            known = ", ".join(sorted(static_bools)) or "none"
+            raise SpecError(path, m.key_line(key), f"{what}.when names {key!r}, which is not a static boolean argument (those are: {known})")
+        items.append((key, m.get(key, bool)))
+    m.done()
+    if not items:
+        raise SpecError(path, line, f"{what}.when must name at least one static argument")
+    return tuple(sorted(items))
+
+
+def _all_conditions(static_bools: set) -> list[model.Condition]:
+    names = sorted(static_bools)
+    return [tuple(zip(names, values)) for values in itertools.product((False, True), repeat=len(names))]
+
+
+def _matches(condition: model.Condition, full: model.Condition) -> bool:
+    return set(condition) <= set(full)
+
+
+def _check_coverage(cases, path: str, line: int | None, static_bools: set, what: str) -> None:
+    """Each combination of static booleans must be covered by exactly one case."""
+    for full in _all_conditions(static_bools):
+        hits = [c for c in cases if _matches(c.when, full)]
+        label = ", ".join(f"{k}={v}" for k, v in full) or "all calls"
+        if not hits:
+            raise SpecError(path, line, f"{what} has no case for {label}")
+        if len(hits) > 1:
+            raise SpecError(path, hits[1].loc.line, f"{what} has two cases for {label} (lines {hits[0].loc.line} and {hits[1].loc.line})")
+
+
+def _cases(top: _Mapping, key: str, path: str, static_bools: set, build, *, payload_key: str, required: bool = False) -> tuple:
+    """``key: value``, ``key: {<payload_key>: value}``, or a list of ``{when: {...}, <payload_key>: value}``."""
+    if not top.has(key):
+        if required:
+            raise SpecError(path, top.line, f"the spec is missing required key {key!r}")
+        top.taken.add(key)
+        return ()
+    raw = top.get(key, (str, dict, list, float))
+    line = top.value_line(key)
+    if isinstance(raw, dict):
+        m = _Mapping(raw, path, key, line)
+        value = build(m.get(payload_key, (str, float), required=True), m.loc(payload_key), f"{key}.{payload_key}")
+        m.done()
+        return (model.Case(when=(), value=value, loc=m.loc(payload_key)),)
+    if not isinstance(raw, list):
+        return (model.Case(when=(), value=build(raw, model.Location(path, line), key), loc=model.Location(path, line)),)
+    cases = []
+    for i, item in enumerate(raw):
+        item_line = _item_line(raw, i, line)
+        m = _Mapping(item, path, f"{key}[{i}]", item_line)
+        when = _condition(m.get("when", dict, required=True), path, m.value_line("when"), static_bools, f"{key}[{i}]")
+        value = build(m.get(payload_key, (str, float), required=True), m.loc(payload_key), f"{key}[{i}].{payload_key}")
+        m.done()
+        cases.append(model.Case(when=when, value=value, loc=model.Location(path, item_line)))
+    _check_coverage(cases, path, line, static_bools, key)
+    return tuple(cases)
+
+
+def _per_output(m: _Mapping, single: str, plural: str, outputs: tuple, what: str, *, required: bool) -> tuple:
+    """``formula: text`` for a one-output function, or ``formulas: {output: text}``."""
+    path = m.path
+    names = [o.name for o in outputs]
+    if m.has(single) and m.has(plural):
+        raise SpecError(path, m.key_line(plural), f"{what}: give either {single!r} or {plural!r}, not both")
+    if m.has(single):
+        if len(outputs) != 1:
+            raise SpecError(path, m.key_line(single), f"{what}: the function has {len(outputs)} outputs; use {plural!r} with one formula per output ({', '.join(names)})")
+        return ((names[0], _formula(m.get(single, (str, float)), m.loc(single), f"{what}.{single}")),)
+    if m.has(plural):
+        raw = m.get(plural, dict)
+        sub = _Mapping(raw, path, f"{what}.{plural}", m.value_line(plural))
+        result = []
+        for out in names:
+            if out in raw:
+                result.append((out, _formula(sub.get(out, (str, float)), sub.loc(out), f"{what}.{plural}.{out}")))
+            elif required:
+                raise SpecError(path, sub.line, f"{what}.{plural} has no formula for output {out!r}")
+        sub.done()
+        return tuple(result)
+    if required:
+        raise SpecError(path, m.line, f"{what} needs {single!r} (or {plural!r} per output)")
+    return ()
+
+
+def _derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_bools: set) -> tuple:
+    raw = top.get("derivatives", dict, default=LocatedDict())
+    section = _Mapping(raw, path, "derivatives", top.value_line("derivatives"))
+    by_name = {a.name: a for a in args}
+    rules = []
+    for arg_name in list(raw):
+        arg = by_name.get(arg_name)
+        if arg is None:
+            raise SpecError(path, section.key_line(arg_name), f"derivatives names {arg_name!r}, which is not an argument")
+        if not arg.differentiable:
+            reason = f"it is marked not differentiable ({arg.why})" if arg.why else f"arguments of kind {arg.kind} are not differentiable"
+            raise SpecError(path, section.key_line(arg_name), f"derivatives gives a rule for {arg_name!r}, but {reason}")
+        entry = section.get(arg_name, (dict, list, str))
+        line = section.value_line(arg_name)
+        if entry == "sympy":
+            rules.append(model.DerivativeRule(arg=arg_name, when=(), method="sympy", formulas=(), conjugates=(),
+                                              source="sympy", at=(), loc=model.Location(path, line)))
+            continue
+        if isinstance(entry, str):
+            raise SpecError(path, line, f"derivatives.{arg_name} must be a mapping with 'formula' and 'source', a list of cases, or the word 'sympy'")
+        items = entry if isinstance(entry, list) else [entry]
+        arg_rules = []
+        for i, item in enumerate(items):
+            item_line = _item_line(entry, i, line) if isinstance(entry, list) else line
+            what = f"derivatives.{arg_name}" + (f"[{i}]" if isinstance(entry, list) else "")
+            m = _Mapping(item, path, what, item_line)
+            when = ()
+            if isinstance(entry, list):
+                when = _condition(m.get("when", dict, required=True), path, m.value_line("when"), static_bools, what)
+            elif m.has("when"):
+                raise SpecError(path, m.key_line("when"), f"{what}: 'when' belongs in a list of cases")
+            formulas = _per_output(m, "formula", "formulas", outputs, what, required=True)
+            conjugates = _per_output(m, "conjugate", "conjugates", outputs, what, required=False)
+            source = m.get("source", str, required=True).strip()
+            at = []
+            at_raw = m.get("at", list, default=[])
+            for j, point in enumerate(at_raw):
+                pm = _Mapping(point, path, f"{what}.at[{j}]", _item_line(at_raw, j, m.value_line("at")))
+                where = _formula(pm.get("where", str, required=True), pm.loc("where"), f"{what}.at[{j}].where")
+                point_formulas = _per_output(pm, "formula", "formulas", outputs, f"{what}.at[{j}]", required=True)
+                point_source = pm.get("source", str)
+                pm.done()
+                at.append(model.SpecialPoint(where=where, formulas=point_formulas, source=point_source, loc=pm.loc()))
+            m.done()
+            arg_rules.append(model.DerivativeRule(arg=arg_name, when=when, method="formula", formulas=formulas,
+                                                  conjugates=conjugates, source=source, at=tuple(at),
+                                                  loc=model.Location(path, item_line)))
+        if isinstance(entry, list):
+            _check_coverage([model.Case(r.when, r, r.loc) for r in arg_rules], path, line, static_bools, f"derivatives.{arg_name}")
+        rules.extend(arg_rules)
+    section.done()
+    return tuple(rules)
+
+
+def _interval(value, path: str, line: int | None, what: str, *, integer: bool) -> tuple:
+    if not (isinstance(value, list) and len(value) == 2 and all(_isinstance(x, float) for x in value)):
+        raise SpecError(path, line, f"{what} must be [low, high], got {_describe(value)}")
+    lo, hi = value
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise SpecError(path, line, f"{what} must be a finite interval with low <= high, got [{lo}, {hi}]")
+    if integer and not all(isinstance(x, int) for x in value):
+        raise SpecError(path, line, f"{what} is for an integer argument; give integer bounds")
+    return (lo, hi)
+
+
+def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.TestPlan:
+    raw = top.get("tests", dict, required=True)
+    m = _Mapping(raw, path, "tests", top.value_line("tests"))
+    by_name = {a.name: a for a in args}
+    domain_raw = m.get("domain", dict, required=True)
+    dm = _Mapping(domain_raw, path, "tests.domain", m.value_line("domain"))
+    domain = {}
+    for name in list(domain_raw):
+        if name not in traced_names:
+            raise SpecError(path, dm.key_line(name), f"tests.domain names {name!r}, which is not a traced argument")
+        domain[name] = _interval(dm.get(name, list), path, dm.value_line(name), f"tests.domain.{name}",
+                                 integer=by_name[name].kind == "integer")
+    dm.done()
+    for name in sorted(traced_names - set(domain)):
+        raise SpecError(path, dm.line, f"tests.domain has no interval for argument {name!r}")
+    complex_domain = {}
+    cd_raw = m.get("complex_domain", dict, default=LocatedDict())
+    cm = _Mapping(cd_raw, path, "tests.complex_domain", m.value_line("complex_domain"))
+    for name in list(cd_raw):
+        if name not in by_name or by_name[name].kind != "complex":
+            raise SpecError(path, cm.key_line(name), f"tests.complex_domain names {name!r}, which is not a complex argument")
+        value = cm.get(name, list)
+        if len(value) != 2:
+            raise SpecError(path, cm.value_line(name), f"tests.complex_domain.{name} must be [[re low, re high], [im low, im high]]")
+        complex_domain[name] = tuple(
+            _interval(part, path, cm.value_line(name), f"tests.complex_domain.{name}", integer=False) for part in value
+        )
+    cm.done()
+    points = []
+    points_raw = m.get("points", list, default=[])
+    for i, point in enumerate(points_raw):
+        pm = _Mapping(point, path, f"tests.points[{i}]", _item_line(points_raw, i, m.value_line("points")))
+        values = {}
+        for name in list(point):
+            if name not in traced_names:
+                raise SpecError(path, pm.key_line(name), f"tests.points[{i}] names {name!r}, which is not a traced argument")
+            values[name] = pm.get(name, float)
+        for name in traced_names - set(values):
+            raise SpecError(path, pm.line, f"tests.points[{i}] has no value for argument {name!r}")
+        pm.done()
+        points.append(values)
+    tolerance = dict(DEFAULT_GRADIENT_TOLERANCE)
+    tol_raw = m.get("gradient_tolerance", dict, default=LocatedDict())
+    tm = _Mapping(tol_raw, path, "tests.gradient_tolerance", m.value_line("gradient_tolerance"))
+    for dtype in list(tol_raw):
+        if dtype not in model.TEST_DTYPES:
+            raise SpecError(path, tm.key_line(dtype), f"tests.gradient_tolerance names {dtype!r}; dtypes are {', '.join(model.TEST_DTYPES)}")
+        sub = _Mapping(tm.get(dtype, dict), path, f"tests.gradient_tolerance.{dtype}", tm.value_line(dtype))
+        rtol = sub.get("rtol", float, default=tolerance[dtype].rtol)
+        atol = sub.get("atol", float, default=tolerance[dtype].atol)
+        sub.done()
+        tolerance[dtype] = model.Tolerance(rtol=float(rtol), atol=float(atol))
+    tm.done()
+    failures = []
+    xf_raw = m.get("expected_failures", list, default=[])
+    for i, item in enumerate(xf_raw):
+        fm = _Mapping(item, path, f"tests.expected_failures[{i}]", _item_line(xf_raw, i, m.value_line("expected_failures")))
+        test = fm.get("test", str, required=True)
+        reason = fm.get("reason", str, required=True)
+        dtype = fm.get("dtype", str)
+        if dtype is not None and dtype not in model.TEST_DTYPES:
+            raise SpecError(path, fm.value_line("dtype"), f"dtype must be one of {', '.join(model.TEST_DTYPES)}")
+        fm.done()
+        failures.append(model.ExpectedFailure(test=test, reason=reason.strip(), dtype=dtype, loc=fm.loc()))
+    m.done()
+    return model.TestPlan(domain=domain, complex_domain=complex_domain, points=tuple(points),
+                          gradient_tolerance=tolerance, expected_failures=tuple(failures), loc=m.loc())
+
+
+def _check_consistency(spec: model.Spec) -> None:
+    """Cross-field rules that no single key can check."""
+    ruled = {r.arg for r in spec.derivatives}
+    for arg in spec.differentiable_args:
+        if arg.name not in ruled and not spec.sympy:
+            raise SpecError(
+                spec.path, arg.loc.line,
+                f"argument {arg.name!r} is differentiable but has no rule: add derivatives.{arg.name} "
+                "(formula and source), give a 'sympy' expression to derive it from, or mark it "
+                "differentiable: false with a reason",
+            )
+    if any(a.kind == "complex" for a in spec.args):
+        return
+    for rule in spec.derivatives:
+        if rule.conjugates:
+            raise SpecError(spec.path, rule.loc.line, "a 'conjugate' derivative applies only to complex arguments")

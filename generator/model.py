@@ -1,0 +1,164 @@
+"""The spec model: frozen records built by the loader, read by the generator and the tests."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int")
+TRACED_KINDS = ("real", "complex", "integer")
+STATIC_KINDS = ("static_bool", "static_int")
+OUTPUT_DTYPES = ("promoted", "complex", "real")
+VMAP_METHODS = ("expand_dims", "broadcast_all", "sequential")
+TEST_DTYPES = ("float32", "float64")
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str
+    line: int | None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+
+@dataclass(frozen=True)
+class Formula:
+    """Formula text as written in the spec, and where it was written."""
+
+    text: str
+    loc: Location
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    kind: str
+    differentiable: bool
+    why: str | None
+    doc: str
+    has_default: bool
+    default: object
+    accepts_float: bool
+    loc: Location
+
+    @property
+    def traced(self) -> bool:
+        return self.kind in TRACED_KINDS
+
+    @property
+    def static(self) -> bool:
+        return self.kind in STATIC_KINDS
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    dtype: str
+    doc: str
+    loc: Location
+
+
+Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"
+
+
+@dataclass(frozen=True)
+class SpecialPoint:
+    """Where ``where`` holds, the derivative is given by ``formulas`` instead (a removable singularity)."""
+
+    where: Formula
+    formulas: tuple  # ((output name, Formula), ...)
+    source: str | None
+    loc: Location
+
+
+@dataclass(frozen=True)
+class DerivativeRule:
+    """How one argument's partial derivatives are obtained, under one static condition."""
+
+    arg: str
+    when: Condition
+    method: str  # "formula" or "sympy"
+    formulas: tuple  # ((output name, Formula), ...) for "formula"
+    conjugates: tuple  # ((output name, Formula), ...): d/d(conj z) for non-holomorphic outputs
+    source: str | None
+    at: tuple  # SpecialPoint, ...
+    loc: Location
+
+
+@dataclass(frozen=True)
+class Case:
+    """A value that applies when the static arguments match ``when``."""
+
+    when: Condition
+    value: object
+    loc: Location
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+
+@dataclass(frozen=True)
+class ExpectedFailure:
+    test: str
+    reason: str
+    dtype: str | None
+    loc: Location
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    domain: dict  # arg -> (lo, hi): real sampling interval (inclusive integers for integer args)
+    complex_domain: dict  # arg -> ((re lo, re hi), (im lo, im hi)); complex tests run when present
+    points: tuple  # dicts of extra points (all traced args) checked by the gradient suite
+    gradient_tolerance: dict  # dtype -> Tolerance
+    expected_failures: tuple  # ExpectedFailure, ...
+    loc: Location
+
+    def expected_failure(self, test: str, dtype: str | None = None) -> ExpectedFailure | None:
+        for failure in self.expected_failures:
+            if failure.test == test and failure.dtype in (None, dtype):
+                return failure
+        return None
+
+
+@dataclass(frozen=True)
+class Spec:
+    path: str
+    module: str  # the jaxsci submodule, e.g. "special"
+    name: str
+    scipy: str  # dotted path of the wrapped callable
+    summary: str
+    description: str
+    references: tuple
+    args: tuple  # Arg, ...
+    outputs: tuple  # Output, ...
+    vmap_method: str
+    sympy: tuple  # Case(value=Formula), ...
+    derivatives: tuple  # DerivativeRule, ...
+    reference: tuple  # Case(value=Formula) of mpmath expressions
+    tests: TestPlan
+    loc: Location = field(compare=False)
+
+    @property
+    def traced_args(self) -> tuple:
+        return tuple(a for a in self.args if a.traced)
+
+    @property
+    def static_args(self) -> tuple:
+        return tuple(a for a in self.args if a.static)
+
+    @property
+    def differentiable_args(self) -> tuple:
+        return tuple(a for a in self.args if a.differentiable)
+
+    def arg(self, name: str) -> Arg:
+        for a in self.args:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}.{self.name}"

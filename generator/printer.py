@@ -1,0 +1,108 @@
+"""Print rule expressions as JAX code: elementary functions as ``jnp``/``jsp``, spec'd calls as variables."""
+from __future__ import annotations
+
+import sympy
+from sympy.printing.numpy import JaxPrinter
+
+
+class SafeValue(sympy.Function):
+    """``SafeValue(x, c)`` is ``x`` away from ``c`` and ``c + 1`` at it.
+
+    The branch of a ``where`` that is not taken at a removable singularity is still differentiated in
+    reverse mode; evaluating it at a harmless point keeps ``0 * inf`` from turning cotangents into NaN.
+    """
+
+    nargs = 2
+
+
+class Mask(sympy.Function):
+    """``Mask(x, c)`` equals ``c`` everywhere, but follows ``x`` (value and derivatives) where ``x == c``.
+
+    Evaluations needed only at a special point are made at that point, where SciPy is cheap, while
+    their derivatives stay exact at the points that select them.
+    """
+
+    nargs = 2
+
+
+# SciPy-compatible special functions JAX implements natively, usable in rule formulas.
+_JAX_SCIPY_SPECIAL = {"gamma": "gamma", "loggamma": "gammaln", "digamma": "digamma", "polygamma": "polygamma",
+                      "erf": "erf", "erfc": "erfc"}
+
+
+class PrintError(Exception):
+    pass
+
+
+class JaxsciPrinter(JaxPrinter):
+    """Strict: an expression it cannot print exactly is an error, never partial code."""
+
+    def __init__(self, names: dict | None = None):
+        super().__init__({"strict": True, "fully_qualified_modules": True})
+        self.names = names or {}
+
+    def _module_format(self, fqn, register=True):
+        if fqn.startswith("jax.numpy."):
+            return "jnp." + fqn[len("jax.numpy."):]
+        if fqn.startswith("jax.scipy.special."):
+            return "jsp." + fqn[len("jax.scipy.special."):]
+        return super()._module_format(fqn, register)
+
+    def doprint(self, expr, assign_to=None):
+        try:
+            return super().doprint(expr, assign_to)
+        except sympy.printing.codeprinter.PrintMethodNotImplementedError as exc:
+            raise PrintError(str(exc).splitlines()[0]) from None
+
+    def _print_Symbol(self, expr):
+        return self.names.get(expr.name, expr.name)
+
+    def _print_AppliedUndef(self, expr):
+        raise PrintError(f"cannot print {expr} as JAX code")
+
+    def _print_Function(self, expr):
+        name = type(expr).__name__
+        if name in _JAX_SCIPY_SPECIAL:
+            args = ", ".join(self._print(a) for a in expr.args)
+            return f"{self._module_format('jax.scipy.special.' + _JAX_SCIPY_SPECIAL[name])}({args})"
+        raise PrintError(f"no JAX equivalent for {name}")
+
+    _print_gamma = _print_loggamma = _print_digamma = _print_polygamma = _print_erf = _print_erfc = _print_Function
+
+    def _print_conjugate(self, expr):
+        return f"{self._module_format('jax.numpy.conj')}({self._print(expr.args[0])})"
+
+    def _print_KroneckerDelta(self, expr):
+        a, b = (self._print(x) for x in expr.args)
+        return f"{self._module_format('jax.numpy.where')}({a} == {b}, 1, 0)"
+
+    def _print_SafeValue(self, expr):
+        x, c = expr.args
+        return f"{self._module_format('jax.numpy.where')}({self._print(x)} == {self._print(c)}, {self._print(c + 1)}, {self._print(x)})"
+
+    def _print_Mask(self, expr):
+        x, c = (self._print(a) for a in expr.args)
+        return f"{self._module_format('jax.numpy.where')}({x} == {c}, {x}, {c})"
+
+    def _print_Piecewise(self, expr):
+        where = self._module_format("jax.numpy.where")
+        *branches, (last, last_cond) = expr.args
+        if last_cond != sympy.true:
+            raise PrintError("a Piecewise must end with an otherwise-branch (condition True)")
+        code = self._print(last)
+        for value, cond in reversed(branches):
+            code = f"{where}({self._print(cond)}, {self._print(value)}, {code})"
+        return code
+
+    def _print_Relational(self, expr):
+        ops = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+        return f"({self._print(expr.lhs)} {ops[expr.rel_op]} {self._print(expr.rhs)})"
+
+    def _print_Infinity(self, expr):
+        return self._module_format("jax.numpy.inf")
+
+    def _print_NegativeInfinity(self, expr):
+        return "-" + self._module_format("jax.numpy.inf")
+
+    def _print_NaN(self, expr):
+        return self._module_format("jax.numpy.nan")

@@ -1,0 +1,86 @@
+"""Strict YAML reading: duplicate keys are errors, and every value remembers its line.
+
+Built on PyYAML's node composer so that positions come from the parser, not from
+searching the text.
+"""
+from __future__ import annotations
+
+import yaml
+
+from .errors import SpecError
+
+
+class LocatedDict(dict):
+    """A mapping that knows its own line and the line of each value."""
+
+    line: int
+    key_lines: dict
+    value_lines: dict
+
+
+class LocatedList(list):
+    """A sequence that knows its own line and the line of each item."""
+
+    line: int
+    item_lines: list
+
+
+def _line(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+class _StrictLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
+    result = LocatedDict()
+    result.line = _line(node)
+    result.key_lines = {}
+    result.value_lines = {}
+    loader.flatten_mapping(node)
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, str):
+            raise SpecError(loader.spec_path, _line(key_node), f"keys must be strings, got {key!r}")
+        if key in result:
+            raise SpecError(
+                loader.spec_path,
+                _line(key_node),
+                f"duplicate key {key!r} (first given on line {result.key_lines[key]})",
+            )
+        result[key] = loader.construct_object(value_node, deep=True)
+        result.key_lines[key] = _line(key_node)
+        result.value_lines[key] = _line(value_node)
+    return result
+
+
+def _construct_sequence(loader: _StrictLoader, node: yaml.SequenceNode, deep: bool = False):
+    result = LocatedList(loader.construct_object(child, deep=True) for child in node.value)
+    result.line = _line(node)
+    result.item_lines = [_line(child) for child in node.value]
+    return result
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+
+
+def load_yaml(text: str, path: str):
+    """Parse one YAML document; syntax errors become ``SpecError`` at the parser's line."""
+    loader = _StrictLoader(text)
+    loader.spec_path = path
+    try:
+        document = loader.get_single_node()
+        if document is None:
+            raise SpecError(path, 1, "the file is empty; a spec is a YAML mapping")
+        return loader.construct_document(document)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise SpecError(path, line, f"YAML syntax error: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise SpecError(path, None, f"YAML error: {exc}") from None
+    finally:
+        loader.dispose()

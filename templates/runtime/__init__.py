@@ -1,0 +1,10 @@
+"""jaxsci's callback core: trace-time promotion, one-round-trip evaluation, and derivative plumbing.
+
+Generated modules describe functions with ``Function``/``Arg``/``Output``/``Rule``/``Need`` and call
+``call``; everything that touches JAX transformations or the host lives here.
+"""
+from .api import call
+from .errors import NonDifferentiableError
+from .registry import Arg, Function, Need, Output, Rule, register
+
+__all__ = ["Arg", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "call", "register"]

@@ -1,0 +1,31 @@
+"""The entry point every generated function calls."""
+from __future__ import annotations
+
+import numpy as np
+
+from .evaluate import Call, Plan, evaluate
+from .promote import prepare
+from .registry import Function
+
+
+def call(fn: Function, *args):
+    """Evaluate ``fn`` at ``args`` (SciPy's positional order, defaults already applied).
+
+    Returns one array, or a tuple for a function with several outputs, in the public dtypes.
+    """
+    traced = tuple(a for a, spec in zip(args, fn.args) if spec.traced)
+    statics = tuple(a for a, spec in zip(args, fn.args) if not spec.traced)
+    operands, public_dtypes = prepare(fn, traced, statics)
+    static_items = tuple((spec.name, _plain(value)) for spec, value in zip(fn.static_args, statics))
+    plan = Plan(calls=(Call(fn.qualname, static_items, tuple(range(len(operands)))),),
+                keys=tuple(("arg", i) for i in range(len(operands))))
+    (outputs,) = evaluate(plan, *operands)
+    outputs = tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, public_dtypes))
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def _plain(value):
+    """Static values become plain Python values, so plans hash and compare by value."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    return int(value)

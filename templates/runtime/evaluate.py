@@ -1,0 +1,159 @@
+"""One host round trip for any set of evaluations, differentiable to any order.
+
+``evaluate(plan, *operands)`` runs every call of the plan in a single ``pure_callback``. Its JVP asks
+each call's rules which further evaluations the derivatives need, merges them with the plan (equal
+evaluations are made once), and evaluates everything in one new ``evaluate``, whose own JVP gives the
+next order in the same way.
+"""
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.custom_derivatives import SymbolicZero
+
+from .errors import NonDifferentiableError
+from .host import evaluate_calls
+from .promote import operand_dtype, output_dtype
+from .registry import lookup
+
+_VMAP_ORDER = ("expand_dims", "broadcast_all", "sequential")
+
+
+class Call(NamedTuple):
+    function: str
+    statics: tuple  # ((name, value), ...) for the static arguments, in order
+    operands: tuple  # operand indices of the traced arguments, in order
+
+
+class Plan(NamedTuple):
+    calls: tuple
+    keys: tuple  # one hashable key per operand: what the operand is, for de-duplication
+
+
+def _vmap_method(calls) -> str:
+    # All calls share one callback, so it batches in the most general way any of them requires.
+    return max((lookup(c.function).vmap_method for c in calls), key=_VMAP_ORDER.index)
+
+
+def _call_dtypes(call: Call, operands) -> tuple:
+    promoted = operand_dtype([operands[i] for i in call.operands])
+    return tuple(output_dtype(out.dtype, promoted) for out in lookup(call.function).outputs)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def evaluate(plan: Plan, *operands):
+    shape = jnp.broadcast_shapes(*(jnp.shape(o) for o in operands))
+    dtypes = [_call_dtypes(call, operands) for call in plan.calls]
+    result_types = tuple(jax.ShapeDtypeStruct(shape, dt) for call_dtypes in dtypes for dt in call_dtypes)
+    host_calls = tuple((c.function, c.statics, c.operands, d) for c, d in zip(plan.calls, dtypes))
+    flat = jax.pure_callback(functools.partial(evaluate_calls, host_calls), result_types, *operands,
+                             vmap_method=_vmap_method(plan.calls))
+    grouped, start = [], 0
+    for call_dtypes in dtypes:
+        grouped.append(tuple(flat[start:start + len(call_dtypes)]))
+        start += len(call_dtypes)
+    return tuple(grouped)
+
+
+class _PlanBuilder:
+    """Grows a plan, reusing operands and calls that are already in it."""
+
+    def __init__(self, plan: Plan, operands):
+        self.operands = list(operands)
+        self.keys = list(plan.keys)
+        self.calls = list(plan.calls)
+        self._operand_index = {k: i for i, k in enumerate(self.keys)}
+        self._call_index = {c: i for i, c in enumerate(self.calls)}
+
+    def operand(self, key, value) -> int:
+        if key not in self._operand_index:
+            self._operand_index[key] = len(self.operands)
+            self.operands.append(value)
+            self.keys.append(key)
+        return self._operand_index[key]
+
+    def call(self, call: Call) -> int:
+        if call not in self._call_index:
+            self._call_index[call] = len(self.calls)
+            self.calls.append(call)
+        return self._call_index[call]
+
+    def plan(self) -> Plan:
+        return Plan(tuple(self.calls), tuple(self.keys))
+
+
+def _is_zero(tangent) -> bool:
+    return isinstance(tangent, SymbolicZero)
+
+
+def _evaluate_jvp_rule(plan: Plan, primals, tangents):
+    builder = _PlanBuilder(plan, primals)
+    active = []  # (call index, traced index, rule, need call indices)
+    for ci, call in enumerate(plan.calls):
+        function = lookup(call.function)
+        rules = function.rules_for(call.statics)
+        call_keys = tuple(plan.keys[i] for i in call.operands)
+        call_values = tuple(primals[i] for i in call.operands)
+        for ti, (arg, oi) in enumerate(zip(function.traced_args, call.operands)):
+            if _is_zero(tangents[oi]):
+                continue
+            if not arg.differentiable:
+                reason = arg.why or f"{arg.kind} arguments are not differentiable"
+                raise NonDifferentiableError(function.public_name, arg.name, reason)
+            rule = rules.get(ti)
+            if rule is None:  # the generator guarantees a rule for every differentiable argument
+                raise NonDifferentiableError(function.public_name, arg.name, "no derivative rule was generated for it")
+            need_calls = []
+            for need in rule.needs(*call_values):
+                indices = []
+                for item in need.args:
+                    if isinstance(item, int):
+                        indices.append(call.operands[item])
+                    else:
+                        key, value = item
+                        indices.append(builder.operand((key, call_keys), value))
+                need_calls.append(builder.call(Call(need.function, need.statics, tuple(indices))))
+            active.append((ci, ti, rule, need_calls))
+    if not active:
+        outs = evaluate(plan, *primals)
+        return outs, tuple(tuple(jnp.zeros_like(o) for o in call_outs) for call_outs in outs)
+    results = evaluate(builder.plan(), *builder.operands)
+    primal_out = results[: len(plan.calls)]
+    tangent_out = [[None] * len(call_outs) for call_outs in primal_out]
+    for ci, ti, rule, need_calls in active:
+        call = plan.calls[ci]
+        values = primal_out[ci]
+        needs = [results[i] if len(results[i]) > 1 else results[i][0] for i in need_calls]
+        args = tuple(primals[i] for i in call.operands)
+        tangent = tangents[call.operands[ti]]
+        parts = rule.derivative(*args, values, needs)
+        conj_parts = rule.conjugate(*args, values, needs) if rule.conjugate is not None else None
+        for k, value in enumerate(values):
+            term = parts[k] * tangent
+            if conj_parts is not None:
+                term = term + conj_parts[k] * jnp.conj(tangent)
+            term = _to_dtype(term, value)
+            tangent_out[ci][k] = term if tangent_out[ci][k] is None else tangent_out[ci][k] + term
+    tangent_out = tuple(
+        tuple(jnp.zeros_like(v) if t is None else t for v, t in zip(call_outs, call_tangents))
+        for call_outs, call_tangents in zip(primal_out, tangent_out)
+    )
+    return primal_out, tangent_out
+
+
+def _to_dtype(term, like):
+    """Cast a tangent to its primal's dtype and shape.
+
+    A real output of real inputs can meet complex intermediate terms (e.g. ``1j * sign(im(z))``),
+    whose imaginary parts vanish identically there; the real part is the derivative.
+    """
+    if jnp.iscomplexobj(term) and not jnp.iscomplexobj(like):
+        term = jnp.real(term)
+    return jnp.broadcast_to(term.astype(like.dtype), like.shape)
+
+
+evaluate.defjvp(_evaluate_jvp_rule, symbolic_zeros=True)

@@ -1,0 +1,60 @@
+"""The host half of a callback: SciPy on numpy views of the operands. It never raises.
+
+An exception escaping a ``pure_callback`` is undefined behaviour in JAX, so every failure becomes a
+NaN-filled result and a ``RuntimeWarning`` that names the function and the cause.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .registry import lookup
+
+
+class CallbackWarning(RuntimeWarning):
+    """SciPy failed inside a callback; the affected outputs are NaN."""
+
+
+def _fill(shape, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
+        return np.full(shape, np.nan, dtype=dtype)
+    return np.zeros(shape, dtype=dtype)
+
+
+def _as_output(value, dtype, shape):
+    array = np.asarray(value)
+    if array.shape != shape:
+        array = np.broadcast_to(array, shape)
+    # np.asarray(order="C") keeps 0-d arrays 0-d, unlike np.ascontiguousarray.
+    return np.asarray(array, dtype=dtype, order="C")
+
+
+def evaluate_calls(calls: tuple, *operands):
+    """``calls``: ((qualname, statics, operand indices, output dtypes), ...) -> flat tuple of outputs."""
+    try:
+        arrays = [np.asarray(o) for o in operands]
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+        _warn(calls[0][0] if calls else "?", exc)
+        return tuple(_fill((), dt) for call in calls for dt in call[3])
+    results = []
+    for qualname, statics, indices, dtypes in calls:
+        try:
+            function = lookup(qualname)
+            with np.errstate(all="ignore"):
+                out = function.scipy_callable()(*(arrays[i] for i in indices), **dict(statics))
+            outs = out if isinstance(out, tuple) else (out,)
+            if len(outs) != len(dtypes):
+                raise ValueError(f"SciPy returned {len(outs)} outputs, the spec declares {len(dtypes)}")
+            results.extend(_as_output(o, dt, shape) for o, dt in zip(outs, dtypes))
+        except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+            _warn(qualname, exc)
+            results.extend(_fill(shape, dt) for dt in dtypes)
+    return tuple(results)
+
+
+def _warn(qualname: str, exc: BaseException) -> None:
+    warnings.warn(f"jaxsci.{qualname}: SciPy raised {type(exc).__name__}: {exc}; the result is NaN",
+                  CallbackWarning, stacklevel=2)

@@ -1,0 +1,130 @@
+"""Trace-time argument handling: validation, JAX-style promotion, and rank alignment.
+
+Errors here name the function and the argument and are raised while tracing, before any callback.
+"""
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .registry import Function
+
+_HOST_FLOATS = (np.dtype("float32"), np.dtype("float64"), np.dtype("complex64"), np.dtype("complex128"))
+
+
+@functools.lru_cache(maxsize=None)
+def _inexact(dtype: np.dtype) -> np.dtype:
+    """JAX's own non-inexact -> inexact mapping (``jnp.sin`` applies ``promote_args_inexact``)."""
+    return np.dtype(jax.eval_shape(jnp.sin, jax.ShapeDtypeStruct((), dtype)).dtype)
+
+
+def _as_array(fn: Function, name: str, value):
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"{fn.public_name}: argument {name!r} must be a number or an array, got {type(value).__name__}")
+    if isinstance(value, (jax.Array, np.ndarray, np.generic)) or hasattr(value, "aval"):
+        return value
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{fn.public_name}: argument {name!r} cannot be converted to an array: {exc}") from None
+    if array.dtype == object or array.dtype.kind in "USV":
+        raise TypeError(f"{fn.public_name}: argument {name!r} must be numeric, got {type(value).__name__} of dtype {array.dtype}")
+    # Python scalars stay Python scalars so that they promote as weak types, as in jax.numpy.
+    return value if isinstance(value, (bool, int, float, complex)) else array
+
+
+def _dtype(value) -> np.dtype:
+    return np.dtype(jnp.result_type(value))
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(jnp.finfo(dtype).dtype) if jnp.issubdtype(dtype, jnp.complexfloating) else np.dtype(dtype)
+
+
+def complex_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(jnp.result_type(dtype, jnp.complex64))
+
+
+@functools.lru_cache(maxsize=None)
+def compute_dtype(public: np.dtype) -> np.dtype:
+    """SciPy has float32/float64 loops only: narrower floats are computed in float32."""
+    if public in _HOST_FLOATS:
+        return public
+    return np.dtype("complex64") if jnp.issubdtype(public, jnp.complexfloating) else np.dtype("float32")
+
+
+def prepare(fn: Function, traced: tuple, statics: tuple):
+    """Validate and promote the traced arguments.
+
+    Returns the operands (rank-aligned, in compute dtypes) and the public dtype of each output.
+    """
+    values = [_as_array(fn, arg.name, value) for arg, value in zip(fn.traced_args, traced)]
+    for arg, value in zip(fn.static_args, statics):
+        _check_static(fn, arg, value)
+    inexact = []
+    for arg, value in zip(fn.traced_args, values):
+        dtype = _dtype(value)
+        kind = np.dtype(dtype).kind if dtype != jnp.bfloat16 else "f"
+        if arg.kind == "integer":
+            if kind == "f" and arg.accepts_float:
+                inexact.append(value)
+            elif kind not in "iub":
+                detail = "a float (SciPy has no float loop for it)" if kind == "f" else f"dtype {dtype}"
+                raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be an integer array, got {detail}")
+            continue
+        if kind == "c" and arg.kind != "complex":
+            raise TypeError(f"{fn.public_name}: argument {arg.name!r} does not accept complex values (SciPy has no complex loop for it), got {dtype}")
+        if kind not in "iubfc":
+            raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be real or complex numbers, got dtype {dtype}")
+        inexact.append(value)
+    promoted = jnp.result_type(*inexact) if inexact else jnp.result_type(float)
+    promoted = np.dtype(promoted)
+    if not jnp.issubdtype(promoted, jnp.inexact):
+        promoted = _inexact(promoted)
+    computed = compute_dtype(promoted)
+    operands = []
+    for arg, value in zip(fn.traced_args, values):
+        if arg.kind == "integer" and not (arg.accepts_float and jnp.issubdtype(_dtype(value), jnp.floating)):
+            target = _dtype(value) if jnp.issubdtype(_dtype(value), jnp.integer) else np.dtype(jnp.int_)
+        elif arg.kind == "complex" or arg.kind == "integer":
+            target = computed if arg.kind == "complex" else real_dtype(computed)
+        else:
+            target = real_dtype(computed)
+        operands.append(jnp.asarray(value, dtype=target))
+    shapes = [np.shape(o) for o in operands]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        described = ", ".join(f"{a.name} {tuple(s)}" for a, s in zip(fn.traced_args, shapes))
+        raise ValueError(f"{fn.public_name}: argument shapes do not broadcast: {described}") from None
+    rank = max((len(s) for s in shapes), default=0)
+    # pure_callback's expand_dims batching needs operands of equal rank; size-1 axes cost nothing to send.
+    operands = [jnp.reshape(o, (1,) * (rank - o.ndim) + o.shape) if o.ndim < rank else o for o in operands]
+    public = tuple(output_dtype(out.dtype, promoted) for out in fn.outputs)
+    return tuple(operands), public
+
+
+def output_dtype(rule: str, promoted: np.dtype) -> np.dtype:
+    if rule == "complex":
+        return complex_dtype(promoted)
+    if rule == "real":
+        return real_dtype(promoted)
+    return np.dtype(promoted)
+
+
+def operand_dtype(operands) -> np.dtype:
+    """The promoted dtype of already-prepared operands (integer operands do not take part)."""
+    inexact = [o.dtype for o in operands if jnp.issubdtype(o.dtype, jnp.inexact)]
+    return np.dtype(jnp.result_type(*inexact)) if inexact else np.dtype(jnp.result_type(float))
+
+
+def _check_static(fn: Function, arg, value) -> None:
+    if isinstance(value, jax.core.Tracer):
+        raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a static Python value, not a traced array")
+    if arg.kind == "static_bool" and not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be True or False, got {value!r}")
+    if arg.kind == "static_int" and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
+        raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a Python int, got {value!r}")

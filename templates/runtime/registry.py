@@ -1,0 +1,104 @@
+"""Function records written by the generated modules, looked up by name at trace and run time."""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+REGISTRY: dict[str, "Function"] = {}
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    kind: str  # real | complex | integer | static_bool | static_int
+    differentiable: bool = False
+    why: str | None = None
+    accepts_float: bool = False
+
+    @property
+    def traced(self) -> bool:
+        return self.kind in ("real", "complex", "integer")
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    dtype: str = "promoted"  # promoted | complex | real
+
+
+@dataclass(frozen=True)
+class Need:
+    """An evaluation a derivative needs: ``function(*args, **statics)``.
+
+    Each arg is an ``int`` (the caller's traced argument at that index, shared as is) or a pair
+    ``(key, value)``: ``key`` names the value canonically in terms of the caller's arguments
+    (``"_0 - 1"``), so equal needs from different rules or orders are evaluated once.
+    """
+
+    function: str
+    statics: tuple
+    args: tuple
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Partial derivatives of every output with respect to one traced argument.
+
+    ``needs(*traced)`` lists the evaluations the rule uses; ``derivative(*traced, values, needs)``
+    returns one array per output, where ``values`` are the primal outputs and ``needs`` the results
+    of the evaluations, in order. ``conjugate`` has the same form and gives d/d(conj z) for outputs
+    that are not holomorphic in a complex argument.
+    """
+
+    needs: Callable
+    derivative: Callable
+    conjugate: Callable | None = None
+
+
+@dataclass(frozen=True)
+class Function:
+    qualname: str  # "special.jv"
+    scipy: str  # "scipy.special.jv"
+    args: tuple
+    outputs: tuple
+    vmap_method: str
+    rules: dict = field(default_factory=dict)  # condition -> {traced index: Rule}
+
+    @property
+    def public_name(self) -> str:
+        return f"jaxsci.{self.qualname}"
+
+    @property
+    def traced_args(self) -> tuple:
+        return tuple(a for a in self.args if a.traced)
+
+    @property
+    def static_args(self) -> tuple:
+        return tuple(a for a in self.args if not a.traced)
+
+    def rules_for(self, statics: tuple) -> dict:
+        condition = tuple(sorted((k, v) for k, v in statics if isinstance(v, bool)))
+        return self.rules.get(condition, {})
+
+    def scipy_callable(self) -> Callable:
+        cached = _SCIPY_CALLABLES.get(self.scipy)
+        if cached is None:
+            module, _, name = self.scipy.rpartition(".")
+            cached = _SCIPY_CALLABLES[self.scipy] = getattr(importlib.import_module(module), name)
+        return cached
+
+
+_SCIPY_CALLABLES: dict[str, Callable] = {}
+
+
+def register(function: Function) -> Function:
+    REGISTRY[function.qualname] = function
+    return function
+
+
+def lookup(qualname: str) -> Function:
+    try:
+        return REGISTRY[qualname]
+    except KeyError:
+        raise LookupError(f"jaxsci: no function {qualname!r} is registered; import jaxsci.{qualname.split('.')[0]} first") from None
