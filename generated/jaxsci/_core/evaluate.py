@@ -45,13 +45,19 @@ def _call_dtypes(call: Call, operands) -> tuple:
     return tuple(output_dtype(out.dtype, promoted) for out in lookup(call.function).outputs)
 
 
+@functools.lru_cache(maxsize=4096)
+def _host_function(host_calls: tuple):
+    """One callable per distinct plan, so JAX's compilation caches recognise repeated calls."""
+    return functools.partial(evaluate_calls, host_calls)
+
+
 @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
 def evaluate(plan: Plan, *operands):
     shape = jnp.broadcast_shapes(*(jnp.shape(o) for o in operands))
     dtypes = [_call_dtypes(call, operands) for call in plan.calls]
     result_types = tuple(jax.ShapeDtypeStruct(shape, dt) for call_dtypes in dtypes for dt in call_dtypes)
     host_calls = tuple((c.function, c.statics, c.operands, d) for c, d in zip(plan.calls, dtypes))
-    flat = jax.pure_callback(functools.partial(evaluate_calls, host_calls), result_types, *operands,
+    flat = jax.pure_callback(_host_function(host_calls), result_types, *operands,
                              vmap_method=_vmap_method(plan.calls))
     grouped, start = [], 0
     for call_dtypes in dtypes:

@@ -1,0 +1,144 @@
+"""The spec records that drive the generic suites: the generator's own loader, plus sampling helpers."""
+from __future__ import annotations
+
+import functools
+import itertools
+import zlib
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import pytest
+
+import jaxsci
+from generator import ROOT
+from generator.loader import _all_conditions, load_specs
+
+SPECS = load_specs(ROOT / "specs", ROOT)
+SPEC_BY_NAME = {s.name: s for s in SPECS}
+
+# Shapes from JAX's lax_scipy_special_functions_test: the same shape for every argument, and mixed
+# shapes that broadcast (the second entry gives each argument its own shape, cycling).
+UNIFORM_SHAPES = [(), (4,), (3, 4), (2, 1, 4)]
+MIXED_SHAPES = [((3, 1), (1, 4)), ((), (3, 4)), ((4,), (2, 1, 4))]
+DTYPES = ["float32", "float64"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One spec under one combination of its static booleans."""
+
+    spec: object
+    statics: dict
+
+    @property
+    def id(self) -> str:
+        suffix = "".join(f"-{k}={v}" for k, v in self.statics.items())
+        return f"{self.spec.name}{suffix}"
+
+    def function(self):
+        return getattr(getattr(jaxsci, self.spec.module), self.spec.name)
+
+    def scipy(self):
+        module, _, name = self.spec.scipy.rpartition(".")
+        import importlib
+
+        return getattr(importlib.import_module(module), name)
+
+    def jax_call(self, *traced):
+        return self.function()(*self._full(traced))
+
+    def scipy_call(self, *traced):
+        return self.scipy()(*self._full(traced))
+
+    def _full(self, traced):
+        traced = iter(traced)
+        return [next(traced) if a.traced else self.statics.get(a.name, a.default) for a in self.spec.args]
+
+    def expected_failure(self, test: str, dtype: str | None = None):
+        failure = self.spec.tests.expected_failure(test, dtype)
+        if failure is not None:
+            pytest.xfail(f"{failure.loc}: {failure.reason}")
+
+
+def cases(predicate=lambda spec: True):
+    out = []
+    for spec in SPECS:
+        if not predicate(spec):
+            continue
+        bools = {a.name for a in spec.args if a.kind == "static_bool"}
+        for condition in _all_conditions(bools):
+            out.append(Case(spec, dict(condition)))
+    return out
+
+
+def params(items, ids=lambda c: c.id):
+    return [pytest.param(*(item if isinstance(item, tuple) else (item,)), id=ids(item)) for item in items]
+
+
+def rng_for(*parts) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32("/".join(map(str, parts)).encode()))
+
+
+def sample(case: Case, shapes, dtype: str, rng: np.random.Generator, complex_args=False):
+    """Numpy arrays from the spec's domain, one per traced argument."""
+    arrays = []
+    for arg, shape in zip(case.spec.traced_args, itertools.cycle(shapes) if shapes else itertools.repeat(())):
+        lo, hi = case.spec.tests.domain[arg.name]
+        if arg.kind == "integer":
+            arrays.append(rng.integers(int(lo), int(hi) + 1, size=shape).astype(np.int64))
+            continue
+        values = rng.uniform(lo, hi, size=shape)
+        if complex_args and arg.name in case.spec.tests.complex_domain:
+            (rlo, rhi), (ilo, ihi) = case.spec.tests.complex_domain[arg.name]
+            values = rng.uniform(rlo, rhi, size=shape) + 1j * rng.uniform(ilo, ihi, size=shape)
+            arrays.append(values.astype(np.complex64 if dtype == "float32" else np.complex128))
+            continue
+        arrays.append(values.astype(dtype))
+    return arrays
+
+
+def sample_points(case: Case, count: int, rng) -> list[dict]:
+    """Scalar points of the domain (plus the spec's special points), as Python numbers."""
+    points = []
+    for _ in range(count):
+        point = {}
+        for arg in case.spec.traced_args:
+            lo, hi = case.spec.tests.domain[arg.name]
+            point[arg.name] = int(rng.integers(int(lo), int(hi) + 1)) if arg.kind == "integer" else round(float(rng.uniform(lo, hi)), 6)
+        points.append(point)
+    return points + [dict(p) for p in case.spec.tests.points]
+
+
+# ---- mpmath references ------------------------------------------------------------------------
+_MPMATH_NAMES = {k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(text: str):
+    return compile(text, "<reference>", "eval")
+
+
+def reference(case: Case):
+    """The spec's mpmath reference as a Python function of the traced arguments."""
+    condition = tuple(sorted(case.statics.items()))
+    chosen = None
+    for ref in case.spec.reference:
+        if set(ref.when) <= set(condition):
+            chosen = ref.value.text
+    assert chosen is not None, f"{case.spec.path}: no reference for {condition}"
+    code = _compiled(chosen)
+    names = [a.name for a in case.spec.traced_args]
+
+    def evaluate(*values):
+        scope = dict(_MPMATH_NAMES)
+        scope.update(case.statics)
+        scope.update({a.name: a.default for a in case.spec.static_args if a.name not in case.statics})
+        scope.update(dict(zip(names, values)))
+        return eval(code, {"__builtins__": {}}, scope)  # noqa: S307 - spec files are project sources
+
+    return evaluate
+
+
+def mp_value(x):
+    return mpmath.mpf(x) if not isinstance(x, complex) else mpmath.mpc(x.real, x.imag)

@@ -1,0 +1,70 @@
+"""vmap over each argument (mixed ranks, nested), and use inside lax.scan, driven by the specs."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from specdata import cases, params, rng_for, sample
+
+CASES = cases()
+
+
+def _assert_same(got, expected):
+    got = got if isinstance(got, tuple) else (got,)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    for g, e in zip(got, expected):
+        assert g.shape == e.shape and g.dtype == e.dtype
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_vmap_over_each_argument(case):
+    case.expected_failure("vmap")
+    traced = case.spec.traced_args
+    for i in range(len(traced)):
+        # the batched argument has rank 2 (batch 5 x 3), the others rank 0 and 1: mixed ranks
+        shapes = [(5, 3) if j == i else ((3,) if j % 2 else ()) for j in range(len(traced))]
+        arrays = [jnp.asarray(a) for a in sample(case, shapes, "float64", rng_for(case.id, "vmap", i))]
+        in_axes = tuple(0 if j == i else None for j in range(len(traced)))
+        got = jax.vmap(case.jax_call, in_axes=in_axes)(*arrays)
+        _assert_same(got, case.jax_call(*arrays))
+        got_jit = jax.jit(jax.vmap(case.jax_call, in_axes=in_axes))(*arrays)
+        _assert_same(got_jit, case.jax_call(*arrays))
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_nested_vmap(case):
+    case.expected_failure("vmap")
+    traced = case.spec.traced_args
+    if len(traced) == 1:
+        (x,) = [jnp.asarray(a) for a in sample(case, [(2, 3)], "float64", rng_for(case.id, "nested"))]
+        got = jax.vmap(jax.vmap(case.jax_call))(x)
+        _assert_same(got, case.jax_call(x))
+        return
+    # outer vmap over the last argument, inner over the first: an outer-product grid
+    arrays = sample(case, [(3,)] * len(traced), "float64", rng_for(case.id, "nested"))
+    arrays = [jnp.asarray(a) for a in arrays]
+    first, last = 0, len(traced) - 1
+
+    def inner(*args):
+        axes = tuple(0 if j == first else None for j in range(len(traced)))
+        return jax.vmap(case.jax_call, in_axes=axes)(*args)
+
+    outer_axes = tuple(0 if j == last else None for j in range(len(traced)))
+    got = jax.vmap(inner, in_axes=outer_axes)(*arrays)
+    grid = [a[None, :] if j == first else (a[:, None] if j == last else a) for j, a in enumerate(arrays)]
+    _assert_same(got, case.jax_call(*grid))
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_inside_scan(case):
+    case.expected_failure("scan")
+    arrays = [jnp.asarray(a) for a in sample(case, [(4,)], "float64", rng_for(case.id, "scan"))]
+
+    def body(carry, xs):
+        out = case.jax_call(*xs)
+        out = out if isinstance(out, tuple) else (out,)
+        return carry + sum(jnp.real(o) for o in out), out
+
+    total, stacked = jax.lax.scan(body, jnp.zeros(()), tuple(arrays))
+    _assert_same(stacked if len(stacked) > 1 else stacked[0], case.jax_call(*arrays))

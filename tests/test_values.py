@@ -1,0 +1,58 @@
+"""Values against SciPy, driven by the specs: every shape, both dtypes, eager and jit.
+
+jaxsci calls the same SciPy loop SciPy would pick for the same input dtypes, so results are
+bit-identical, NaNs in the same places.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from specdata import DTYPES, MIXED_SHAPES, UNIFORM_SHAPES, cases, params, rng_for, sample
+
+CASES = cases()
+
+
+def _check(case, arrays, *, jit=False, complex_=False):
+    expected = case.scipy_call(*arrays)
+    function = jax.jit(case.jax_call) if jit else case.jax_call
+    got = function(*[jnp.asarray(a) for a in arrays])
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(expected) == len(case.spec.outputs)
+    for g, e in zip(got, expected):
+        e = np.asarray(e)
+        assert g.shape == e.shape, (g.shape, e.shape)
+        assert g.dtype == e.dtype, (g.dtype, e.dtype)
+        np.testing.assert_array_equal(np.asarray(g), e)
+
+
+def _shape_cases(case):
+    n = len(case.spec.traced_args)
+    shapes = [(s,) for s in UNIFORM_SHAPES]
+    if n > 1:
+        shapes += MIXED_SHAPES
+    return shapes
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", params(CASES))
+def test_values_match_scipy(case, dtype):
+    case.expected_failure("values", dtype)
+    for shapes in _shape_cases(case):
+        _check(case, sample(case, shapes, dtype, rng_for(case.id, dtype, shapes)))
+
+
+@pytest.mark.parametrize("case", params([c for c in CASES if c.spec.tests.complex_domain]))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_complex_values_match_scipy(case, dtype):
+    case.expected_failure("complex_values", dtype)
+    for shapes in [((),), ((3, 4),), ((3, 1), (1, 4))]:
+        _check(case, sample(case, shapes, dtype, rng_for(case.id, "c", dtype), complex_args=True))
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_values_under_jit(case):
+    case.expected_failure("jit")
+    for shapes in [((),), ((3, 1), (1, 4))]:
+        _check(case, sample(case, shapes, "float64", rng_for(case.id, "jit", shapes)), jit=True)
