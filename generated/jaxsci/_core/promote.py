@@ -25,16 +25,16 @@ def _inexact(dtype: np.dtype) -> np.dtype:
 def _as_array(fn: Function, name: str, value):
     if value is None or isinstance(value, (str, bytes)):
         raise TypeError(f"{fn.public_name}: argument {name!r} must be a number or an array, got {type(value).__name__}")
-    if isinstance(value, (jax.Array, np.ndarray, np.generic)) or hasattr(value, "aval"):
+    if isinstance(value, jax.Array) or hasattr(value, "aval"):
         return value
     try:
         array = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{fn.public_name}: argument {name!r} cannot be converted to an array: {exc}") from None
-    if array.dtype == object or array.dtype.kind in "USV":
+    if array.dtype == object or array.dtype.kind in "USVMm":
         raise TypeError(f"{fn.public_name}: argument {name!r} must be numeric, got {type(value).__name__} of dtype {array.dtype}")
     # Python scalars stay Python scalars so that they promote as weak types, as in jax.numpy.
-    return value if isinstance(value, (bool, int, float, complex)) else array
+    return value if isinstance(value, (bool, int, float, complex, np.ndarray, np.generic)) else array
 
 
 def _dtype(value) -> np.dtype:

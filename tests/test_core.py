@@ -1,0 +1,196 @@
+"""The callback core: promotion, trace-time errors, failures inside the callback, devices."""
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.special as sc
+
+from jaxsci import _core
+from jaxsci._core.host import CallbackWarning
+from jaxsci.special import jv
+
+
+def run_python(code: str, env_extra: dict | None = None) -> str:
+    import os
+
+    env = dict(os.environ, **(env_extra or {}))
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.mark.parametrize(
+    "v, z, dtype",
+    [
+        (1, 2.0, "float64"),  # Python scalars: the default float (x64 is on in this session)
+        (1, jnp.float32(2.0), "float32"),  # weak Python int does not widen float32
+        (jnp.float32(1), 2.0, "float32"),
+        (np.int32(1), np.int32(2), "float32"),  # integers promote as jnp.sin would promote them
+        (1, jnp.float16(2.0), "float16"),
+        (1, jnp.bfloat16(2.0), "bfloat16"),
+        (1.0, jnp.complex64(2.0 + 1j), "complex64"),
+        (jnp.float32(1), jnp.complex128(2.0), "complex128"),
+    ],
+)
+def test_promotion_follows_jax(v, z, dtype):
+    assert jv(v, z).dtype == jnp.dtype(dtype)
+
+
+def test_narrow_floats_are_computed_in_float32():
+    z = jnp.asarray([0.5, 1.5, 2.5], dtype=jnp.float16)
+    expected = sc.jv(1, np.asarray(z, dtype=np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(np.asarray(jv(1, z)), expected)
+
+
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        (("1", 2.0), TypeError, "argument 'v' must be a number or an array, got str"),
+        ((1.0, None), TypeError, "argument 'z' must be a number or an array, got NoneType"),
+        ((1.0 + 1j, 2.0), TypeError, "argument 'v' does not accept complex values"),
+        ((jnp.ones(3), jnp.ones(4)), ValueError, "argument shapes do not broadcast: v (3,), z (4,)"),
+        ((np.array(["a"]), 1.0), TypeError, "argument 'v' must be numeric"),
+        (([1.0, "a"], 1.0), TypeError, "argument 'v' must be numeric"),
+    ],
+)
+def test_bad_inputs_raise_at_trace_time(args, error, message):
+    with pytest.raises(error) as info:
+        jv(*args)
+    assert "jaxsci.special.jv" in str(info.value) and message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        ((1.0 + 1j, 2.0), TypeError, "argument 'v' does not accept complex values"),
+        ((jnp.ones(3), jnp.ones(4)), ValueError, "argument shapes do not broadcast: v (3,), z (4,)"),
+    ],
+)
+def test_bad_inputs_raise_while_tracing_under_jit(args, error, message):
+    with pytest.raises(error, match="jaxsci.special.jv") as info:
+        jax.jit(jv)(*args)
+    assert message in str(info.value)
+
+
+def test_booleans_promote_like_jax():
+    v = jnp.ones(3, dtype=bool)
+    assert jv(v, 1.0).dtype == (jnp.zeros(3, dtype=bool) + 1.0).dtype
+
+
+def _boom_function():
+    # math.sqrt raises TypeError on arrays of more than one element: a stand-in for a failing SciPy call
+    return _core.register(_core.Function(
+        qualname="test.boom", scipy="math.sqrt",
+        args=(_core.Arg("x", "real", differentiable=False, why="test"),),
+        outputs=(_core.Output("out"),), vmap_method="expand_dims",
+    ))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_exception_inside_callback_gives_nan_and_a_warning(jit):
+    fn = _boom_function()
+    call = (lambda x: _core.call(fn, x))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = (jax.jit(call) if jit else call)(jnp.ones(3))
+        out.block_until_ready()
+    assert out.shape == (3,) and bool(jnp.all(jnp.isnan(out)))
+    messages = [str(w.message) for w in caught if issubclass(w.category, CallbackWarning)]
+    assert any("jaxsci.test.boom: SciPy raised TypeError" in m for m in messages), messages
+
+
+def test_scipy_domain_errors_are_nan_like_scipy():
+    # SciPy returns NaN (no exception) outside the real domain; so do we, and no warning is needed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = jv(0.5, jnp.asarray([-1.0, 1.0]))
+    np.testing.assert_array_equal(np.asarray(out), sc.jv(0.5, np.asarray([-1.0, 1.0])))
+
+
+def test_nan_and_infinities_propagate_like_scipy():
+    z = np.array([np.nan, np.inf, -np.inf, 0.0])
+    np.testing.assert_array_equal(np.asarray(jv(1.0, jnp.asarray(z))), sc.jv(1.0, z))
+
+
+def test_empty_and_zero_d_arrays():
+    assert jv(1.0, jnp.zeros((0, 3))).shape == (0, 3)
+    assert jv(jnp.ones(()), jnp.ones(())).shape == ()
+
+
+def test_one_host_round_trip_per_derivative_order(monkeypatch):
+    from jaxsci._core import host
+
+    calls = []
+    original = host.evaluate_calls
+
+    def counting(plan, *operands):
+        calls.append(tuple(c[0] for c in plan))
+        return original(plan, *operands)
+
+    monkeypatch.setattr(host, "evaluate_calls", counting)
+    from jaxsci._core import evaluate as evaluate_module
+
+    monkeypatch.setattr(evaluate_module, "evaluate_calls", counting)
+    evaluate_module._host_function.cache_clear()
+    jax.grad(lambda z: jv(1.0, z))(2.0)
+    # one callback: jv(v, z) and the neighbour jv(v - 1, z), plus jv(v + 1, 0) for the z = 0 branch
+    assert len(calls) == 1 and calls[0] == ("special.jv",) * 3
+    calls.clear()
+    jax.hessian(lambda z: jv(1.0, z))(2.0)
+    assert len(calls) == 1
+    evaluate_module._host_function.cache_clear()
+
+
+def test_results_stay_on_the_inputs_device():
+    out = run_python("""
+        import jax, jax.numpy as jnp
+        from jaxsci.special import jv
+        devices = jax.devices()
+        assert len(devices) == 4, devices
+        z = jax.device_put(jnp.linspace(1.0, 2.0, 8), devices[2])
+        for f in (jv, jax.jit(jv), jax.vmap(jv, in_axes=(None, 0))):
+            y = f(1.0, z)
+            assert y.devices() == {devices[2]}, (f, y.devices())
+        g = jax.grad(lambda z: jv(1.0, z).sum())(z)
+        assert g.devices() == {devices[2]}
+        print("ok")
+    """, {"XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"})
+    assert out.strip() == "ok"
+
+
+def test_x64_disabled_seed_numbers_and_promotion():
+    """The seed's numbers, in float32 with x64 off (the JAX default)."""
+    out = run_python("""
+        import jax, jax.numpy as jnp, numpy as np
+        from jaxsci.special import jv
+        assert not jax.config.jax_enable_x64
+        g = jax.grad(lambda z: jv(1, z))(2.0)
+        h = jax.hessian(lambda z: jv(1, z))(2.0)
+        assert g.dtype == h.dtype == jnp.float32
+        np.testing.assert_allclose(g, -0.06447162, rtol=1e-6)
+        np.testing.assert_allclose(h, -0.4003078, rtol=1e-6)
+        assert jv(1, np.float64(2.0)).dtype == jnp.float32   # float64 input is canonicalised, as in JAX
+        assert jv(1, np.complex128(2.0)).dtype == jnp.complex64
+        print("ok")
+    """, {"JAX_ENABLE_X64": "0"})
+    assert out.strip() == "ok"
+
+
+def test_x64_can_be_toggled_between_calls():
+    out = run_python("""
+        import jax, jax.numpy as jnp
+        from jaxsci.special import jv
+        a = jv(1.0, 2.0)
+        jax.config.update("jax_enable_x64", True)
+        b = jv(1.0, 2.0)
+        jax.config.update("jax_enable_x64", False)
+        c = jax.jit(jax.grad(lambda z: jv(1.0, z)))(2.0)
+        assert (a.dtype, b.dtype, c.dtype) == (jnp.float32, jnp.float64, jnp.float32), (a.dtype, b.dtype, c.dtype)
+        print("ok")
+    """, {"JAX_ENABLE_X64": "0"})
+    assert out.strip() == "ok"

@@ -1,0 +1,159 @@
+"""Generator unit tests on inline specs: every kind of bad spec is a one-line ``path:line: message``."""
+import textwrap
+
+import pytest
+import sympy
+
+from generator.derive import derive_all
+from generator.errors import SpecError
+from generator.loader import parse_spec
+
+PATH = "specs/special/demo.yaml"
+
+GOOD = """\
+name: demo
+scipy: scipy.special.jv
+summary: A demo spec.
+args:
+  - name: v
+    kind: real
+    differentiable: false
+    why: no closed form
+  - name: z
+    kind: complex
+sympy: besselj(v, z)
+derivatives:
+  z:
+    formula: jv(v - 1, z) - v / z * jv(v, z)
+    source: DLMF 10.6.2
+reference:
+  mpmath: besselj(v, z)
+tests:
+  domain: {v: [0, 3], z: [0.5, 5]}
+"""
+
+JV = parse_spec(GOOD.replace("name: demo", "name: jv"), "specs/special/jv.yaml", module="special", stem="jv")
+
+
+def load(text, stem="demo"):
+    return parse_spec(textwrap.dedent(text), PATH, module="special", stem=stem)
+
+
+def derive(text, stem="demo"):
+    spec = load(text, stem)
+    return derive_all([spec, JV] if spec.name != "jv" else [spec])
+
+
+def error_of(fn, *args) -> SpecError:
+    with pytest.raises(SpecError) as info:
+        fn(*args)
+    return info.value
+
+
+def test_good_spec_loads_and_derives():
+    spec = load(GOOD)
+    rules = derive(GOOD)["demo"]
+    (case,) = rules
+    (rule,) = case.rules
+    assert spec.name == "demo" and rule.arg.name == "z"
+    assert rule.check.startswith("agrees with sympy")
+    # jv(v, z) is not demo's own value, so it is a need like jv(v - 1, z)
+    assert [n.var for n in rule.needs] == ["jv_1", "jv_2"]
+
+
+@pytest.mark.parametrize(
+    "mutate, line, message",
+    [
+        (lambda t: t.replace("summary: A demo spec.\n", "summary: A demo spec.\nsumary: typo\n"), 4, "unknown key 'sumary'"),
+        (lambda t: t.replace("summary: A demo spec.\n", "summary: A demo spec.\nsummary: again\n"), 4, "duplicate key 'summary' (first given on line 3)"),
+        (lambda t: t.replace("summary: A demo spec.\n", ""), 1, "missing required key 'summary'"),
+        (lambda t: t.replace("kind: complex", "kind: complx"), 10, "unknown kind 'complx'"),
+        (lambda t: t.replace("    why: no closed form\n", ""), 5, "say why"),
+        (lambda t: t.replace("name: demo", "name: other"), 1, "does not match the file name"),
+        (lambda t: t.replace("scipy: scipy.special.jv", "scipy: numpy.sin"), 2, "must name a callable in scipy.special"),
+        (lambda t: t.replace("domain: {v: [0, 3], z: [0.5, 5]}", "domain: {v: [0, 3]}"), 19, "no interval for argument 'z'"),
+        (lambda t: t.replace("domain: {v: [0, 3], z: [0.5, 5]}", "domain: {v: [3, 0], z: [0.5, 5]}"), 19, "low <= high"),
+        (lambda t: t.replace("  z:\n    formula", "  v:\n    formula"), 13, "marked not differentiable"),
+        (lambda t: t.replace("    source: DLMF 10.6.2\n", ""), 14, "missing required key 'source'"),
+        (lambda t: t + "vmap_method: sequential\n", 20, "batches by broadcasting"),
+        (lambda t: t.replace("reference:\n  mpmath: besselj(v, z)\n", ""), 1, "missing required key 'reference'"),
+        (lambda t: t.replace("summary: A demo spec.", "summary: [a, b]"), 3, "summary must be a string, got a list"),
+        (lambda t: t.replace("name: z\n    kind: complex", "name: v\n    kind: complex"), 9, "listed twice"),
+        (lambda t: t.replace("summary: A demo spec.", "summary: [unclosed"), 4, "YAML syntax error"),
+    ],
+    ids=["unknown-key", "duplicate-key", "missing-key", "bad-kind", "no-why", "name-mismatch", "bad-scipy",
+         "missing-domain", "empty-interval", "rule-for-nondiff", "no-source", "sequential", "no-reference",
+         "wrong-type", "duplicate-arg", "yaml-syntax"],
+)
+def test_loader_errors_are_located(mutate, line, message):
+    error = error_of(load, mutate(GOOD))
+    assert error.path == PATH
+    assert error.line == line, str(error)
+    assert message in error.message, str(error)
+    assert str(error).startswith(f"{PATH}:{line}: ")
+    assert "\n" not in str(error)
+
+
+@pytest.mark.parametrize(
+    "formula, message",
+    [
+        ("jv(v - 1, z) - v / z * jx(v, z)", "unknown name 'jx'"),
+        ("jv(v - 1) - v / z * jv(v, z)", "missing a required argument: 'z'"),
+        ("jv(v - 1, z, 3) - v / z * jv(v, z)", "too many positional arguments"),
+        ("jv(v - 1, z) - v / z * jv(v, z", "cannot parse"),
+        ("jv(v - 1, z) - w / z * jv(v, z)", "unknown name 'w'"),
+        ("jv(v - 1, z) + v / z * jv(v, z)", "disagrees with sympy's derivative"),
+        ("besselj(v - 1, z)", "unknown name 'besselj'"),
+    ],
+    ids=["unknown-function", "too-few-args", "too-many-args", "unparsable", "unknown-symbol", "wrong-formula", "sympy-name-in-rule"],
+)
+def test_formula_errors_are_located(formula, message):
+    error = error_of(derive, GOOD.replace("jv(v - 1, z) - v / z * jv(v, z)", formula))
+    assert error.path == PATH and error.line == 14, str(error)
+    assert message in error.message, str(error)
+
+
+def test_sympy_derivation_maps_back_to_spec_functions():
+    text = GOOD.replace("derivatives:\n  z:\n    formula: jv(v - 1, z) - v / z * jv(v, z)\n    source: DLMF 10.6.2\n", "")
+    text = text.replace("name: demo", "name: jv")
+    rules = derive(text, stem="jv")["jv"]
+    (rule,) = rules[0].rules
+    assert rule.method == "sympy"
+    # d/dz besselj(v, z) = (besselj(v-1, z) - besselj(v+1, z)) / 2, evaluated as two jv needs
+    assert sorted(n.args[0].key for n in rule.needs) == ["_0 + 1", "_0 - 1"]
+
+
+def test_sympy_without_a_rule_is_a_loud_error():
+    text = GOOD.replace("    differentiable: false\n    why: no closed form\n", "")
+    error = error_of(derive, text)
+    assert "sympy knows no closed form for d/dv" in error.message and "Derivative" in error.message
+    assert error.line == 5
+
+
+def test_differentiable_argument_without_any_rule():
+    text = GOOD.replace("sympy: besselj(v, z)\n", "").replace(
+        "derivatives:\n  z:\n    formula: jv(v - 1, z) - v / z * jv(v, z)\n    source: DLMF 10.6.2\n", "")
+    error = error_of(load, text)
+    assert error.line == 9 and "has no rule" in error.message
+
+
+def test_special_point_must_be_an_equation():
+    text = GOOD.replace("    source: DLMF 10.6.2\n", "    source: DLMF 10.6.2\n    at:\n      - where: z < 1\n        formula: jv(v - 1, z)\n")
+    error = error_of(derive, text)
+    assert "Eq(argument, number)" in error.message and error.line == 17
+
+
+def test_static_cases_must_cover_every_combination():
+    text = GOOD.replace("  - name: z\n    kind: complex\n", "  - name: z\n    kind: complex\n  - name: derivative\n    kind: static_bool\n    default: false\n")
+    text = text.replace("  z:\n    formula: jv(v - 1, z) - v / z * jv(v, z)\n    source: DLMF 10.6.2\n",
+                        "  z:\n    - when: {derivative: false}\n      formula: jv(v - 1, z) - v / z * jv(v, z)\n      source: DLMF 10.6.2\n")
+    error = error_of(load, text)
+    assert "no case for derivative=True" in error.message
+
+
+def test_printer_is_strict():
+    from generator.printer import JaxsciPrinter, PrintError
+
+    with pytest.raises(PrintError):
+        JaxsciPrinter().doprint(sympy.besselj(1, sympy.Symbol("z")))
+    assert JaxsciPrinter().doprint(sympy.gamma(sympy.Symbol("x"))) == "jsp.gamma(x)"
