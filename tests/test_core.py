@@ -194,3 +194,21 @@ def test_x64_can_be_toggled_between_calls():
         print("ok")
     """, {"JAX_ENABLE_X64": "0"})
     assert out.strip() == "ok"
+
+
+def test_every_transform_on_jv():
+    """The first thing a user does, in every transformation the README promises."""
+    z = jnp.linspace(0.5, 3.0, 4)
+    d = sc.jv(0, np.asarray(z)) - sc.jv(1, np.asarray(z)) / np.asarray(z)  # J_1'(z), DLMF 10.6.2
+    f = lambda z: jv(1.0, z)
+    np.testing.assert_allclose(jax.jit(f)(z), sc.jv(1, np.asarray(z)), rtol=0, atol=0)
+    np.testing.assert_allclose(jax.vmap(jax.grad(f))(z), d, rtol=1e-13)
+    np.testing.assert_allclose(jax.jvp(f, (z,), (jnp.ones_like(z),))[1], d, rtol=1e-13)
+    primal, pullback = jax.vjp(f, z)
+    np.testing.assert_allclose(pullback(jnp.ones_like(z))[0], d, rtol=1e-13)
+    np.testing.assert_allclose(jnp.diag(jax.jacfwd(f)(z)), d, rtol=1e-13)
+    np.testing.assert_allclose(jnp.diag(jax.jacrev(f)(z)), d, rtol=1e-13)
+    hess = jax.hessian(lambda z: f(z).sum())(z)
+    assert hess.shape == (4, 4) and float(jnp.abs(hess - jnp.diag(jnp.diag(hess))).max()) == 0.0
+    total, _ = jax.lax.scan(lambda c, x: (c + jax.grad(f)(x), None), 0.0, z)
+    np.testing.assert_allclose(total, d.sum(), rtol=1e-13)
