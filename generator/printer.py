@@ -50,9 +50,27 @@ class JaxsciPrinter(JaxPrinter):
 
     def doprint(self, expr, assign_to=None):
         try:
-            return super().doprint(expr, assign_to)
+            code = super().doprint(expr, assign_to)
         except sympy.printing.codeprinter.PrintMethodNotImplementedError as exc:
             raise PrintError(str(exc).splitlines()[0]) from None
+        # generated modules import jax.numpy as jnp and jax.scipy.special as jsp, nothing else
+        foreign = set(self.module_imports) - {"jax.numpy", "jax.scipy.special", "jnp", "jsp"}
+        if foreign:
+            raise PrintError(f"printing {expr} needs module(s) {sorted(foreign)}")
+        return code
+
+    def _print_Max(self, expr):
+        return self._nested("jax.numpy.maximum", expr.args)
+
+    def _print_Min(self, expr):
+        return self._nested("jax.numpy.minimum", expr.args)
+
+    def _nested(self, function, args):
+        name = self._module_format(function)
+        code = self._print(args[-1])
+        for arg in reversed(args[:-1]):
+            code = f"{name}({self._print(arg)}, {code})"
+        return code
 
     def _print_Symbol(self, expr):
         return self.names.get(expr.name, expr.name)

@@ -112,6 +112,7 @@ def sample_points(case: Case, count: int, rng) -> list[dict]:
 
 # ---- mpmath references ------------------------------------------------------------------------
 _MPMATH_NAMES = {k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}
+_SAFE_BUILTINS = {"abs": abs, "min": min, "max": max, "int": int, "float": float, "complex": complex, "round": round}
 
 
 @functools.lru_cache(maxsize=None)
@@ -135,9 +136,19 @@ def reference(case: Case):
         scope.update(case.statics)
         scope.update({a.name: a.default for a in case.spec.static_args if a.name not in case.statics})
         scope.update(dict(zip(names, values)))
-        return eval(code, {"__builtins__": {}}, scope)  # noqa: S307 - spec files are project sources
+        # one globals dict: lambdas inside the expression (mpmath.diff(lambda t: ...)) see every name
+        return eval(code, {"__builtins__": _SAFE_BUILTINS, **scope})  # noqa: S307 - spec files are project sources
 
     return evaluate
+
+
+def declared_dtype(case: Case, arrays) -> list:
+    """The dtypes the spec promises: promoted inexact inputs (integer arguments do not take part)."""
+    inexact = [a.dtype for a, arg in zip(arrays, case.spec.traced_args) if arg.kind != "integer" or a.dtype.kind == "f"]
+    promoted = np.result_type(*inexact) if inexact else np.dtype("float64")
+    rules = {"promoted": promoted, "complex": np.result_type(promoted, np.complex64),
+             "real": np.finfo(promoted).dtype}
+    return [np.dtype(rules[o.dtype]) for o in case.spec.outputs]
 
 
 def mp_value(x):
