@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-import mpmath
 import sympy
 from sympy.core.function import AppliedUndef
 
@@ -275,22 +274,16 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     own_statics = tuple((k, v) for k, v in condition)
     needs: dict = {}
     counters: dict = {}
-    names: dict = {}
-
-    def call_key(call):
-        info = catalog.info(call)
-        return info.spec.name, info.statics, info.traced
 
     def replace_calls(expr):
         def replace(call):
             info = catalog.info(call)
             if info is None:
                 raise _error(spec.loc, f"cannot evaluate {call}: not a spec'd function")
-            statics_full = tuple((a.name, v) for a, v in zip(info.spec.static_args, [v for _, v in info.statics]))
             is_self = info.spec.name == spec.name and info.traced == own_traced and _statics_match(info.statics, own_statics)
             if is_self:
                 return sympy.Symbol(f"__value_{info.output}")
-            key = (info.spec.name, statics_full, info.traced)
+            key = (info.spec.name, info.statics, info.traced)
             if key not in needs:
                 counters[info.spec.name] = counters.get(info.spec.name, 0) + 1
                 var = f"{info.spec.name}_{counters[info.spec.name]}"
@@ -347,8 +340,7 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
             else:
                 need_args.append(NeedArg(same_as=None, key=sympy.sstr(value.xreplace(placeholders), order="lex"),
                                          code=code(value, f"argument of {var}")))
-        statics = tuple((a.name, v) for a, (_, v) in zip(info.spec.static_args, info.statics))
-        need_records.append(Need(var=var, spec=info.spec, statics=statics, args=tuple(need_args)))
+        need_records.append(Need(var=var, spec=info.spec, statics=info.statics, args=tuple(need_args)))
     return (
         tuple(need_records),
         tuple(code(e, "derivative") for e in derivative),
@@ -384,12 +376,12 @@ def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
             if rule is not None and rule.method == "formula":
                 exprs, conj, points = deriver.explicit(spec, rule, statics)
                 check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
-                method, source, loc = "formula", rule.source, rule.loc
+                method, source = "formula", rule.source
                 shown = tuple((name, f.text) for name, f in rule.formulas)
             else:
                 exprs, conj, points = deriver.derived(spec, arg, condition), None, []
                 check = "derived by sympy"
-                method, source, loc = "sympy", "derived by sympy", arg.loc
+                method, source = "sympy", "derived by sympy"
                 shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
             needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points)
             rules.append(ArgRule(arg=arg, traced_index=traced_index[arg.name], method=method, source=source,

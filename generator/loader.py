@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import model
 from .errors import SpecError, SpecErrors
-from .yamlload import LocatedDict, LocatedList, load_yaml
+from .yamlload import LocatedDict, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

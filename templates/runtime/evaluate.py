@@ -12,7 +12,6 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
 from .errors import NonDifferentiableError

@@ -88,11 +88,12 @@ def prepare(fn: Function, traced: tuple, statics: tuple):
     computed = compute_dtype(promoted)
     operands = []
     for arg, value in zip(fn.traced_args, values):
-        if arg.kind == "integer" and not (arg.accepts_float and jnp.issubdtype(_dtype(value), jnp.floating)):
-            target = _dtype(value) if jnp.issubdtype(_dtype(value), jnp.integer) else np.dtype(jnp.int_)
-        elif arg.kind == "complex" or arg.kind == "integer":
-            target = computed if arg.kind == "complex" else real_dtype(computed)
-        else:
+        dtype = _dtype(value)
+        if arg.kind == "integer" and not jnp.issubdtype(dtype, jnp.floating):
+            target = dtype if jnp.issubdtype(dtype, jnp.integer) else np.dtype(jnp.int_)  # booleans count as integers
+        elif arg.kind == "complex":
+            target = computed
+        else:  # a real argument, or a float given to an integer argument that accepts floats
             target = real_dtype(computed)
         operands.append(jnp.asarray(value, dtype=target))
     shapes = [np.shape(o) for o in operands]
