@@ -212,3 +212,20 @@ def test_every_transform_on_jv():
     assert hess.shape == (4, 4) and float(jnp.abs(hess - jnp.diag(jnp.diag(hess))).max()) == 0.0
     total, _ = jax.lax.scan(lambda c, x: (c + jax.grad(f)(x), None), 0.0, z)
     np.testing.assert_allclose(total, d.sum(), rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["yn", "kn", "spherical_jn", "spherical_yn", "spherical_in", "spherical_kn"])
+def test_float_orders_are_truncated_like_scipy_in_values_and_derivatives(name):
+    import jaxsci.special as special
+
+    fn = getattr(special, name)
+    kwargs = {"derivative": True} if name.startswith("spherical") else {}
+    x = jnp.asarray(1.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # SciPy warns that it truncates
+        expected_value = getattr(sc, name)(2.5, 1.3, **kwargs)
+    assert float(fn(2.5, x, **kwargs)) == expected_value == float(fn(2, x, **kwargs))
+    for derivative in (jax.grad, lambda f: jax.grad(jax.grad(f))):
+        truncated = derivative(lambda x: fn(2.5, x, **kwargs))(x)
+        integer = derivative(lambda x: fn(2, x, **kwargs))(x)
+        assert float(truncated) == float(integer)

@@ -91,9 +91,14 @@ def prepare(fn: Function, traced: tuple, statics: tuple):
         dtype = _dtype(value)
         if arg.kind == "integer" and not jnp.issubdtype(dtype, jnp.floating):
             target = dtype if jnp.issubdtype(dtype, jnp.integer) else np.dtype(jnp.int_)  # booleans count as integers
+        elif arg.kind == "integer":
+            # SciPy truncates a float order; truncating here too keeps values unchanged and lets the
+            # derivative rules, which multiply by the order, see the order SciPy used.
+            operands.append(jnp.trunc(jnp.asarray(value, dtype=real_dtype(computed))))
+            continue
         elif arg.kind == "complex":
             target = computed
-        else:  # a real argument, or a float given to an integer argument that accepts floats
+        else:
             target = real_dtype(computed)
         operands.append(jnp.asarray(value, dtype=target))
     shapes = [np.shape(o) for o in operands]
