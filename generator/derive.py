@@ -271,7 +271,6 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     own_traced = tuple(symbols[a.name] for a in spec.traced_args)
     placeholders = {s: sympy.Symbol(f"_{i}") for i, s in enumerate(own_traced)}
     catalog = deriver.catalog
-    own_statics = tuple((k, v) for k, v in condition)
     needs: dict = {}
     counters: dict = {}
 
@@ -280,7 +279,7 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
             info = catalog.info(call)
             if info is None:
                 raise _error(spec.loc, f"cannot evaluate {call}: not a spec'd function")
-            is_self = info.spec.name == spec.name and info.traced == own_traced and _statics_match(info.statics, own_statics)
+            is_self = info.spec.name == spec.name and info.traced == own_traced and _statics_match(info.statics, condition)
             if is_self:
                 return sympy.Symbol(f"__value_{info.output}")
             key = (info.spec.name, info.statics, info.traced)
