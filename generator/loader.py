@@ -234,7 +234,9 @@ def _args(top: _Mapping, path: str) -> tuple:
         if differentiable and why:
             raise SpecError(path, m.value_line("why"), f"argument {name!r} is differentiable; 'why' explains only a non-differentiable argument")
         doc = (m.get("doc", str, default="") or "").strip()
-        accepts_float = m.get("accepts_float", bool, default=False)
+        accepts_float = m.get("accepts_float", (bool, str), default=False)
+        if accepts_float not in (True, False, "truncate"):
+            raise SpecError(path, m.value_line("accepts_float"), f"argument {name!r}: accepts_float must be true, false or 'truncate', got {accepts_float!r}")
         if accepts_float and kind != "integer":
             raise SpecError(path, m.value_line("accepts_float"), "accepts_float applies only to integer arguments")
         has_default = m.has("default")
@@ -248,7 +250,8 @@ def _args(top: _Mapping, path: str) -> tuple:
             raise SpecError(path, m.line, f"static argument {name!r} needs a default (SciPy's)")
         m.done()
         args.append(model.Arg(name=name, kind=kind, differentiable=differentiable, why=why.strip() if why else None,
-                              doc=doc, has_default=has_default, default=default, accepts_float=accepts_float,
+                              doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
+                              truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line)))
     return tuple(args)
 

@@ -38,6 +38,7 @@ class Arg:
     has_default: bool
     default: object
     accepts_float: bool
+    truncates_float: bool  # SciPy's float loop truncates the value; the core truncates first, for the rules
     loc: Location
 
     @property

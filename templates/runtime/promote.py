@@ -90,11 +90,13 @@ def prepare(fn: Function, traced: tuple, statics: tuple):
         dtype = _dtype(value)
         if arg.kind == "integer" and not jnp.issubdtype(dtype, jnp.floating):
             target = dtype if jnp.issubdtype(dtype, jnp.integer) else np.dtype(jnp.int_)  # booleans count as integers
-        elif arg.kind == "integer":
+        elif arg.kind == "integer" and arg.truncates_float:
             # SciPy truncates a float order; truncating here too keeps values unchanged and lets the
             # derivative rules, which multiply by the order, see the order SciPy used.
             operands.append(jnp.trunc(jnp.asarray(value, dtype=real_dtype(computed))))
             continue
+        elif arg.kind == "integer":
+            target = real_dtype(computed)  # SciPy's float loop takes the value as it is
         elif arg.kind == "complex":
             target = computed
         else:

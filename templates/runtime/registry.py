@@ -15,6 +15,7 @@ class Arg:
     differentiable: bool = False
     why: str | None = None
     accepts_float: bool = False
+    truncates_float: bool = False
 
     @property
     def traced(self) -> bool:

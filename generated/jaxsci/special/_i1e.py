@@ -27,7 +27,7 @@ _FUNCTION = _core.register(
         qualname='special.i1e',
         scipy='scipy.special.i1e',
         args=(
-            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',

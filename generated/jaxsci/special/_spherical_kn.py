@@ -40,9 +40,9 @@ _FUNCTION = _core.register(
         qualname='special.spherical_kn',
         scipy='scipy.special.spherical_kn',
         args=(
-            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True),
-            _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False),
-            _core.Arg('derivative', 'static_bool', differentiable=False, why=None, accepts_float=False),
+            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=True),
+            _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('derivative', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',

@@ -26,7 +26,7 @@ _FUNCTION = _core.register(
         qualname='special.y1',
         scipy='scipy.special.y1',
         args=(
-            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',

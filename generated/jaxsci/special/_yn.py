@@ -26,8 +26,8 @@ _FUNCTION = _core.register(
         qualname='special.yn',
         scipy='scipy.special.yn',
         args=(
-            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True),
-            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False),
+            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=True),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',

@@ -26,8 +26,8 @@ _FUNCTION = _core.register(
         qualname='special.yv',
         scipy='scipy.special.yv',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series)', accepts_float=False),
-            _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False),
+            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
