@@ -191,6 +191,80 @@ class _Deriver:
         result = result.replace(lambda e: isinstance(e, sympy.Function) and e.func in mapping, to_call)
         return [result]
 
+    # ---- implicit rules: differentiate through spec'd functions with their own rules ----------------
+    def partial(self, call, index: int, loc: model.Location, trail: tuple):
+        """d call / d (its traced argument ``index``), from the callee's own rule, at the call's arguments."""
+        info = self.catalog.info(call)
+        callee, arg = info.spec, info.spec.traced_args[index]
+        label = f"{callee.name}" + (f".{callee.outputs[info.output].name}" if len(callee.outputs) > 1 else "")
+        if not arg.differentiable:
+            reason = arg.why or f"arguments of kind {arg.kind} are not differentiable"
+            raise _error(loc, f"the implicit rule needs d {label} / d {arg.name}, but {callee.name} is not "
+                              f"differentiable in {arg.name!r} ({reason}); mark this argument not differentiable with that reason")
+        condition = tuple(sorted((k, v) for k, v in info.statics if isinstance(v, bool)))
+        key = (callee.name, condition, arg.name)
+        if key in trail:
+            cycle = " -> ".join(f"d {n}/d {a}" for n, _, a in trail + (key,))
+            raise _error(loc, f"cyclic implicit rules: {cycle}")
+        exprs, conj = self.rule_exprs(callee, arg, condition, trail + (key,))
+        if conj is not None and conj[info.output] != 0:
+            raise _error(loc, f"the implicit rule needs d {label} / d {arg.name}, which is not holomorphic (it has a conjugate part)")
+        symbols = arg_symbols(callee)
+        mapping = {symbols[a.name]: v for a, v in zip(callee.traced_args, info.traced)}
+        mapping.update({symbols[name]: sympy.sympify(v) for name, v in info.statics if name in symbols})
+        return exprs[info.output].xreplace(mapping)
+
+    def rule_exprs(self, spec, arg, condition: tuple, trail: tuple = ()):
+        """The main expressions (per output) of d spec / d arg under ``condition``, and the conjugate parts."""
+        statics = dict(condition)
+        written = [r for r in spec.derivatives if r.arg == arg.name and _matches(r.when, condition)]
+        rule = written[0] if written else None
+        if rule is not None and rule.method == "formula":
+            exprs, conj, _ = self.explicit(spec, rule, statics)
+            return exprs, conj
+        if rule is not None and rule.method == "implicit":
+            return [self.implicit(spec, rule, arg, statics, trail)], None
+        return self.derived(spec, arg, condition), None
+
+    def total_diff(self, expr, symbol, loc, trail):
+        """d expr / d symbol, differentiating spec'd calls by their own rules (the chain rule)."""
+        calls = [c for c in expr.atoms(AppliedUndef) if symbol in c.free_symbols]
+        dummies = {c: sympy.Dummy(f"call{i}") for i, c in enumerate(calls)}
+        flat = expr.xreplace(dummies)
+        result = sympy.diff(flat, symbol)
+        for call, dummy in dummies.items():
+            outer = sympy.diff(flat, dummy)
+            if outer == 0:
+                continue  # a call nested in another call's arguments: counted through that call
+            info = self.catalog.info(call)
+            for index, value in enumerate(info.traced):
+                inner = self.total_diff(value, symbol, loc, trail)
+                if inner != 0:
+                    result += outer * self.partial(call, index, loc, trail) * inner
+        return result.xreplace({d: c for c, d in dummies.items()})
+
+    def implicit(self, spec, rule: model.DerivativeRule, arg: model.Arg, statics: dict, trail: tuple = ()):
+        """From G(args, f(args)) = 0: df/darg = -(dG/darg) / (dG/df), with G's calls differentiated by their rules."""
+        what = f"derivatives.{arg.name}.implicit"
+        equation = _parse_rule(self.catalog, spec, statics, rule.implicit, what)
+        if isinstance(equation, sympy.Equality):
+            equation = equation.lhs - equation.rhs
+        elif isinstance(equation, sympy.logic.boolalg.Boolean):
+            raise _error(rule.implicit.loc, f"{what}: give an expression that is zero at the function's value, or Eq(lhs, rhs)")
+        symbols = arg_symbols(spec)
+        own = self.catalog.callable(spec)(**{a.name: statics[a.name] if a.kind == "static_bool" else symbols[a.name]
+                                             for a in spec.args})
+        if own not in equation.atoms(AppliedUndef):
+            raise _error(rule.implicit.loc, f"{what}: the equation must contain the function's own value {own}")
+        value = sympy.Dummy(spec.name)
+        equation = equation.xreplace({own: value})
+        loc = rule.implicit.loc
+        d_value = self.total_diff(equation, value, loc, trail)
+        d_arg = self.total_diff(equation, symbols[arg.name], loc, trail)
+        if d_value == 0:
+            raise _error(loc, f"{what}: the equation does not depend on the function's value")
+        return (-d_arg / d_value).xreplace({value: own})
+
     # ---- cross-check ------------------------------------------------------------------------------
     def cross_check(self, spec, arg, condition, exprs, conj, points, loc) -> str:
         definition = self.definition(spec, condition) if spec.sympy else None
@@ -377,6 +451,13 @@ def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
                 check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
                 method, source = "formula", rule.source
                 shown = tuple((name, f.text) for name, f in rule.formulas)
+            elif rule is not None and rule.method == "implicit":
+                exprs, conj, points = [deriver.implicit(spec, rule, arg, statics)], None, []
+                check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
+                if check.startswith("not cross-checked"):
+                    check = f"implicit-function rule on {rule.implicit.text!r}, from the spec'd derivatives of the functions in it"
+                method, source = "implicit", rule.source
+                shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
             else:
                 exprs, conj, points = deriver.derived(spec, arg, condition), None, []
                 check = "derived by sympy"

@@ -185,13 +185,14 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         )
     sympy_cases = _cases(top, "sympy", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="expr")
     derivatives = _derivatives(top, path, args, outputs, static_bools)
-    reference = _cases(top, "reference", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="mpmath", required=True)
+    reference, finite_differences = _reference(top, path, static_bools)
     tests = _tests(top, path, args, traced_names)
     top.done()
     spec = model.Spec(
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
+        finite_differences=finite_differences,
     )
     _check_consistency(spec)
     return spec
@@ -418,6 +419,9 @@ def _derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_b
                 when = _condition(m.get("when", dict, required=True), path, m.value_line("when"), static_bools, what)
             elif m.has("when"):
                 raise SpecError(path, m.key_line("when"), f"{what}: 'when' belongs in a list of cases")
+            if m.has("implicit"):
+                arg_rules.append(_implicit_rule(m, arg_name, when, outputs, what, item_line))
+                continue
             formulas = _per_output(m, "formula", "formulas", outputs, what, required=True)
             conjugates = _per_output(m, "conjugate", "conjugates", outputs, what, required=False)
             source = m.get("source", str, required=True).strip()
@@ -439,6 +443,34 @@ def _derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_b
         rules.extend(arg_rules)
     section.done()
     return tuple(rules)
+
+
+def _implicit_rule(m: _Mapping, arg_name: str, when: tuple, outputs: tuple, what: str, line: int | None) -> model.DerivativeRule:
+    """``implicit: G`` (G = 0, or ``Eq(lhs, rhs)``, at the function's own value) with a ``source``."""
+    path = m.path
+    for other in ("formula", "formulas", "conjugate", "conjugates", "at"):
+        if m.has(other):
+            raise SpecError(path, m.key_line(other), f"{what}: 'implicit' defines the derivative by itself; remove {other!r}")
+    if len(outputs) != 1:
+        raise SpecError(path, m.key_line("implicit"), f"{what}: an implicit rule defines one value; the function has {len(outputs)} outputs")
+    implicit = _formula(m.get("implicit", str), m.loc("implicit"), f"{what}.implicit")
+    source = m.get("source", str, required=True).strip()
+    m.done()
+    return model.DerivativeRule(arg=arg_name, when=when, method="implicit", formulas=(), conjugates=(), source=source,
+                                at=(), loc=model.Location(path, line), implicit=implicit)
+
+
+def _reference(top: _Mapping, path: str, static_bools: set) -> tuple:
+    """``reference``: mpmath expressions (one, or cases), or ``{finite_differences: why}``."""
+    raw = top.data.get("reference")
+    if isinstance(raw, dict) and "finite_differences" in raw:
+        top.taken.add("reference")
+        m = _Mapping(raw, path, "reference", top.value_line("reference"))
+        why = m.get("finite_differences", str, required=True).strip()
+        m.done()
+        return (), why
+    formula = lambda v, loc, what: _formula(v, loc, what)  # noqa: E731
+    return _cases(top, "reference", path, static_bools, formula, payload_key="mpmath", required=True), None
 
 
 def _interval(value, path: str, line: int | None, what: str, *, integer: bool) -> tuple:

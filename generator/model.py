@@ -77,12 +77,13 @@ class DerivativeRule:
 
     arg: str
     when: Condition
-    method: str  # "formula" or "sympy"
+    method: str  # "formula", "sympy" or "implicit"
     formulas: tuple  # ((output name, Formula), ...) for "formula"
     conjugates: tuple  # ((output name, Formula), ...): d/d(conj z) for non-holomorphic outputs
     source: str | None
     at: tuple  # SpecialPoint, ...
     loc: Location
+    implicit: Formula | None = None  # for "implicit": an expression that is zero (or an Eq) at the function's value
 
 
 @dataclass(frozen=True)
@@ -138,9 +139,10 @@ class Spec:
     vmap_method: str
     sympy: tuple  # Case(value=Formula), ...
     derivatives: tuple  # DerivativeRule, ...
-    reference: tuple  # Case(value=Formula) of mpmath expressions
+    reference: tuple  # Case(value=Formula) of mpmath expressions; empty when finite_differences is set
     tests: TestPlan
     loc: Location = field(compare=False)
+    finite_differences: str | None = None  # why mpmath cannot serve: gradients are checked against SciPy's differences
 
     @property
     def traced_args(self) -> tuple:

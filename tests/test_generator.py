@@ -157,3 +157,92 @@ def test_printer_is_strict():
     with pytest.raises(PrintError):
         JaxsciPrinter().doprint(sympy.besselj(1, sympy.Symbol("z")))
     assert JaxsciPrinter().doprint(sympy.gamma(sympy.Symbol("x"))) == "jsp.gamma(x)"
+
+
+# ---- implicit rules and finite-difference references -----------------------------------------------
+FORWARD = """\
+name: fwd
+scipy: scipy.special.ndtr
+summary: A forward function.
+args:
+  - name: a
+    kind: real
+    differentiable: false
+    why: no closed form in a
+  - name: x
+    kind: real
+derivatives:
+  x:
+    formula: exp(-x**2 / 2) / sqrt(2 * pi) + a
+    source: a made-up density
+reference:
+  mpmath: ncdf(x)
+tests:
+  domain: {a: [0, 1], x: [-3, 3]}
+"""
+
+INVERSE = """\
+name: inv
+scipy: scipy.special.ndtri
+summary: Its inverse in x.
+args:
+  - name: a
+    kind: real
+    differentiable: false
+    why: fwd has no closed form in a
+  - name: y
+    kind: real
+derivatives:
+  y:
+    implicit: Eq(fwd(a, inv(a, y)), y)
+    source: implicit-function rule
+reference:
+  finite_differences: no mpmath inverse
+tests:
+  domain: {a: [0, 1], y: [0.1, 0.9]}
+"""
+
+
+def derive_pair(inverse, forward=FORWARD):
+    specs = [parse_spec(forward, "specs/special/fwd.yaml", module="special", stem="fwd"),
+             parse_spec(textwrap.dedent(inverse), "specs/special/inv.yaml", module="special", stem="inv")]
+    return derive_all(specs)
+
+
+def test_implicit_rule_is_minus_one_over_the_forward_derivative():
+    (case,) = derive_pair(INVERSE)["inv"]
+    (rule,) = case.rules
+    assert rule.method == "implicit" and rule.needs == ()  # only the function's own value
+    expected = sympy.sympify("1 / (exp(-out**2 / 2) / sqrt(2 * pi) + a)")
+    got = sympy.sympify(rule.formulas[0][1].replace("inv(a, y)", "out"))
+    assert sympy.simplify(got - expected) == 0
+
+
+def test_finite_difference_reference_is_recorded():
+    spec = parse_spec(INVERSE, "specs/special/inv.yaml", module="special", stem="inv")
+    assert spec.finite_differences == "no mpmath inverse" and spec.reference == ()
+
+
+@pytest.mark.parametrize("inverse,message", [
+    (INVERSE.replace("    differentiable: false\n    why: fwd has no closed form in a\n", "").replace(
+        "derivatives:\n", "derivatives:\n  a:\n    implicit: fwd(a, inv(a, y)) - y\n    source: implicit\n"),
+     "needs d fwd / d a, but fwd is not differentiable in 'a' (no closed form in a)"),
+    (INVERSE.replace("Eq(fwd(a, inv(a, y)), y)", "fwd(a, y) - y"), "must contain the function's own value inv(a, y)"),
+    (INVERSE.replace("Eq(fwd(a, inv(a, y)), y)", "Lt(fwd(a, inv(a, y)), y)"), "give an expression that is zero"),
+    (INVERSE.replace("Eq(fwd(a, inv(a, y)), y)", "fwd(a, inv(a, 0.5)) - y"), "must contain the function's own value"),
+    (INVERSE.replace("    source: implicit-function rule\n", "    source: implicit-function rule\n    formula: y\n"),
+     "'implicit' defines the derivative by itself; remove 'formula'"),
+    (INVERSE.replace("finite_differences: no mpmath inverse", "finite_differences: no mpmath inverse\n  mpmath: x"),
+     "unknown key 'mpmath'"),
+])
+def test_bad_implicit_rules_are_located_errors(inverse, message):
+    error = error_of(derive_pair, inverse)
+    assert message in str(error) and str(error).startswith("specs/special/inv.yaml:")
+
+
+def test_cyclic_implicit_rules_are_errors():
+    forward = FORWARD.replace("""    formula: exp(-x**2 / 2) / sqrt(2 * pi) + a
+    source: a made-up density""", """    implicit: Eq(inv(a, fwd(a, x)), x)
+    source: cyclic""")
+    error = error_of(derive_pair, INVERSE, forward)
+    assert "cyclic implicit rules" in str(error)
