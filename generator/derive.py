@@ -6,6 +6,7 @@ host round trip that computes the primal, so a JVP costs one callback with the f
 """
 from __future__ import annotations
 
+import cmath
 import random
 from dataclasses import dataclass
 
@@ -63,16 +64,27 @@ def _error(loc: model.Location, message: str) -> SpecError:
     return SpecError(loc.path, loc.line, message)
 
 
-def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: model.Formula, what: str):
+def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: model.Formula, what: str, *,
+                condition: bool = False):
+    """A rule formula: a number-valued expression, or with ``condition`` a relation (``Eq(z, 0)``)."""
     try:
         expr = parse(formula.text, catalog.rule_namespace(spec, statics))
     except FormulaError as exc:
         raise _error(formula.loc, f"{what}: {exc}") from None
+    if not condition:
+        _check_value(expr, formula, what)
     allowed = set(arg_symbols(spec).values())
     stray = expr.free_symbols - allowed
     if stray:
         raise _error(formula.loc, f"{what}: unknown symbol(s) {', '.join(sorted(map(str, stray)))}")
     return expr
+
+
+def _check_value(expr, formula: model.Formula, what: str) -> None:
+    """A formula for a value must be a number-valued expression, not a condition, tuple or matrix."""
+    if not isinstance(expr, sympy.Expr) or expr.is_Matrix or isinstance(expr, sympy.Lambda):
+        kind = "a condition" if isinstance(expr, sympy.logic.boolalg.Boolean) else f"of sympy type {type(expr).__name__}"
+        raise _error(formula.loc, f"{what}: {formula.text!r} is {kind}, not a number-valued expression")
 
 
 def _case(cases: tuple, condition: tuple):
@@ -88,9 +100,11 @@ def sympy_definition(spec: model.Spec, condition: tuple):
     if case is None:
         return None
     try:
-        return parse(case.value.text, sympy_namespace(spec, dict(condition)))
+        expr = parse(case.value.text, sympy_namespace(spec, dict(condition)))
     except FormulaError as exc:
         raise _error(case.value.loc, f"sympy: {exc}") from None
+    _check_value(expr, case.value, "sympy")
+    return expr
 
 
 class _Deriver:
@@ -155,7 +169,7 @@ class _Deriver:
                     if o.name in conj_map else sympy.Integer(0) for o in spec.outputs]
         points = []
         for point in rule.at:
-            where = _parse_rule(self.catalog, spec, statics, point.where, f"{what}.at.where")
+            where = _parse_rule(self.catalog, spec, statics, point.where, f"{what}.at.where", condition=True)
             symbol, value = _special_point(where, arg_symbols(spec), point.where)
             point_exprs = [self._parse_output(spec, statics, dict(point.formulas), o.name, f"{what}.at", point.loc)
                            for o in spec.outputs]
@@ -169,12 +183,16 @@ class _Deriver:
 
     def derived(self, spec, arg: model.Arg, condition: tuple):
         if len(spec.outputs) != 1:
-            raise _error(spec.loc, f"cannot derive d/d{arg.name} from sympy for a function with several outputs; give formulas")
+            raise _error(arg.loc, f"cannot derive d/d{arg.name} from sympy for a function with several outputs; give formulas")
         definition = self.definition(spec, condition)
         if definition is None:
             raise _error(arg.loc, f"argument {arg.name!r} has no derivative rule and the spec has no sympy expression")
         symbol = arg_symbols(spec)[arg.name]
-        result = sympy.diff(definition, symbol).doit()
+        try:
+            result = sympy.diff(definition, symbol).doit()
+        except Exception as exc:  # noqa: BLE001 - sympy raises many types on expressions it cannot differentiate
+            raise _error(arg.loc, f"sympy cannot differentiate {definition} in {arg.name} ({type(exc).__name__}: {exc}); "
+                                  f"give derivatives.{arg.name} a formula with a source") from None
         unknown = result.atoms(sympy.Derivative, sympy.Subs, sympy.Integral)
         if unknown:
             raise _error(
@@ -246,11 +264,15 @@ class _Deriver:
     def implicit(self, spec, rule: model.DerivativeRule, arg: model.Arg, statics: dict, trail: tuple = ()):
         """From G(args, f(args)) = 0: df/darg = -(dG/darg) / (dG/df), with G's calls differentiated by their rules."""
         what = f"derivatives.{arg.name}.implicit"
-        equation = _parse_rule(self.catalog, spec, statics, rule.implicit, what)
+        equation = _parse_rule(self.catalog, spec, statics, rule.implicit, what, condition=True)
         if isinstance(equation, sympy.Equality):
+            _check_value(equation.lhs, rule.implicit, f"{what} (left side)")
+            _check_value(equation.rhs, rule.implicit, f"{what} (right side)")
             equation = equation.lhs - equation.rhs
         elif isinstance(equation, sympy.logic.boolalg.Boolean):
             raise _error(rule.implicit.loc, f"{what}: give an expression that is zero at the function's value, or Eq(lhs, rhs)")
+        else:
+            _check_value(equation, rule.implicit, what)
         symbols = arg_symbols(spec)
         own = self.catalog.callable(spec)(**{a.name: statics[a.name] if a.kind == "static_bool" else symbols[a.name]
                                              for a in spec.args})
@@ -280,29 +302,34 @@ class _Deriver:
         t = sympy.Symbol("t", real=True)
         checked = 0
         for label, candidate in candidates:
-            rule, missing = self.to_sympy(candidate)
-            conj_rule = None
-            if conj is not None:
-                conj_rule, more = self.to_sympy(conj[0])
-                missing += more
+            try:
+                rule, missing = self.to_sympy(candidate)
+                conj_rule = None
+                if conj is not None:
+                    conj_rule, more = self.to_sympy(conj[0])
+                    missing += more
+            except Exception as exc:  # noqa: BLE001 - sympy raises many types on definitions it cannot substitute into
+                return f"not cross-checked: sympy cannot substitute into {definition} ({type(exc).__name__})"
             if rule is None or (conj is not None and conj_rule is None):
                 return f"not cross-checked: no sympy expression for {', '.join(missing)} (verified against mpmath by the test suite)"
             for point, directions in [(p, (1,)) for p in samples] + [(p, (1, sympy.I)) for p in complex_samples]:
                 for direction in directions:
                     x0 = point[arg.name]
-                    shifted = definition.xreplace({symbols[arg.name]: x0 + direction * t})
-                    subs = {symbols[a.name]: point[a.name] for a in spec.traced_args if a.name != arg.name}
-                    expected = sympy.diff(shifted.xreplace(subs), t).subs(t, 0)
-                    got = rule * direction
-                    if conj_rule is not None:
-                        got += conj_rule * sympy.conjugate(direction)
-                    got = got.xreplace({**subs, symbols[arg.name]: x0})
                     try:
+                        shifted = definition.xreplace({symbols[arg.name]: x0 + direction * t})
+                        subs = {symbols[a.name]: point[a.name] for a in spec.traced_args if a.name != arg.name}
+                        expected = sympy.diff(shifted.xreplace(subs), t).subs(t, 0)
+                        got = rule * direction
+                        if conj_rule is not None:
+                            got += conj_rule * sympy.conjugate(direction)
+                        got = got.xreplace({**subs, symbols[arg.name]: x0})
                         e = complex(expected.evalf(CROSS_CHECK_DIGITS))
                         g = complex(got.evalf(CROSS_CHECK_DIGITS))
-                    except (TypeError, ValueError):
-                        return f"not cross-checked: sympy cannot evaluate the derivative numerically at {point}"
-                    if abs(g - e) > CROSS_CHECK_RTOL * max(1.0, abs(e)):
+                    except Exception as exc:  # noqa: BLE001 - sympy raises many types on what it cannot evaluate
+                        return f"not cross-checked: sympy cannot evaluate the derivative numerically at {point} ({type(exc).__name__})"
+                    if not cmath.isfinite(e):
+                        return f"not cross-checked: sympy's derivative is not finite at {point}"
+                    if not abs(g - e) <= CROSS_CHECK_RTOL * max(1.0, abs(e)):  # a NaN formula disagrees too
                         where = ", ".join(f"{k}={v}" for k, v in point.items())
                         raise _error(loc, f"derivatives.{arg.name}: the {label} disagrees with sympy's derivative of "
                                           f"{definition} at {where} (direction {direction}): {g} != {e}")
@@ -316,7 +343,7 @@ def _special_point(where, symbols: dict, formula: model.Formula):
         lhs, rhs = where.lhs, where.rhs
         if rhs.is_Symbol and lhs.is_number:
             lhs, rhs = rhs, lhs
-        if lhs.is_Symbol and lhs in symbols.values() and rhs.is_number:
+        if lhs.is_Symbol and lhs in symbols.values() and rhs.is_number and rhs.is_finite:
             return lhs, rhs
     raise _error(formula.loc, f"a special point must be Eq(argument, number), got {formula.text!r}")
 
@@ -339,8 +366,9 @@ def _sample_points(spec: model.Spec, rng: random.Random, count: int, *, real: bo
     return points
 
 
-def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.Arg, exprs, conj, points):
-    """Turn the rule's expressions into needs (evaluations) and JAX code over them."""
+def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.Arg, exprs, conj, points,
+              loc: model.Location):
+    """Turn the rule's expressions into needs (evaluations) and JAX code over them; errors point at ``loc``."""
     symbols = arg_symbols(spec)
     own_traced = tuple(symbols[a.name] for a in spec.traced_args)
     placeholders = {s: sympy.Symbol(f"_{i}") for i, s in enumerate(own_traced)}
@@ -352,7 +380,7 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
         def replace(call):
             info = catalog.info(call)
             if info is None:
-                raise _error(spec.loc, f"cannot evaluate {call}: not a spec'd function")
+                raise _error(loc, f"derivatives.{arg.name}: cannot evaluate {call}: not a spec'd function")
             is_self = info.spec.name == spec.name and info.traced == own_traced and _statics_match(info.statics, condition)
             if is_self:
                 return sympy.Symbol(f"__value_{info.output}")
@@ -394,14 +422,14 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     reserved = {a.name for a in spec.args} | {o.name for o in spec.outputs}
     for var, _ in needs.values():
         if var in reserved:
-            raise _error(spec.loc, f"internal name {var!r} collides with an argument or output name; rename it")
+            raise _error(loc, f"internal name {var!r} collides with an argument or output name; rename it")
     printer = JaxsciPrinter(printer_names)
 
     def code(expr, what):
         try:
             return printer.doprint(expr)
         except PrintError as exc:
-            raise _error(spec.loc, f"derivatives.{arg.name}: {what}: {exc}") from None
+            raise _error(loc, f"derivatives.{arg.name}: {what}: {exc}") from None
 
     need_records = []
     for key in sorted(needs, key=lambda k: needs[k][0]):
@@ -463,7 +491,8 @@ def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
                 check = "derived by sympy"
                 method, source = "sympy", "derived by sympy"
                 shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
-            needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points)
+            loc = rule.loc if rule is not None else arg.loc
+            needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points, loc)
             rules.append(ArgRule(arg=arg, traced_index=traced_index[arg.name], method=method, source=source,
                                  formulas=shown, needs=needs, derivative=derivative, conjugate=conjugate, check=check))
         cases.append(CaseRules(condition=condition, rules=tuple(rules)))

@@ -6,6 +6,7 @@ class SpecError(Exception):
     """A problem in a spec file, located at ``path:line``."""
 
     def __init__(self, path: str, line: int | None, message: str):
+        message = " ".join(part.strip() for part in message.splitlines() if part.strip())  # one line, always
         super().__init__(message)
         self.path = path
         self.line = line

@@ -76,7 +76,7 @@ class Catalog:
     def info(self, call: AppliedUndef) -> CallInfo | None:
         """Decode an application made by ``callable``; None for any other function."""
         key = self._owners.get(call.func.__name__)
-        if key is None:
+        if key is None or len(call.args) != len(self.specs[key[0]].args):  # e.g. Function('jv')(z) in a sympy expression
             return None
         spec = self.specs[key[0]]
         args = list(call.args)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import model
 from .errors import SpecError, SpecErrors
-from .yamlload import LocatedDict, load_yaml
+from .yamlload import LocatedDict, line_at, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -106,6 +106,14 @@ def _describe(value) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+def _finite(number) -> bool:
+    """A finite float; an integer too large for a float is not (math.isfinite would raise)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
+
+
 def _list(value, path: str, what: str, line: int | None) -> list:
     if not isinstance(value, list):
         raise SpecError(path, line, f"{what} must be a list, got {_describe(value)}")
@@ -127,9 +135,16 @@ def load_spec(path: Path, root: Path | None = None) -> model.Spec:
     """Load one spec file; ``root`` makes the reported path relative (``specs/special/jv.yaml``)."""
     shown = str(path.relative_to(root)) if root and path.is_absolute() and path.is_relative_to(root) else str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise SpecError(shown, None, f"cannot read spec: {exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start].decode("utf-8")
+        line = line_at(before, len(before))
+        raise SpecError(shown, line, f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} ({exc.reason})") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as in text mode
     module = path.parent.name
     return parse_spec(text, shown, module=module, stem=path.stem)
 
@@ -262,8 +277,8 @@ def _check_default(kind: str, default, path: str, line: int | None, name: str) -
         "static_bool": isinstance(default, bool),
         "static_int": isinstance(default, int) and not isinstance(default, bool),
         "integer": isinstance(default, int) and not isinstance(default, bool),
-        "real": isinstance(default, (int, float)) and not isinstance(default, bool) and math.isfinite(default),
-        "complex": isinstance(default, (int, float)) and not isinstance(default, bool) and math.isfinite(default),
+        "real": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
+        "complex": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
     }[kind]
     if not ok:
         raise SpecError(path, line, f"default {default!r} of argument {name!r} does not fit its kind {kind}")
@@ -477,7 +492,7 @@ def _interval(value, path: str, line: int | None, what: str, *, integer: bool) -
     if not (isinstance(value, list) and len(value) == 2 and all(_isinstance(x, float) for x in value)):
         raise SpecError(path, line, f"{what} must be [low, high], got {_describe(value)}")
     lo, hi = value
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+    if not (_finite(lo) and _finite(hi) and lo <= hi):
         raise SpecError(path, line, f"{what} must be a finite interval with low <= high, got [{lo}, {hi}]")
     if integer and not all(isinstance(x, int) for x in value):
         raise SpecError(path, line, f"{what} is for an integer argument; give integer bounds")
@@ -521,6 +536,8 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
             if name not in traced_names:
                 raise SpecError(path, pm.key_line(name), f"tests.points[{i}] names {name!r}, which is not a traced argument")
             values[name] = pm.get(name, float)
+            if not _finite(values[name]):
+                raise SpecError(path, pm.value_line(name), f"tests.points[{i}].{name} must be a finite number, got {values[name]!r}")
         for name in traced_names - set(values):
             raise SpecError(path, pm.line, f"tests.points[{i}] has no value for argument {name!r}")
         pm.done()
@@ -534,6 +551,9 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
         sub = _Mapping(tm.get(dtype, dict), path, f"tests.gradient_tolerance.{dtype}", tm.value_line(dtype))
         rtol = sub.get("rtol", float, default=tolerance[dtype].rtol)
         atol = sub.get("atol", float, default=tolerance[dtype].atol)
+        for key, value in (("rtol", rtol), ("atol", atol)):
+            if not (_finite(value) and value >= 0):
+                raise SpecError(path, sub.value_line(key), f"tests.gradient_tolerance.{dtype}.{key} must be a finite number >= 0, got {value!r}")
         sub.done()
         tolerance[dtype] = model.Tolerance(rtol=float(rtol), atol=float(atol))
     tm.done()

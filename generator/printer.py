@@ -122,5 +122,8 @@ class JaxsciPrinter(JaxPrinter):
     def _print_NegativeInfinity(self, expr):
         return "-" + self._module_format("jax.numpy.inf")
 
+    def _print_ComplexInfinity(self, expr):
+        raise PrintError("complex infinity (zoo, as from a division by zero) has no JAX value")
+
     def _print_NaN(self, expr):
         return self._module_format("jax.numpy.nan")

@@ -5,9 +5,14 @@ searching the text.
 """
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from .errors import SpecError
+
+# YAML 1.1's line breaks, which PyYAML counts when it numbers lines.
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 class LocatedDict(dict):
@@ -66,9 +71,22 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 
 
+def line_at(text: str, index: int) -> int:
+    """The line (from 1, as YAML counts them) of the character at ``index``."""
+    return len(_LINE_BREAK.findall(text[:index])) + 1
+
+
+def _last_line(text: str) -> int:
+    """The number of the file's last line (a final line break does not start another one)."""
+    return max(1, len(_LINE_BREAK.findall(text.rstrip("\r\n\x85\u2028\u2029"))) + 1)
+
+
 def load_yaml(text: str, path: str):
     """Parse one YAML document; syntax errors become ``SpecError`` at the parser's line."""
-    loader = _StrictLoader(text)
+    try:
+        loader = _StrictLoader(text)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, found before parsing starts
+        raise SpecError(path, line_at(text, exc.position), f"YAML syntax error: character U+{exc.character:04X} is not allowed in YAML") from None
     loader.spec_path = path
     try:
         document = loader.get_single_node()
@@ -77,7 +95,8 @@ def load_yaml(text: str, path: str):
         return loader.construct_document(document)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
+        # the end of the stream is after the final line break: report it on the last line
+        line = min(mark.line + 1, _last_line(text)) if mark else None
         problem = exc.problem or exc.context or "invalid YAML"
         raise SpecError(path, line, f"YAML syntax error: {problem}") from None
     except yaml.YAMLError as exc:

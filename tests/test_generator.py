@@ -80,10 +80,37 @@ def test_good_spec_loads_and_derives():
         (lambda t: t.replace("summary: A demo spec.", "summary: [a, b]"), 3, "summary must be a string, got a list"),
         (lambda t: t.replace("name: z\n    kind: complex", "name: v\n    kind: complex"), 9, "listed twice"),
         (lambda t: t.replace("summary: A demo spec.", "summary: [unclosed"), 4, "YAML syntax error"),
+        # found by tests/test_spec_fuzz.py
+        (lambda t: t.replace("summary: A demo", "summary: A\x1f demo"), 3, "character U+001F is not allowed in YAML"),
+        (lambda t: t + "  points: [{v: 1, z: 1}\n", 20, "YAML syntax error"),  # the end of the file is its last line
+        (lambda t: t.replace("z: [0.5, 5]}", "z: [0.5, " + "9" * 400 + "]}"), 19, "finite interval"),
+        (lambda t: t.replace("    kind: complex\n", "    kind: complex\n    default: " + "9" * 400 + "\n"), 11,
+         "does not fit its kind complex"),
+        (lambda t: t + "  gradient_tolerance: {float64: {rtol: -1}}\n", 20, "rtol must be a finite number >= 0"),
+        (lambda t: t + "  gradient_tolerance: {float32: {atol: " + "9" * 400 + "}}\n", 20, "atol must be a finite number >= 0"),
+        (lambda t: t + "  points:\n    - {v: 1, z: .nan}\n", 21, "tests.points[0].z must be a finite number"),
+        # the other kinds of loader error
+        (lambda t: t.replace("sympy: besselj(v, z)", "1: besselj(v, z)"), 11, "keys must be strings, got 1"),
+        (lambda t: "", 1, "the file is empty"),
+        (lambda t: "- name: demo\n", 1, "the spec must be a mapping, got a list"),
+        (lambda t: t.replace("name: z\n", "name: 2z\n"), 9, "argument name '2z' is not a valid Python identifier"),
+        (lambda t: t.replace("sympy: besselj", "outputs:\n  - name: out\n    dtype: float\nsympy: besselj"), 13,
+         "output dtype rule must be one of promoted, complex, real, got 'float'"),
+        (lambda t: t.replace("    kind: complex\n", "    kind: complex\n    accepts_float: true\n"), 11,
+         "accepts_float applies only to integer arguments"),
+        (lambda t: t.replace("    kind: complex\n", "    kind: complex\n  - name: flag\n    kind: static_bool\n"), 11,
+         "static argument 'flag' needs a default"),
+        (lambda t: t.replace("kind: complex", "kind: real").replace("    source: DLMF", "    conjugate: 0\n    source: DLMF"), 14,
+         "a 'conjugate' derivative applies only to complex arguments"),
+        (lambda t: t.replace("domain: {v: [0, 3], z: [0.5, 5]}", "domain: {v: [0, 3], z: [0.5, 5], w: [0, 1]}"), 19,
+         "tests.domain names 'w', which is not a traced argument"),
     ],
     ids=["unknown-key", "duplicate-key", "missing-key", "bad-kind", "no-why", "name-mismatch", "bad-scipy",
          "missing-domain", "empty-interval", "rule-for-nondiff", "no-source", "sequential", "no-reference",
-         "wrong-type", "duplicate-arg", "yaml-syntax"],
+         "wrong-type", "duplicate-arg", "yaml-syntax", "control-character", "syntax-error-at-end", "huge-interval",
+         "huge-default", "negative-tolerance", "huge-tolerance", "nan-point", "non-string-key", "empty-file",
+         "not-a-mapping", "bad-identifier", "bad-output-dtype", "accepts-float-on-real", "static-without-default",
+         "conjugate-on-real", "domain-for-unknown-arg"],
 )
 def test_loader_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(GOOD))
@@ -104,13 +131,74 @@ def test_loader_errors_are_located(mutate, line, message):
         ("jv(v - 1, z) - w / z * jv(v, z)", "unknown name 'w'"),
         ("jv(v - 1, z) + v / z * jv(v, z)", "disagrees with sympy's derivative"),
         ("besselj(v - 1, z)", "unknown name 'besselj'"),
+        # found by tests/test_spec_fuzz.py
+        ("nan", "disagrees with sympy's derivative"),  # NaN compared as "not larger than the tolerance"
+        ("0/0 + jv(v - 1, z) - v / z * jv(v, z)", "disagrees with sympy's derivative"),
+        ("not not 8", "'not not 8' is a condition, not a number-valued expression"),
+        ("z > 1", "'z > 1' is a condition, not a number-valued expression"),
+        ("Piecewise((jv(v - 1, z) - v / z * jv(v, z), z > 0))", "a Piecewise must end with an otherwise-branch"),
     ],
-    ids=["unknown-function", "too-few-args", "too-many-args", "unparsable", "unknown-symbol", "wrong-formula", "sympy-name-in-rule"],
+    ids=["unknown-function", "too-few-args", "too-many-args", "unparsable", "unknown-symbol", "wrong-formula", "sympy-name-in-rule",
+         "nan", "nan-term", "boolean", "condition", "piecewise-without-otherwise"],
 )
 def test_formula_errors_are_located(formula, message):
     error = error_of(derive, GOOD.replace("jv(v - 1, z) - v / z * jv(v, z)", formula))
     assert error.path == PATH and error.line == 14, str(error)
     assert message in error.message, str(error)
+
+
+@pytest.mark.parametrize(
+    "definition, message",
+    [
+        ("not --4", "'not --4' is a condition, not a number-valued expression"),
+        ("Eq(z, 1)", "is a condition, not a number-valued expression"),
+        ("Lambda(z, z)", "not a number-valued expression"),
+        ("Tuple(v, z)", "is of sympy type Tuple, not a number-valued expression"),
+        ("diff(besselj(v, z))", "variable(s) of differentiation must be supplied"),  # sympy's message has line breaks
+    ],
+    ids=["boolean", "condition", "lambda", "tuple", "multi-line-sympy-message"],
+)
+def test_bad_sympy_expressions_are_located(definition, message):
+    error = error_of(derive, GOOD.replace("sympy: besselj(v, z)", f"sympy: {definition}"))
+    assert error.path == PATH and error.line == 11, str(error)
+    assert message in error.message and "\n" not in str(error), str(error)
+
+
+def test_sympy_expressions_sympy_cannot_evaluate_are_not_cross_checked():
+    # sympy raises ValueError on the Sum's limits once numbers are substituted: no crash, the rule is
+    # just not cross-checked (the test suite still checks it against mpmath)
+    (case,) = derive(GOOD.replace("sympy: besselj(v, z)", "sympy: Sum(besselj(v, z), (v, 0, 3))"))["demo"]
+    assert case.rules[0].check.startswith("not cross-checked: sympy cannot evaluate the derivative numerically at")
+
+
+def test_a_function_of_a_spec_name_with_other_arity_is_not_that_spec():
+    # Function('jv')(v) in a sympy expression is not jaxsci's jv(v, z); with jv's own rule planned first
+    # (which registers jv), decoding it used to pop a missing argument (IndexError)
+    text = GOOD.replace("sympy: besselj(v, z)", "sympy: Function('jv')(v) * z").replace(
+        "    formula: jv(v - 1, z) - v / z * jv(v, z)\n    source: DLMF 10.6.2\n", "").replace("  z:\n", "  z: sympy\n")
+    with pytest.raises(SpecError) as info:
+        derive_all([JV, load(text)])
+    assert info.value.line == 13 and "cannot evaluate jv(v): not a spec'd function" in info.value.message
+
+
+def test_special_point_must_be_finite():
+    text = GOOD.replace("    source: DLMF 10.6.2\n", "    source: DLMF 10.6.2\n    at:\n      - where: Eq(z, inf)\n        formula: jv(v - 1, z)\n")
+    error = error_of(derive, text)
+    assert "Eq(argument, number)" in error.message and error.line == 17
+
+
+def test_spec_error_is_always_one_line():
+    assert str(SpecError(PATH, 3, "first\n  second\r\nthird")) == f"{PATH}:3: first second third"
+
+
+def test_undecodable_file_is_located(tmp_path):
+    from generator.loader import load_spec
+
+    path = tmp_path / "specs" / "special" / "demo.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(GOOD.replace("A demo spec.", "A demo spec \xff.").encode("latin-1"))
+    error = error_of(load_spec, path, tmp_path)
+    assert str(error) == "specs/special/demo.yaml:3: the file is not UTF-8 text: byte 0xff (invalid start byte)"
 
 
 def test_sympy_derivation_maps_back_to_spec_functions():
