@@ -17,6 +17,9 @@ from .yamlload import LocatedDict, line_at, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
+# What `python -m generator new` leaves for a person to fill in: a placeholder value, under a comment.
+SCAFFOLD_TODO = "TODO(jaxsci new)"
+
 DEFAULT_GRADIENT_TOLERANCE = {
     "float32": model.Tolerance(rtol=2e-3, atol=1e-5),
     "float64": model.Tolerance(rtol=1e-9, atol=1e-12),
@@ -61,6 +64,9 @@ class _Mapping:
             )
         if isinstance(value, str) and not value.strip() and not allow_empty:
             raise SpecError(self.path, self.value_line(key), f"{self.what}.{key} must not be empty")
+        if isinstance(value, str) and SCAFFOLD_TODO in value:
+            raise SpecError(self.path, self.value_line(key),
+                            f"{self.what}.{key} is a placeholder left by `python -m generator new`: {' '.join(value.split())}")
         return value
 
     def done(self) -> None:
@@ -210,6 +216,10 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         finite_differences=finite_differences,
     )
     _check_consistency(spec)
+    comment = text.find(f"# {SCAFFOLD_TODO}")
+    if comment >= 0:
+        raise SpecError(path, line_at(text, comment),
+                        f"a '# {SCAFFOLD_TODO}' comment from `python -m generator new` is left: do what it says, then delete it")
     return spec
 
 

@@ -104,13 +104,21 @@ def test_good_spec_loads_and_derives():
          "a 'conjugate' derivative applies only to complex arguments"),
         (lambda t: t.replace("domain: {v: [0, 3], z: [0.5, 5]}", "domain: {v: [0, 3], z: [0.5, 5], w: [0, 1]}"), 19,
          "tests.domain names 'w', which is not a traced argument"),
+        # what `python -m generator new` leaves to fill in
+        (lambda t: t.replace("mpmath: besselj(v, z)", 'mpmath: "TODO(jaxsci new): an mpmath expression in v, z"'), 17,
+         "reference.mpmath is a placeholder left by `python -m generator new`: TODO(jaxsci new): an mpmath expression in v, z"),
+        (lambda t: t.replace("  z:\n    formula: jv(v - 1, z) - v / z * jv(v, z)\n    source: DLMF 10.6.2\n",
+                             '  z: "TODO(jaxsci new): the derivative of demo in z"\n'), 13,
+         "derivatives.z is a placeholder left by `python -m generator new`"),
+        (lambda t: t.replace("tests:\n", "tests:\n  # TODO(jaxsci new): check the domain\n"), 19,
+         "a '# TODO(jaxsci new)' comment from `python -m generator new` is left"),
     ],
     ids=["unknown-key", "duplicate-key", "missing-key", "bad-kind", "no-why", "name-mismatch", "bad-scipy",
          "missing-domain", "empty-interval", "rule-for-nondiff", "no-source", "sequential", "no-reference",
          "wrong-type", "duplicate-arg", "yaml-syntax", "control-character", "syntax-error-at-end", "huge-interval",
          "huge-default", "negative-tolerance", "huge-tolerance", "nan-point", "non-string-key", "empty-file",
          "not-a-mapping", "bad-identifier", "bad-output-dtype", "accepts-float-on-real", "static-without-default",
-         "conjugate-on-real", "domain-for-unknown-arg"],
+         "conjugate-on-real", "domain-for-unknown-arg", "scaffold-reference", "scaffold-derivative", "scaffold-comment"],
 )
 def test_loader_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(GOOD))
