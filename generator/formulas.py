@@ -115,6 +115,8 @@ class _MultiOutput:
         raise FormulaError(f"{self._spec.name} has several outputs; name one: {names}")
 
     def __getattr__(self, item):
+        if item.startswith("_"):  # Python's and sympy's protocol lookups (_op_priority, __sympy__, ...)
+            raise AttributeError(item)
         names = ", ".join(o.name for o in self._spec.outputs)
         raise FormulaError(f"{self._spec.name} has no output {item!r} (outputs: {names})")
 

@@ -16,6 +16,8 @@ from .errors import SpecError, SpecErrors
 from .yamlload import LocatedDict, line_at, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Names the generated modules use (templates/function.py.j2): a function, argument or output may not take them.
+_RESERVED = frozenset({"jnp", "jsp", "values", "needs"})
 
 # What `python -m generator new` leaves for a person to fill in: a placeholder value, under a comment.
 SCAFFOLD_TODO = "TODO(jaxsci new)"
@@ -134,6 +136,9 @@ def _item_line(seq, index: int, fallback: int | None) -> int | None:
 def _identifier(name: str, path: str, line: int | None, what: str) -> str:
     if not _IDENTIFIER.match(name) or keyword.iskeyword(name):
         raise SpecError(path, line, f"{what} {name!r} is not a valid Python identifier")
+    if name.startswith("_") or name in _RESERVED:
+        raise SpecError(path, line, f"{what} {name!r} would shadow a name of the generated module "
+                                    f"({', '.join(sorted(_RESERVED))}, or one beginning with '_')")
     return name
 
 
@@ -194,6 +199,10 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     references = _references(top, path)
     args = _args(top, path)
     outputs = _outputs(top, path)
+    for out in outputs:
+        if out.name in {a.name for a in args}:
+            raise SpecError(path, out.loc.line, f"output {out.name!r} has the name of an argument; the derivative "
+                                                "rules would read the one for the other")
     static_bools = {a.name for a in args if a.kind == "static_bool"}
     traced_names = {a.name for a in args if a.traced}
     vmap_method = top.get("vmap_method", str, default="expand_dims")

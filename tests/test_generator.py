@@ -104,6 +104,13 @@ def test_good_spec_loads_and_derives():
          "a 'conjugate' derivative applies only to complex arguments"),
         (lambda t: t.replace("domain: {v: [0, 3], z: [0.5, 5]}", "domain: {v: [0, 3], z: [0.5, 5], w: [0, 1]}"), 19,
          "tests.domain names 'w', which is not a traced argument"),
+        # names the generated code uses: they compiled to a duplicate parameter, a shadowed jnp, or a rule
+        # that read the output where it meant the argument
+        (lambda t: t.replace("name: v\n", "name: values\n"), 5, "argument name 'values' would shadow a name of the generated module"),
+        (lambda t: t.replace("name: v\n", "name: jnp\n"), 5, "argument name 'jnp' would shadow"),
+        (lambda t: t.replace("name: v\n", "name: _core\n"), 5, "argument name '_core' would shadow"),
+        (lambda t: t.replace("sympy: besselj", "outputs:\n  - name: z\nsympy: besselj"), 12,
+         "output 'z' has the name of an argument"),
         # what `python -m generator new` leaves to fill in
         (lambda t: t.replace("mpmath: besselj(v, z)", 'mpmath: "TODO(jaxsci new): an mpmath expression in v, z"'), 17,
          "reference.mpmath is a placeholder left by `python -m generator new`: TODO(jaxsci new): an mpmath expression in v, z"),
@@ -118,7 +125,8 @@ def test_good_spec_loads_and_derives():
          "wrong-type", "duplicate-arg", "yaml-syntax", "control-character", "syntax-error-at-end", "huge-interval",
          "huge-default", "negative-tolerance", "huge-tolerance", "nan-point", "non-string-key", "empty-file",
          "not-a-mapping", "bad-identifier", "bad-output-dtype", "accepts-float-on-real", "static-without-default",
-         "conjugate-on-real", "domain-for-unknown-arg", "scaffold-reference", "scaffold-derivative", "scaffold-comment"],
+         "conjugate-on-real", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
+         "output-named-like-arg", "scaffold-reference", "scaffold-derivative", "scaffold-comment"],
 )
 def test_loader_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(GOOD))
@@ -193,6 +201,38 @@ def test_special_point_must_be_finite():
     text = GOOD.replace("    source: DLMF 10.6.2\n", "    source: DLMF 10.6.2\n    at:\n      - where: Eq(z, inf)\n        formula: jv(v - 1, z)\n")
     error = error_of(derive, text)
     assert "Eq(argument, number)" in error.message and error.line == 17
+
+
+@pytest.mark.parametrize("formula, message", [
+    ("pair(x)", "pair has several outputs; name one: pair.a, pair.b"),
+    ("pair.c(x)", "pair has no output 'c' (outputs: a, b)"),
+    ("pair + 1", "cannot evaluate 'pair + 1': TypeError"),  # was: "pair has no output '_op_priority'"
+    ("pair.a", "'pair.a' is not an expression"),
+])
+def test_several_outputs_are_called_by_name(formula, message):
+    pair = load("""\
+        name: pair
+        scipy: scipy.special.sici
+        summary: Two outputs.
+        args:
+          - name: x
+            kind: real
+        outputs:
+          - name: a
+          - name: b
+        derivatives:
+          x:
+            formulas: {a: sin(x) / x, b: cos(x) / x}
+            source: DLMF 6.6
+        reference:
+          mpmath: si(x)
+        tests:
+          domain: {x: [0.5, 5]}
+        """, stem="pair")
+    user = GOOD.replace("formula: jv(v - 1, z) - v / z * jv(v, z)", f"formula: {formula}").replace("z", "x")
+    with pytest.raises(SpecError) as info:
+        derive_all([pair, load(user)])
+    assert info.value.line == 14 and message in info.value.message, str(info.value)
 
 
 def test_spec_error_is_always_one_line():
