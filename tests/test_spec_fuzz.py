@@ -33,12 +33,14 @@ from generator import ROOT
 from generator.__main__ import _generate
 from generator.errors import SpecError, SpecErrors
 from generator.formulas import ELEMENTARY
+from generator.loader import load_specs
 
 SPECS_DIR = ROOT / "specs" / "special"
 SPEC_TEXTS = {p.stem: p.read_text(encoding="utf-8") for p in sorted(SPECS_DIR.glob("*.yaml"))}
 
-# The real specs have one output each; two synthetic ones exercise several outputs (``formulas:``,
-# ``sici.si(x)`` in another spec's formula) and an ``at`` point with per-output formulas.
+# The real specs have one output each and no implicit rule; synthetic ones exercise several outputs
+# (``formulas:``, ``sici.si(x)`` in another spec's formula, an ``at`` point with per-output formulas) and
+# an implicit rule through another spec's rule (``inv``).
 SYNTHETIC = {
     "sici": """\
 name: sici
@@ -90,6 +92,46 @@ tests:
   domain: {x: [0.5, 5]}
 """,
 }
+SYNTHETIC["fwd"] = """\
+name: fwd
+scipy: scipy.special.gammainc
+summary: A forward function, with a derivative in x only.
+args:
+  - name: a
+    kind: real
+    differentiable: false
+    why: no closed form in a
+  - name: x
+    kind: real
+derivatives:
+  x:
+    formula: exp(-x) * x**(a - 1) / gamma(a)
+    source: DLMF 8.8.13
+reference:
+  mpmath: gammainc(a, 0, x, regularized=True)
+tests:
+  domain: {a: [0.5, 3], x: [0.1, 5]}
+"""
+SYNTHETIC["inv"] = """\
+name: inv
+scipy: scipy.special.gammaincinv
+summary: The inverse of fwd in x, differentiated through fwd's own rule.
+args:
+  - name: a
+    kind: real
+    differentiable: false
+    why: fwd has no closed form in a
+  - name: y
+    kind: real
+derivatives:
+  y:
+    implicit: Eq(fwd(a, inv(a, y)), y)
+    source: the implicit-function rule
+reference:
+  finite_differences: mpmath has no inverse of the incomplete gamma function
+tests:
+  domain: {a: [0.5, 3], y: [0.1, 0.9]}
+"""
 CORPUS = {**SPEC_TEXTS, **SYNTHETIC}
 NAMES = sorted(CORPUS)
 
@@ -179,20 +221,17 @@ def tree(tmp_path_factory):
     return Tree(tmp_path_factory.mktemp("fuzz"))
 
 
-def run_generator(tree: Tree, name: str, content, *, others=None, load_only=False):
-    """Run the generator (load, derive, render) on ``name`` with ``content`` plus the real specs it needs."""
+def run_generator(tree: Tree, name: str, content, *, load_only=False):
+    """Run the generator (load, derive, render) on ``name`` holding ``content``, with the specs it needs.
+
+    Returns None on success, or the one located ``SpecError``; anything else fails the test.
+    With ``load_only``, only the loader runs, on ``name`` alone.
+    """
     text = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
-    if others is None:
-        others = needed(name, text)
-    files = {**others, name: content}
-    if load_only:
-        files = {name: content}
-    tree.write(files)
+    tree.write({name: content} if load_only else {**needed(name, text), name: content})
     path = f"specs/special/{name}.yaml"
     try:
         if load_only:
-            from generator.loader import load_specs
-
             load_specs(tree.root / "specs", tree.root)
         else:
             _generate(tree.root)
@@ -205,7 +244,6 @@ def run_generator(tree: Tree, name: str, content, *, others=None, load_only=Fals
 
 # ---- strategies ------------------------------------------------------------------------------------
 ARG_NAMES = ["v", "z", "n", "x", "derivative", "a", "y", "w"]
-SPEC_CALLS = NAMES
 SYMPY_ONLY = ["besselj", "bessely", "besseli", "besselk", "hankel1", "jn", "yn", "diff", "Derivative", "Symbol",
               "Function", "Integral", "oo", "zoo", "S", "Lambda", "Matrix", "Sum", "Subs", "integrate"]
 UNKNOWN = ["jx", "foo", "besselj0", "J", "lambda", "print", "open", "int", "float", "None", "len"]
@@ -223,7 +261,7 @@ def _expressions():
 
     def extend(children):
         call = st.tuples(
-            st.sampled_from(SPEC_CALLS + ELEMENTARY_NAMES + SYMPY_ONLY + UNKNOWN),
+            st.sampled_from(NAMES + ELEMENTARY_NAMES + SYMPY_ONLY + UNKNOWN),
             st.lists(st.one_of(children, st.tuples(st.sampled_from(ARG_NAMES), children).map("{0[0]}={0[1]}".format)),
                      max_size=4),
         ).map(lambda t: f"{t[0]}({', '.join(t[1])})")
@@ -575,3 +613,4 @@ def test_synthetic_specs_generate(tree):
     """The synthetic corpus entries are valid, so their mutations start from a spec that generates."""
     assert run_generator(tree, "sici_user", SYNTHETIC["sici_user"]) is None
     assert run_generator(tree, "sici", SYNTHETIC["sici"]) is None
+    assert run_generator(tree, "inv", SYNTHETIC["inv"]) is None
