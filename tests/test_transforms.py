@@ -4,9 +4,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from specdata import cases, params, rng_for, sample
+from specdata import params, rng_for, sample, traced_cases
 
-CASES = cases()
+CASES = traced_cases()
 
 
 def _assert_same(got, expected):
