@@ -590,6 +590,8 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
     for i, item in enumerate(xf_raw):
         fm = _Mapping(item, path, f"tests.expected_failures[{i}]", _item_line(xf_raw, i, m.value_line("expected_failures")))
         test = fm.get("test", str, required=True)
+        if test not in model.GENERIC_TESTS:
+            raise SpecError(path, fm.value_line("test"), f"tests.expected_failures names test {test!r}; tests are {', '.join(model.GENERIC_TESTS)}")
         reason = fm.get("reason", str, required=True)
         dtype = fm.get("dtype", str)
         if dtype is not None and dtype not in model.TEST_DTYPES:
