@@ -173,6 +173,10 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     references = _references(top, path)
     args = _args(top, path)
     outputs = _outputs(top, path, args)
+    for out in outputs:
+        if out.name in {a.name for a in args}:
+            # derivative code binds outputs and arguments by name in one scope
+            raise SpecError(path, out.loc.line, f"output {out.name!r} has the name of an argument; rename the output")
     static_bools = {a.name for a in args if a.kind == "static_bool"}
     traced_names = {a.name for a in args if a.traced}
     vmap_method = top.get("vmap_method", str, default="expand_dims")
