@@ -74,7 +74,7 @@ def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: mode
     if not condition:
         _check_value(expr, formula, what)
     allowed = set(arg_symbols(spec).values())
-    stray = expr.free_symbols - allowed
+    stray = {s for s in expr.free_symbols - allowed if s.name[:1] not in "'\""}  # quoted: a static string
     if stray:
         raise _error(formula.loc, f"{what}: unknown symbol(s) {', '.join(sorted(map(str, stray)))}")
     return expr
@@ -434,6 +434,10 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     need_records = []
     for key in sorted(needs, key=lambda k: needs[k][0]):
         var, info = needs[key]
+        symbolic = [name for name, value in info.statics if isinstance(value, sympy.Basic)]
+        if symbolic:
+            raise _error(loc, f"derivatives.{arg.name}: {var} passes {', '.join(symbolic)} on as a symbol; "
+                                   "a needed evaluation takes fixed static values")
         need_args = []
         for value in info.traced:
             if value in own_traced:
@@ -467,8 +471,11 @@ def _safe(expr, symbol, value):
 def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
     static_bools = {a.name for a in spec.args if a.kind == "static_bool"}
     cases = []
+    choices = {a.name: a.choices for a in spec.args if a.choices is not None}
     for condition in _all_conditions(static_bools):
         statics = dict(condition)
+        if any(name in choices and value not in choices[name] for name, value in condition):
+            continue  # an unsupported value: the core rejects it before any rule is needed
         rules = []
         traced_index = {a.name: i for i, a in enumerate(spec.traced_args)}
         for arg in spec.differentiable_args:

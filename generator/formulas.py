@@ -86,7 +86,7 @@ class Catalog:
             if arg.traced:
                 traced.append(value)
             else:
-                statics.append((arg.name, bool(value) if arg.kind == "static_bool" else value))
+                statics.append((arg.name, _static_value(arg, value)))
         return CallInfo(spec=spec, output=key[1], traced=tuple(traced), statics=tuple(statics))
 
     def callable(self, spec: model.Spec):
@@ -146,10 +146,25 @@ class _SpecCallable:
                 if value not in (True, False, sympy.true, sympy.false):
                     raise FormulaError(f"{self.spec.name}: argument {arg.name!r} is a static boolean; pass True or False")
                 value = sympy.true if bool(value) else sympy.false
+            elif arg.kind == "static_str" and isinstance(value, str):
+                value = sympy.Symbol(repr(value))  # a string constant, decoded by _static_value
             else:
                 value = sympy.sympify(value)
             values.append(value)
         return self.catalog.function(self.spec, self.output)(*values)
+
+
+def _static_value(arg: model.Arg, value):
+    """The Python value of a static argument in a call, or the sympy symbol of the caller's own argument."""
+    if arg.kind == "static_bool":
+        return bool(value)
+    if arg.kind == "static_str" and isinstance(value, sympy.Symbol) and value.name[:1] in "'\"":
+        return value.name[1:-1]
+    if arg.kind == "static_float" and value.is_number:
+        return float(value)
+    if arg.kind == "static_int" and value.is_Integer:
+        return int(value)
+    return value
 
 
 def parse(text: str, names: dict) -> sympy.Basic:

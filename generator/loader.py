@@ -198,11 +198,11 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     description = (top.get("description", str, default="") or "").strip()
     references = _references(top, path)
     args = _args(top, path)
-    outputs = _outputs(top, path)
+    outputs = _outputs(top, path, args)
     for out in outputs:
         if out.name in {a.name for a in args}:
-            raise SpecError(path, out.loc.line, f"output {out.name!r} has the name of an argument; the derivative "
-                                                "rules would read the one for the other")
+            # derivative code binds outputs and arguments by name in one scope
+            raise SpecError(path, out.loc.line, f"output {out.name!r} has the name of an argument; rename the output")
     static_bools = {a.name for a in args if a.kind == "static_bool"}
     traced_names = {a.name for a in args if a.traced}
     vmap_method = top.get("vmap_method", str, default="expand_dims")
@@ -215,7 +215,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         )
     sympy_cases = _cases(top, "sympy", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="expr")
     derivatives = _derivatives(top, path, args, outputs, static_bools)
-    reference, finite_differences = _reference(top, path, static_bools)
+    reference, finite_differences = _reference(top, path, static_bools, required=any(a.differentiable for a in args))
     tests = _tests(top, path, args, traced_names)
     top.done()
     spec = model.Spec(
@@ -247,7 +247,7 @@ def _args(top: _Mapping, path: str) -> tuple:
     if not raw:
         raise SpecError(path, top.value_line("args"), "args must list at least one argument")
     args, names = [], set()
-    seen_default = False
+    seen_default = seen_keyword_only = False
     for i, item in enumerate(raw):
         line = _item_line(raw, i, top.value_line("args"))
         m = _Mapping(item, path, f"args[{i}]", line)
@@ -281,29 +281,46 @@ def _args(top: _Mapping, path: str) -> tuple:
             seen_default = True
         elif seen_default:
             raise SpecError(path, m.line, f"argument {name!r} has no default but follows an argument that has one")
-        if kind in model.STATIC_KINDS and not has_default:
-            raise SpecError(path, m.line, f"static argument {name!r} needs a default (SciPy's)")
+        choices, choices_why = None, None
+        if m.has("choices"):
+            if kind not in model.STATIC_KINDS:
+                raise SpecError(path, m.key_line("choices"), f"argument {name!r}: choices apply only to static arguments")
+            choices = tuple(m.get("choices", list))
+            for value in choices:
+                _check_default(kind, value, path, m.value_line("choices"), name, what="choice")
+            if not choices or default not in choices:
+                raise SpecError(path, m.value_line("choices"), f"argument {name!r}: choices must include the default {default!r}")
+            choices_why = m.get("why_choices", str, required=True).strip()
+        elif m.has("why_choices"):
+            raise SpecError(path, m.key_line("why_choices"), f"argument {name!r}: why_choices explains choices; there are none")
+        keyword_only = m.get("keyword_only", bool, default=False)
+        if seen_keyword_only and not keyword_only:
+            raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
+        seen_keyword_only = seen_keyword_only or keyword_only
         m.done()
         args.append(model.Arg(name=name, kind=kind, differentiable=differentiable, why=why.strip() if why else None,
                               doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
                               truncates_float=accepts_float == "truncate",
-                              loc=model.Location(path, line)))
+                              loc=model.Location(path, line), choices=choices, choices_why=choices_why,
+                              keyword_only=keyword_only))
     return tuple(args)
 
 
-def _check_default(kind: str, default, path: str, line: int | None, name: str) -> None:
+def _check_default(kind: str, default, path: str, line: int | None, name: str, what: str = "default") -> None:
     ok = {
         "static_bool": isinstance(default, bool),
         "static_int": isinstance(default, int) and not isinstance(default, bool),
+        "static_float": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
+        "static_str": isinstance(default, str),
         "integer": isinstance(default, int) and not isinstance(default, bool),
         "real": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
         "complex": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
     }[kind]
     if not ok:
-        raise SpecError(path, line, f"default {default!r} of argument {name!r} does not fit its kind {kind}")
+        raise SpecError(path, line, f"{what} {default!r} of argument {name!r} does not fit its kind {kind}")
 
 
-def _outputs(top: _Mapping, path: str) -> tuple:
+def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
     if not top.has("outputs"):
         return (model.Output(name="out", dtype="promoted", doc="", loc=top.loc()),)
     raw = _list(top.get("outputs", list), path, "outputs", top.value_line("outputs"))
@@ -321,8 +338,20 @@ def _outputs(top: _Mapping, path: str) -> tuple:
         if dtype not in model.OUTPUT_DTYPES:
             raise SpecError(path, m.value_line("dtype"), f"output dtype rule must be one of {', '.join(model.OUTPUT_DTYPES)}, got {dtype!r}")
         doc = (m.get("doc", str, default="") or "").strip()
+        shape = None
+        if m.has("shape"):
+            shape = tuple(m.get("shape", list))
+            sizes = {a.name for a in args if a.kind == "static_int"}
+            for dim in shape:
+                if not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
+                    raise SpecError(path, m.value_line("shape"), f"output {name!r}: each shape entry must be a non-negative "
+                                    f"integer or a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}), got {dim!r}")
+            traced = [a.name for a in args if a.traced]
+            if traced:
+                raise SpecError(path, m.value_line("shape"), f"output {name!r}: a shape is for functions of static arguments only; "
+                                f"{', '.join(traced)} {'is' if len(traced) == 1 else 'are'} traced (elementwise outputs broadcast)")
         m.done()
-        outs.append(model.Output(name=name, dtype=dtype, doc=doc, loc=model.Location(path, line)))
+        outs.append(model.Output(name=name, dtype=dtype, doc=doc, loc=model.Location(path, line), shape=shape))
     return tuple(outs)
 
 
@@ -494,7 +523,7 @@ def _implicit_rule(m: _Mapping, arg_name: str, when: tuple, outputs: tuple, what
                                 at=(), loc=model.Location(path, line), implicit=implicit)
 
 
-def _reference(top: _Mapping, path: str, static_bools: set) -> tuple:
+def _reference(top: _Mapping, path: str, static_bools: set, *, required: bool) -> tuple:
     """``reference``: mpmath expressions (one, or cases), or ``{finite_differences: why}``."""
     raw = top.data.get("reference")
     if isinstance(raw, dict) and "finite_differences" in raw:
@@ -504,7 +533,7 @@ def _reference(top: _Mapping, path: str, static_bools: set) -> tuple:
         m.done()
         return (), why
     formula = lambda v, loc, what: _formula(v, loc, what)  # noqa: E731
-    return _cases(top, "reference", path, static_bools, formula, payload_key="mpmath", required=True), None
+    return _cases(top, "reference", path, static_bools, formula, payload_key="mpmath", required=required), None
 
 
 def _interval(value, path: str, line: int | None, what: str, *, integer: bool) -> tuple:
@@ -522,7 +551,7 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
     raw = top.get("tests", dict, required=True)
     m = _Mapping(raw, path, "tests", top.value_line("tests"))
     by_name = {a.name: a for a in args}
-    domain_raw = m.get("domain", dict, required=True)
+    domain_raw = m.get("domain", dict, required=bool(traced_names), default=LocatedDict())
     dm = _Mapping(domain_raw, path, "tests.domain", m.value_line("domain"))
     domain = {}
     for name in list(domain_raw):
@@ -576,11 +605,32 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
         sub.done()
         tolerance[dtype] = model.Tolerance(rtol=float(rtol), atol=float(atol))
     tm.done()
+    statics = {}
+    statics_raw = m.get("statics", dict, default=LocatedDict())
+    sm = _Mapping(statics_raw, path, "tests.statics", m.value_line("statics"))
+    for name in list(statics_raw):
+        arg = by_name.get(name)
+        if arg is None or arg.kind not in ("static_int", "static_float", "static_str"):
+            raise SpecError(path, sm.key_line(name), f"tests.statics names {name!r}, which is not a static int, float or string argument")
+        values = sm.get(name, list)
+        if not values:
+            raise SpecError(path, sm.value_line(name), f"tests.statics.{name} must list at least one value")
+        for value in values:
+            _check_default(arg.kind, value, path, sm.value_line(name), name, what="test value")
+            if arg.choices is not None and value not in arg.choices:
+                raise SpecError(path, sm.value_line(name), f"tests.statics.{name}: {value!r} is not one of the choices")
+        statics[name] = tuple(values)
+    sm.done()
+    for arg in args:
+        if arg.kind in ("static_int", "static_float", "static_str") and not arg.has_default and arg.name not in statics:
+            raise SpecError(path, sm.line, f"tests.statics must give values for {arg.name!r}, which has no default")
     failures = []
     xf_raw = m.get("expected_failures", list, default=[])
     for i, item in enumerate(xf_raw):
         fm = _Mapping(item, path, f"tests.expected_failures[{i}]", _item_line(xf_raw, i, m.value_line("expected_failures")))
         test = fm.get("test", str, required=True)
+        if test not in model.GENERIC_TESTS:
+            raise SpecError(path, fm.value_line("test"), f"tests.expected_failures names test {test!r}; tests are {', '.join(model.GENERIC_TESTS)}")
         reason = fm.get("reason", str, required=True)
         dtype = fm.get("dtype", str)
         if dtype is not None and dtype not in model.TEST_DTYPES:
@@ -588,7 +638,7 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
         fm.done()
         failures.append(model.ExpectedFailure(test=test, reason=reason.strip(), dtype=dtype, loc=fm.loc()))
     m.done()
-    return model.TestPlan(domain=domain, complex_domain=complex_domain, points=tuple(points),
+    return model.TestPlan(domain=domain, complex_domain=complex_domain, points=tuple(points), statics=statics,
                           gradient_tolerance=tolerance, expected_failures=tuple(failures), loc=m.loc())
 
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int")
+ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int", "static_float", "static_str")
 TRACED_KINDS = ("real", "complex", "integer")
-STATIC_KINDS = ("static_bool", "static_int")
+STATIC_KINDS = ("static_bool", "static_int", "static_float", "static_str")
 OUTPUT_DTYPES = ("promoted", "complex", "real")
 VMAP_METHODS = ("expand_dims", "broadcast_all", "sequential")
 TEST_DTYPES = ("float32", "float64")
+# the generic tests a spec may expect to fail, with a reason
+GENERIC_TESTS = ("values", "complex_values", "jit", "vmap", "scan", "gradients", "complex_gradients", "check_grads")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class Arg:
     accepts_float: bool
     truncates_float: bool  # SciPy's float loop truncates the value; the core truncates first, for the rules
     loc: Location
+    choices: tuple | None = None  # static arguments: the values jaxsci supports, when not every value
+    choices_why: str | None = None
+    keyword_only: bool = False
 
     @property
     def traced(self) -> bool:
@@ -56,6 +61,7 @@ class Output:
     dtype: str
     doc: str
     loc: Location
+    shape: tuple | None = None  # for functions of static arguments only: ints and static_int names
 
 
 Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"
@@ -117,6 +123,7 @@ class TestPlan:
     gradient_tolerance: dict  # dtype -> Tolerance
     expected_failures: tuple  # ExpectedFailure, ...
     loc: Location
+    statics: dict = field(default_factory=dict)  # static int/float/str argument -> values the suites try
 
     def expected_failure(self, test: str, dtype: str | None = None) -> ExpectedFailure | None:
         for failure in self.expected_failures:

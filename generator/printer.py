@@ -65,6 +65,15 @@ class JaxsciPrinter(JaxPrinter):
     def _print_Min(self, expr):
         return self._nested("jax.numpy.minimum", expr.args)
 
+    def _print_And(self, expr):
+        return self._nested("jax.numpy.logical_and", sorted(expr.args, key=str))
+
+    def _print_Or(self, expr):
+        return self._nested("jax.numpy.logical_or", sorted(expr.args, key=str))
+
+    def _print_Not(self, expr):
+        return f"{self._module_format('jax.numpy.logical_not')}({self._print(expr.args[0])})"
+
     def _nested(self, function, args):
         name = self._module_format(function)
         code = self._print(args[-1])

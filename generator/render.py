@@ -13,6 +13,7 @@ VERSION = "0.1.0"
 PACKAGE = "jaxsci"
 RUNTIME_DIR = "runtime"
 CORE_PACKAGE = "_core"
+COVERAGE = "coverage.md"  # the coverage table, generated/coverage.md
 
 _KIND_TEXT = {
     "real": "real array",
@@ -20,6 +21,8 @@ _KIND_TEXT = {
     "integer": "integer array",
     "static_bool": "static Python bool",
     "static_int": "static Python int",
+    "static_float": "static Python float",
+    "static_str": "static Python str",
 }
 _OUTPUT_TEXT = {
     "promoted": "array of the promoted input dtype",
@@ -76,7 +79,11 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         output_text=lambda o: _OUTPUT_TEXT[o.dtype], complex_args=complex_args,
     ).rstrip("\n")
     traced = [a.name for a in spec.traced_args]
-    public = [f"{a.name}={a.default!r}" if a.has_default else a.name for a in spec.args]
+    public = []
+    for a in spec.args:
+        if a.keyword_only and "*" not in public:
+            public.append("*")
+        public.append(f"{a.name}={a.default!r}" if a.has_default else a.name)
     all_code = " ".join(code for case in cases for rule in case.rules
                         for code in rule.derivative + (rule.conjugate or ()) + tuple(a.code or "" for n in rule.needs for a in n.args))
     return env.get_template("function.py.j2").render(
@@ -112,18 +119,94 @@ def render_all(specs: list, rules: dict, templates: Path) -> dict:
             module=module, specs=members, source=f"specs/{module}/*.yaml")
     files[f"{PACKAGE}/__init__.py"] = env.get_template("root_init.py.j2").render(
         modules=modules, version=VERSION, source="specs/")
+    files[COVERAGE] = render_coverage(env, specs, rules)
     for path in sorted((templates / RUNTIME_DIR).glob("*.py")):
         source = f"templates/{RUNTIME_DIR}/{path.name}"
         files[f"{PACKAGE}/{CORE_PACKAGE}/{path.name}"] = _header_copy(source) + path.read_text(encoding="utf-8")
     return files
 
 
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def render_coverage(env: jinja2.Environment, specs: list, rules: dict) -> str:
+    """The coverage table: every function, its arguments, rules, reasons and references."""
+    import numpy as np
+    import scipy
+    import scipy.special
+
+    ufuncs = sorted(n for n in dir(scipy.special) if isinstance(getattr(scipy.special, n), np.ufunc))
+    names = {s.name for s in specs if s.module == "special"}
+    by_method = {"sympy": 0, "formula": 0, "implicit": 0}
+    pairs = differentiable = not_differentiable = mpmath_verified = fd_verified = complex_functions = 0
+    rows = []
+    for spec in sorted(specs, key=lambda s: (s.module, s.name)):
+        methods = {}
+        for case in rules[spec.name]:
+            for rule in case.rules:
+                how = "derived by sympy" if rule.method == "sympy" else (
+                    f"implicit: {rule.source}" if rule.method == "implicit" else rule.source)
+                methods.setdefault(rule.arg.name, {})[rule.method] = how
+        diff_cells, nondiff_cells = [], []
+        for arg in spec.args:
+            if arg.kind not in ("real", "complex"):
+                continue
+            pairs += 1
+            if arg.differentiable:
+                differentiable += 1
+                found = methods.get(arg.name, {})
+                for method in found:
+                    by_method[method] += 1
+                    break
+                if spec.finite_differences:
+                    fd_verified += 1
+                else:
+                    mpmath_verified += 1
+                diff_cells.append(f"`{arg.name}` ({'; '.join(dict.fromkeys(found.values()))})")
+            else:
+                not_differentiable += 1
+                nondiff_cells.append(f"`{arg.name}`: {arg.why}")
+        complex_args = [a.name for a in spec.args if a.kind == "complex"]
+        complex_functions += bool(complex_args)
+        rows.append({
+            "name": spec.name,
+            "url": f"https://docs.scipy.org/doc/scipy/reference/generated/{spec.scipy}.html",
+            "args": _cell(", ".join(f"{a.name} ({a.kind})" for a in spec.args)),
+            "differentiable": _cell("<br>".join(diff_cells) or "–"),
+            "not_differentiable": _cell("<br>".join(nondiff_cells) or "–"),
+            "complex": _cell(", ".join(complex_args) or "–"),
+            "reference": _cell("–" if not spec.differentiable_args else (
+                f"finite differences ({spec.finite_differences})" if spec.finite_differences else "mpmath")),
+        })
+    counts = {
+        "functions": len(specs),
+        "ufuncs_total": len(ufuncs),
+        "ufuncs_covered": len(set(ufuncs) & names),
+        "ufuncs_missing": sorted(set(ufuncs) - names),
+        "non_ufuncs": len(names - set(ufuncs)),
+        "scipy_version": scipy.__version__,
+        "complex_functions": complex_functions,
+        "pairs": pairs,
+        "differentiable": differentiable,
+        "differentiable_percent": f"{100 * differentiable / pairs:.1f}" if pairs else "0",
+        "by_method": by_method,
+        "verified_mpmath": mpmath_verified,
+        "verified_fd": fd_verified,
+        "not_differentiable": not_differentiable,
+    }
+    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows)
+
+
 def existing_files(out_dir: Path) -> dict:
     root = out_dir / PACKAGE
     if not root.exists():
         return {}
-    return {str(p.relative_to(out_dir)): p.read_text(encoding="utf-8")
-            for p in sorted(root.rglob("*.py")) if "__pycache__" not in p.parts}
+    found = {str(p.relative_to(out_dir)): p.read_text(encoding="utf-8")
+             for p in sorted(root.rglob("*.py")) if "__pycache__" not in p.parts}
+    if (out_dir / COVERAGE).exists():
+        found[COVERAGE] = (out_dir / COVERAGE).read_text(encoding="utf-8")
+    return found
 
 
 def write(files: dict, out_dir: Path) -> list[str]:

@@ -46,14 +46,23 @@ class Case:
         return getattr(importlib.import_module(module), name)
 
     def jax_call(self, *traced):
-        return self.function()(*self._full(traced))
+        args, kwargs = self._full(traced)
+        return self.function()(*args, **kwargs)
 
     def scipy_call(self, *traced):
-        return self.scipy()(*self._full(traced))
+        args, kwargs = self._full(traced)
+        return self.scipy()(*args, **kwargs)
 
     def _full(self, traced):
         traced = iter(traced)
-        return [next(traced) if a.traced else self.statics.get(a.name, a.default) for a in self.spec.args]
+        args, kwargs = [], {}
+        for a in self.spec.args:
+            value = next(traced) if a.traced else self.statics.get(a.name, a.default)
+            if a.keyword_only:
+                kwargs[a.name] = value
+            else:
+                args.append(value)
+        return args, kwargs
 
     def expected_failure(self, test: str, dtype: str | None = None):
         failure = self.spec.tests.expected_failure(test, dtype)
@@ -62,14 +71,23 @@ class Case:
 
 
 def cases(predicate=lambda spec: True):
+    """One Case per combination of static booleans and of the static values in ``tests.statics``."""
     out = []
     for spec in SPECS:
         if not predicate(spec):
             continue
-        bools = {a.name for a in spec.args if a.kind == "static_bool"}
+        bools = {a.name for a in spec.args if a.kind == "static_bool"
+                 and (a.choices is None or len(a.choices) > 1)}
+        fixed = {a.name: a.choices[0] for a in spec.args if a.kind == "static_bool" and a.choices is not None and len(a.choices) == 1}
+        others = list(spec.tests.statics.items())
         for condition in _all_conditions(bools):
-            out.append(Case(spec, dict(condition)))
+            for values in itertools.product(*(v for _, v in others)):
+                out.append(Case(spec, {**dict(condition), **fixed, **dict(zip((k for k, _ in others), values))}))
     return out
+
+
+def traced_cases():
+    return cases(lambda spec: spec.traced_args)
 
 
 def params(items, ids=lambda c: c.id):

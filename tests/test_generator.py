@@ -98,8 +98,6 @@ def test_good_spec_loads_and_derives():
          "output dtype rule must be one of promoted, complex, real, got 'float'"),
         (lambda t: t.replace("    kind: complex\n", "    kind: complex\n    accepts_float: true\n"), 11,
          "accepts_float applies only to integer arguments"),
-        (lambda t: t.replace("    kind: complex\n", "    kind: complex\n  - name: flag\n    kind: static_bool\n"), 11,
-         "static argument 'flag' needs a default"),
         (lambda t: t.replace("kind: complex", "kind: real").replace("    source: DLMF", "    conjugate: 0\n    source: DLMF"), 14,
          "a 'conjugate' derivative applies only to complex arguments"),
         (lambda t: t.replace("domain: {v: [0, 3], z: [0.5, 5]}", "domain: {v: [0, 3], z: [0.5, 5], w: [0, 1]}"), 19,
@@ -124,7 +122,7 @@ def test_good_spec_loads_and_derives():
          "missing-domain", "empty-interval", "rule-for-nondiff", "no-source", "sequential", "no-reference",
          "wrong-type", "duplicate-arg", "yaml-syntax", "control-character", "syntax-error-at-end", "huge-interval",
          "huge-default", "negative-tolerance", "huge-tolerance", "nan-point", "non-string-key", "empty-file",
-         "not-a-mapping", "bad-identifier", "bad-output-dtype", "accepts-float-on-real", "static-without-default",
+         "not-a-mapping", "bad-identifier", "bad-output-dtype", "accepts-float-on-real",
          "conjugate-on-real", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
          "output-named-like-arg", "scaffold-reference", "scaffold-derivative", "scaffold-comment"],
 )

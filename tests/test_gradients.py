@@ -20,7 +20,10 @@ CASES = cases()
 DIFFERENTIABLE = [(c, a.name) for c in CASES for a in c.spec.differentiable_args]
 NOT_DIFFERENTIABLE = [(c, a.name) for c in CASES for a in c.spec.traced_args
                       if a.kind in ("real", "complex") and not a.differentiable]
-POINTS_PER_ARG = 3
+# Sampled points per argument, besides each spec's special points. The default suite keeps to the CI
+# budget; `pytest -m slow` sweeps more points (test_sweep_matches_mpmath) and runs check_grads.
+POINTS_PER_ARG = 2
+SWEEP_POINTS = 8
 
 
 def _ids(item):
@@ -33,20 +36,53 @@ def _outputs(value):
 
 def _scalar_function(case, arg, point, dtype):
     """f(x) = the function with ``arg`` = x and the other arguments fixed at ``point``."""
-    names = [a.name for a in case.spec.traced_args]
+    f = _partial_function(case, arg)
+    others = _others(case, arg, point, dtype)
+    return (lambda x: f(x, others)), [a.name for a in case.spec.traced_args]
 
-    def f(x):
-        args = []
-        for a in case.spec.traced_args:
-            if a.name == arg:
-                args.append(x)
-            elif a.kind == "integer":
-                args.append(jnp.asarray(point[a.name], dtype=jnp.int64))
-            else:
-                args.append(jnp.asarray(point[a.name], dtype=dtype))
-        return case.jax_call(*args)
 
-    return f, names
+def _partial_function(case, arg):
+    """f(x, others): the function with ``arg`` = x; the other traced arguments are traced too, so
+    one compilation serves every point."""
+    traced = case.spec.traced_args
+
+    def f(x, others):
+        rest = iter(others)
+        return case.jax_call(*[x if a.name == arg else next(rest) for a in traced])
+
+    return f
+
+
+def _others(case, arg, point, dtype):
+    return tuple(jnp.asarray(point[a.name], dtype=jnp.int64 if a.kind == "integer" else dtype)
+                 for a in case.spec.traced_args if a.name != arg)
+
+
+def _directional(f, direction):
+    """x, others -> (first, second) derivatives of f along ``direction``, as one jitted function."""
+    def first(x, others):
+        return jax.jvp(lambda y: f(y, others), (x,), (jnp.full_like(x, direction),))[1]
+
+    def both(x, others):
+        return first(x, others), jax.jvp(lambda y: first(y, others), (x,), (jnp.full_like(x, direction),))[1]
+
+    return jax.jit(both)
+
+
+def _reverse(f, x0, others, n_out):
+    """x, others -> [(grad, grad of grad) of each real and imaginary output part], jitted."""
+    shapes = _outputs(jax.eval_shape(f, x0, others))
+    parts = [(k, part) for k in range(n_out)
+             for part in ((jnp.real, jnp.imag) if jnp.iscomplexobj(shapes[k]) else (jnp.real,))]
+
+    def all_grads(x, others):
+        out = []
+        for k, part in parts:
+            fk = lambda y, k=k, part=part: part(_outputs(f(y, others))[k])
+            out.append((jax.grad(fk)(x), jax.grad(jax.grad(fk))(x)))
+        return out
+
+    return parts, jax.jit(all_grads)
 
 
 # Central-difference stencils of order 8 (Fornberg 1988), for specs whose reference is SciPy itself.
@@ -100,23 +136,32 @@ def _close(got, expected, tol, what):
     assert err <= tol.atol + tol.rtol * abs(expected), f"{what}: got {got}, mpmath {expected} (error {err:.3g})"
 
 
-def _points(case, arg):
-    return sample_points(case, POINTS_PER_ARG, rng_for(case.id, arg, "grad"))
+def _points(case, arg, count=POINTS_PER_ARG):
+    return sample_points(case, count, rng_for(case.id, arg, "grad", count))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
 def test_forward_mode_matches_mpmath(case, arg, dtype):
     """jvp and jvp-of-jvp against mpmath, real direction."""
+    _check_forward(case, arg, dtype, POINTS_PER_ARG)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
+def test_sweep_matches_mpmath(case, arg):
+    """The forward-mode check at many more points of the domain (run with -m slow)."""
+    _check_forward(case, arg, "float64", SWEEP_POINTS)
+
+
+def _check_forward(case, arg, dtype, count):
     case.expected_failure("gradients", dtype)
     mpmath.mp.dps = 30
     tol = case.spec.tests.gradient_tolerance[dtype]
-    for point in _points(case, arg):
-        f, _ = _scalar_function(case, arg, point, dtype)
+    derivatives = _directional(_partial_function(case, arg), 1.0)
+    for point in _points(case, arg, count):
         x0 = jnp.asarray(point[arg], dtype=dtype)
-        first = lambda x: jax.jvp(f, (x,), (jnp.ones_like(x),))[1]
-        d1 = _outputs(first(x0))
-        d2 = _outputs(jax.jvp(first, (x0,), (jnp.ones_like(x0),))[1])
+        d1, d2 = map(_outputs, derivatives(x0, _others(case, arg, point, dtype)))
         ref1, ref2 = _mp_derivatives(case, arg, point, float(x0), 1)
         for k in range(len(d1)):
             _close(d1[k], ref1[k], tol, f"d/d{arg} at {point} ({dtype})")
@@ -129,16 +174,18 @@ def test_reverse_mode_matches_mpmath(case, arg):
     case.expected_failure("gradients")
     mpmath.mp.dps = 30
     tol = case.spec.tests.gradient_tolerance["float64"]
+    f = _partial_function(case, arg)
+    grads = None
     for point in _points(case, arg):
-        f, _ = _scalar_function(case, arg, point, "float64")
         x0 = jnp.asarray(point[arg], dtype="float64")
+        others = _others(case, arg, point, "float64")
+        if grads is None:
+            parts, grads = _reverse(f, x0, others, len(case.spec.outputs))
         ref1, ref2 = _mp_derivatives(case, arg, point, float(x0), 1)
-        for k in range(len(case.spec.outputs)):
-            for part, mp_part in ((jnp.real, mpmath.re), (jnp.imag, mpmath.im)):
-                fk = lambda x, k=k, part=part: part(_outputs(f(x))[k])
-                _close(jax.grad(fk)(x0), mp_part(ref1[k]), tol, f"grad {part.__name__} d/d{arg} at {point}")
-                _close(jax.grad(jax.grad(fk))(x0), mp_part(ref2[k]), _second_order(tol),
-                       f"grad {part.__name__} d2/d{arg}2 at {point}")
+        for (k, part), (g1, g2) in zip(parts, grads(x0, others)):
+            mp_part = mpmath.re if part is jnp.real else mpmath.im
+            _close(g1, mp_part(ref1[k]), tol, f"grad {part.__name__} d/d{arg} at {point}")
+            _close(g2, mp_part(ref2[k]), _second_order(tol), f"grad {part.__name__} d2/d{arg}2 at {point}")
 
 
 COMPLEX_DIFFERENTIABLE = [(c, a) for c, a in DIFFERENTIABLE if a in c.spec.tests.complex_domain]
@@ -152,21 +199,21 @@ def test_complex_directions_match_mpmath(case, arg):
     tol = case.spec.tests.gradient_tolerance["float64"]
     rng = rng_for(case.id, arg, "complex")
     (rlo, rhi), (ilo, ihi) = case.spec.tests.complex_domain[arg]
+    f = _partial_function(case, arg)
+    along = [_directional(f, 1.0 + 0j), _directional(f, 1j)]
     for point in sample_points(case, POINTS_PER_ARG, rng)[:POINTS_PER_ARG]:
         point[arg] = complex(round(rng.uniform(rlo, rhi), 6), round(rng.uniform(ilo, ihi), 6))
-        f, _ = _scalar_function(case, arg, point, "float64")
         x0 = jnp.asarray(point[arg], dtype="complex128")
-        for direction in (1.0, 1j):
-            t = jnp.asarray(direction, dtype="complex128")
-            first = lambda x: jax.jvp(f, (x,), (t,))[1]
-            d1 = _outputs(first(x0))
-            d2 = _outputs(jax.jvp(first, (x0,), (t,))[1])
+        others = _others(case, arg, point, "float64")
+        for direction, derivatives in zip((1.0, 1j), along):
+            d1, d2 = map(_outputs, derivatives(x0, others))
             ref1, ref2 = _mp_derivatives(case, arg, point, point[arg], mpmath.mpc(direction))
             for k in range(len(d1)):
                 _close(d1[k], ref1[k], tol, f"d/d{arg} along {direction} at {point}")
                 _close(d2[k], ref2[k], _second_order(tol), f"d2/d{arg}2 along {direction} at {point}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
 def test_check_grads_second_order(case, arg):
     """JAX's own consistency check: fwd and rev, to second order, against finite differences."""

@@ -335,7 +335,7 @@ def structural_mutations(draw):
     name = draw(st.sampled_from(NAMES))
     data = yaml.safe_load(CORPUS[name])
     op = draw(st.sampled_from(["delete", "retype", "rename", "add", "formula", "formula", "formula"]))
-    paths = _formula_paths(data) if op == "formula" else _paths(data)
+    paths = (_formula_paths(data) if op == "formula" else []) or _paths(data)
     path = draw(st.sampled_from(paths))
     parent = _get(data, path[:-1])
     last = path[-1]

@@ -4,9 +4,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from specdata import cases, params, rng_for, sample
+from specdata import params, rng_for, sample, traced_cases
 
-CASES = cases()
+CASES = traced_cases()
 
 
 def _assert_same(got, expected):
@@ -52,7 +52,11 @@ def test_nested_vmap(case):
 
     outer_axes = tuple(0 if j == last else None for j in range(len(traced)))
     got = jax.vmap(inner, in_axes=outer_axes)(*arrays)
-    grid = [a[None, :] if j == first else (a[:, None] if j == last else a) for j, a in enumerate(arrays)]
+    # got[i_last, i_first, ...] = f(first[i_first], middle..., last[i_last]): the unbatched middle
+    # arguments keep their own axis, last
+    middle = (None,) if len(traced) > 2 else ()
+    grid = [a[(None, slice(None)) + middle] if j == first else (a[(slice(None), None) + middle] if j == last else a)
+            for j, a in enumerate(arrays)]
     _assert_same(got, case.jax_call(*grid))
 
 

@@ -30,6 +30,8 @@ def _check(case, arrays, *, jit=False, complex_=False):
 
 def _shape_cases(case):
     n = len(case.spec.traced_args)
+    if n == 0:
+        return [()]  # a function of static arguments: its shapes follow from them
     shapes = [(s,) for s in UNIFORM_SHAPES]
     if n > 1:
         shapes += MIXED_SHAPES

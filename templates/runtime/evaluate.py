@@ -64,6 +64,13 @@ def evaluate(plan: Plan, *operands):
     return tuple(grouped)
 
 
+def evaluate_constant(function: str, statics: tuple, dtypes: tuple, shapes: tuple):
+    """One callback for a function without traced arguments; nothing to differentiate."""
+    host_calls = ((function, statics, (), dtypes, shapes),)
+    result_types = tuple(jax.ShapeDtypeStruct(s, dt) for s, dt in zip(shapes, dtypes))
+    return jax.pure_callback(_host_function(host_calls), result_types, vmap_method=lookup(function).vmap_method)
+
+
 class _PlanBuilder:
     """Grows a plan, reusing operands and calls that are already in it."""
 

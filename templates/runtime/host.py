@@ -32,7 +32,10 @@ def _as_output(value, dtype, shape):
 
 
 def evaluate_calls(calls: tuple, *operands):
-    """``calls``: ((qualname, statics, operand indices, output dtypes), ...) -> flat tuple of outputs."""
+    """``calls``: ((qualname, statics, operand indices, output dtypes[, output shapes]), ...) -> flat outputs.
+
+    Output shapes are given for functions of static arguments only; otherwise outputs broadcast.
+    """
     try:
         arrays = [np.asarray(o) for o in operands]
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
@@ -40,7 +43,8 @@ def evaluate_calls(calls: tuple, *operands):
         _warn(calls[0][0] if calls else "?", exc)
         return tuple(_fill((), dt) for call in calls for dt in call[3])
     results = []
-    for qualname, statics, indices, dtypes in calls:
+    for qualname, statics, indices, dtypes, *given in calls:
+        shapes = given[0] if given else (shape,) * len(dtypes)
         try:
             function = lookup(qualname)
             with np.errstate(all="ignore"):
@@ -48,10 +52,10 @@ def evaluate_calls(calls: tuple, *operands):
             outs = out if isinstance(out, tuple) else (out,)
             if len(outs) != len(dtypes):
                 raise ValueError(f"SciPy returned {len(outs)} outputs, the spec declares {len(dtypes)}")
-            results.extend(_as_output(o, dt, shape) for o, dt in zip(outs, dtypes))
+            results.extend(_as_output(o, dt, s) for o, dt, s in zip(outs, dtypes, shapes))
         except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
             _warn(qualname, exc)
-            results.extend(_fill(shape, dt) for dt in dtypes)
+            results.extend(_fill(s, dt) for s, dt in zip(shapes, dtypes))
     return tuple(results)
 
 

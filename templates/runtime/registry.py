@@ -11,11 +11,13 @@ REGISTRY: dict[str, "Function"] = {}
 @dataclass(frozen=True)
 class Arg:
     name: str
-    kind: str  # real | complex | integer | static_bool | static_int
+    kind: str  # real | complex | integer | static_bool | static_int | static_float | static_str
     differentiable: bool = False
     why: str | None = None
     accepts_float: bool = False
     truncates_float: bool = False
+    choices: tuple | None = None  # static arguments: the supported values, when not every value
+    why_choices: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -26,6 +28,7 @@ class Arg:
 class Output:
     name: str
     dtype: str = "promoted"  # promoted | complex | real
+    shape: tuple | None = None  # functions of static arguments only: ints and static_int argument names
 
 
 @dataclass(frozen=True)

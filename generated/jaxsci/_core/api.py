@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .evaluate import Call, Plan, evaluate
+from .evaluate import Call, Plan, evaluate, evaluate_constant
 from .promote import prepare
 from .registry import Function
 
@@ -18,6 +18,8 @@ def call(fn: Function, *args):
     statics = tuple(a for a, spec in zip(args, fn.args) if not spec.traced)
     operands, public_dtypes = prepare(fn, traced, statics)
     static_items = tuple((spec.name, _plain(value)) for spec, value in zip(fn.static_args, statics))
+    if not traced:
+        return _constant(fn, static_items, public_dtypes)
     plan = Plan(calls=(Call(fn.qualname, static_items, tuple(range(len(operands)))),),
                 keys=tuple(("arg", i) for i in range(len(operands))))
     (outputs,) = evaluate(plan, *operands)
@@ -25,8 +27,25 @@ def call(fn: Function, *args):
     return outputs[0] if len(outputs) == 1 else outputs
 
 
+def _constant(fn: Function, static_items: tuple, public_dtypes):
+    """A function of static arguments only (``roots_legendre(n)``): output shapes follow from them."""
+    sizes = dict(static_items)
+    shapes = []
+    for out in fn.outputs:
+        shape = tuple(sizes[d] if isinstance(d, str) else d for d in (out.shape or ()))
+        if any(d < 0 for d in shape):
+            raise ValueError(f"{fn.public_name}: output {out.name!r} would have the negative shape {shape}")
+        shapes.append(shape)
+    outputs = evaluate_constant(fn.qualname, static_items, tuple(public_dtypes), tuple(shapes))
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
 def _plain(value):
     """Static values become plain Python values, so plans hash and compare by value."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (float, np.floating)):
+        return float(value)
     return int(value)

@@ -137,3 +137,10 @@ def _check_static(fn: Function, arg, value) -> None:
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be True or False, got {value!r}")
     if arg.kind == "static_int" and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a Python int, got {value!r}")
+    if arg.kind == "static_float" and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))):
+        raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a Python float, got {value!r}")
+    if arg.kind == "static_str" and not isinstance(value, str):
+        raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a string, got {value!r}")
+    if arg.choices is not None and value not in arg.choices:
+        allowed = ", ".join(map(repr, arg.choices))
+        raise ValueError(f"{fn.public_name}: argument {arg.name}={value!r} is not supported (supported: {allowed}): {arg.why_choices}")
