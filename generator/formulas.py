@@ -150,6 +150,9 @@ class _SpecCallable:
                 value = sympy.Symbol(repr(value))  # a string constant, decoded by _static_value
             else:
                 value = sympy.sympify(value)
+                number = {"static_int": "an integer", "static_float": "a real number"}.get(arg.kind)
+                if number and value.is_number and not (value.is_Integer if arg.kind == "static_int" else value.is_extended_real):
+                    raise FormulaError(f"{self.spec.name}: argument {arg.name!r} is static; pass {number}, got {value}")
             values.append(value)
         return self.catalog.function(self.spec, self.output)(*values)
 

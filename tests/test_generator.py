@@ -233,6 +233,21 @@ def test_several_outputs_are_called_by_name(formula, message):
     assert info.value.line == 14 and message in info.value.message, str(info.value)
 
 
+@pytest.mark.parametrize("tol, message", [
+    ("I", "lambertw: argument 'tol' is static; pass a real number, got I"),  # was TypeError: complex to float
+    ("1/0", "lambertw: argument 'tol' is static; pass a real number, got zoo"),
+])
+def test_static_arguments_in_formulas_take_their_kind_of_value(tol, message):
+    from generator import ROOT
+
+    text = (ROOT / "specs" / "special" / "lambertw.yaml").read_text()
+    bad = text.replace("formula: exp(-lambertw(z, k, tol))", f"formula: exp(-lambertw(z, k, {tol}))")
+    assert bad != text
+    with pytest.raises(SpecError) as info:
+        derive_all([parse_spec(bad, "specs/special/lambertw.yaml", module="special", stem="lambertw")])
+    assert message in info.value.message, str(info.value)
+
+
 def test_spec_error_is_always_one_line():
     assert str(SpecError(PATH, 3, "first\n  second\r\nthird")) == f"{PATH}:3: first second third"
 

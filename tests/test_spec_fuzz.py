@@ -425,6 +425,7 @@ def test_mutated_spec_loads_or_is_one_located_error(tree, mutation):
 @example(mutation=_edit("jv", "formula: jv(v - 1, z) - v / z * jv(v, z)",
                         "formula: Piecewise((jv(v - 1, z) - v / z * jv(v, z), z > 0))"))  # TypeError: complex z > 0
 @example(mutation=_edit("jv", "sympy: besselj(v, z)", "sympy: Integral(besselj(v, z), z)"))  # ValueError in xreplace
+@example(mutation=_edit("lambertw", "formula: exp(-lambertw(z, k, tol))", "formula: exp(-lambertw(z, k, I))"))  # TypeError
 @example(mutation=("jv", CORPUS["jv"].replace("sympy: besselj(v, z)", "sympy: Function('jv')(v) * z  # like j1").replace(
     CORPUS["jv"][CORPUS["jv"].index("  z:\n"):CORPUS["jv"].index("reference:")], "  z: sympy\n")))  # IndexError: jv(v)
 def test_generator_on_a_mutated_spec_succeeds_or_is_one_located_error(tree, mutation):
