@@ -104,6 +104,8 @@ def sympy_definition(spec: model.Spec, condition: tuple):
     except FormulaError as exc:
         raise _error(case.value.loc, f"sympy: {exc}") from None
     _check_value(expr, case.value, "sympy")
+    if expr.has(sympy.zoo, sympy.nan):  # 1/0, 0/0: other specs' cross-checks would blame their own formulas
+        raise _error(case.value.loc, f"sympy: {case.value.text!r} is undefined ({expr})")
     return expr
 
 
@@ -140,6 +142,20 @@ class _Deriver:
 
         result = expr.replace(lambda e: isinstance(e, AppliedUndef), replace)
         return (None, sorted(set(missing))) if missing else (result, [])
+
+    def _definitions_used(self, spec: model.Spec, expr) -> str:
+        """Where the sympy expressions of the other specs called in ``expr`` are: they may be the wrong part."""
+        places = {}
+        for call in expr.atoms(AppliedUndef):
+            info = self.catalog.info(call)
+            if info is not None and info.spec.name != spec.name:
+                condition = tuple(sorted((k, v) for k, v in info.statics if isinstance(v, bool)))
+                case = _case(info.spec.sympy, condition)
+                if case is not None:
+                    places[info.spec.name] = case.value.loc
+        if not places:
+            return ""
+        return " (with the sympy expression of " + ", ".join(f"{n} at {places[n]}" for n in sorted(places)) + ")"
 
     def reverse_map(self, spec: model.Spec):
         """sympy function class -> spec, for specs defined as ``F(their traced args)`` exactly."""
@@ -332,7 +348,8 @@ class _Deriver:
                     if not abs(g - e) <= CROSS_CHECK_RTOL * max(1.0, abs(e)):  # a NaN formula disagrees too
                         where = ", ".join(f"{k}={v}" for k, v in point.items())
                         raise _error(loc, f"derivatives.{arg.name}: the {label} disagrees with sympy's derivative of "
-                                          f"{definition} at {where} (direction {direction}): {g} != {e}")
+                                          f"{definition} at {where} (direction {direction}): {g} != {e}"
+                                          f"{self._definitions_used(spec, candidate)}")
                     checked += 1
         return f"agrees with sympy's derivative of {definition} at {checked} sample points"
 

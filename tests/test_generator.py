@@ -169,8 +169,9 @@ def test_formula_errors_are_located(formula, message):
         ("Lambda(z, z)", "not a number-valued expression"),
         ("Tuple(v, z)", "is of sympy type Tuple, not a number-valued expression"),
         ("diff(besselj(v, z))", "variable(s) of differentiation must be supplied"),  # sympy's message has line breaks
+        ("1/0", "sympy: '1/0' is undefined (zoo)"),  # blamed on the formulas of the specs that call it
     ],
-    ids=["boolean", "condition", "lambda", "tuple", "multi-line-sympy-message"],
+    ids=["boolean", "condition", "lambda", "tuple", "multi-line-sympy-message", "undefined"],
 )
 def test_bad_sympy_expressions_are_located(definition, message):
     error = error_of(derive, GOOD.replace("sympy: besselj(v, z)", f"sympy: {definition}"))
@@ -246,6 +247,16 @@ def test_static_arguments_in_formulas_take_their_kind_of_value(tol, message):
     with pytest.raises(SpecError) as info:
         derive_all([parse_spec(bad, "specs/special/lambertw.yaml", module="special", stem="lambertw")])
     assert message in info.value.message, str(info.value)
+
+
+def test_a_disagreement_names_the_sympy_expressions_of_the_functions_called():
+    # the formula is right, jv's sympy expression is wrong: the error says whose expression it used
+    wrong_jv = parse_spec(GOOD.replace("name: demo", "name: jv").replace("sympy: besselj(v, z)", "sympy: 2 * besselj(v, z)"),
+                          "specs/special/jv.yaml", module="special", stem="jv")
+    with pytest.raises(SpecError) as info:
+        derive_all([load(GOOD), wrong_jv])
+    assert info.value.path == PATH and info.value.line == 14
+    assert info.value.message.endswith("(with the sympy expression of jv at specs/special/jv.yaml:11)"), str(info.value)
 
 
 def test_spec_error_is_always_one_line():
