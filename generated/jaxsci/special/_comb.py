@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
-import jax.scipy.special as jsp
 
 from .. import _core
 
@@ -11,49 +10,61 @@ from .. import _core
 def _comb_exact_false_repetition_false_N_needs(N, k):
     """Evaluations d comb / d N uses besides comb itself."""
     return (
+        _core.Need('special.digamma', (), (('_0 - _1 + 1', N - k + 1), )),
+        _core.Need('special.digamma', (), (('_0 + 1', N + 1), )),
     )
 
 
 def _comb_exact_false_repetition_false_N_derivative(N, k, values, needs):
     """d comb / d N (when exact=False, repetition=False): Piecewise((comb(N, k) * (digamma(N + 1) - digamma(N - k + 1)), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) [DLMF 26.3.1 with DLMF 5.2.2]"""
     (out,) = values
-    return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(jsp.polygamma(0, N + 1) - jsp.polygamma(0, N - k + 1)), 0), )
+    (digamma_1, digamma_2) = needs
+    return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(-digamma_1 + digamma_2), 0), )
 
 
 def _comb_exact_false_repetition_false_k_needs(N, k):
     """Evaluations d comb / d k uses besides comb itself."""
     return (
+        _core.Need('special.digamma', (), (('_1 + 1', k + 1), )),
+        _core.Need('special.digamma', (), (('_0 - _1 + 1', N - k + 1), )),
     )
 
 
 def _comb_exact_false_repetition_false_k_derivative(N, k, values, needs):
     """d comb / d k (when exact=False, repetition=False): Piecewise((comb(N, k) * (digamma(N - k + 1) - digamma(k + 1)), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) [DLMF 26.3.1 with DLMF 5.2.2]"""
     (out,) = values
-    return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(-jsp.polygamma(0, k + 1) + jsp.polygamma(0, N - k + 1)), 0), )
+    (digamma_1, digamma_2) = needs
+    return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(-digamma_1 + digamma_2), 0), )
 
 
 def _comb_exact_false_repetition_true_N_needs(N, k):
     """Evaluations d comb / d N uses besides comb itself."""
     return (
+        _core.Need('special.digamma', (), (0, )),
+        _core.Need('special.digamma', (), (('_0 + _1', N + k), )),
     )
 
 
 def _comb_exact_false_repetition_true_N_derivative(N, k, values, needs):
     """d comb / d N (when exact=False, repetition=True): comb(N, k, repetition=True) * (digamma(N + k) - digamma(N)) [DLMF 26.3.1 with DLMF 5.2.2]"""
     (out,) = values
-    return (out*(-jsp.polygamma(0, N) + jsp.polygamma(0, N + k)), )
+    (digamma_1, digamma_2) = needs
+    return (out*(-digamma_1 + digamma_2), )
 
 
 def _comb_exact_false_repetition_true_k_needs(N, k):
     """Evaluations d comb / d k uses besides comb itself."""
     return (
+        _core.Need('special.digamma', (), (('_1 + 1', k + 1), )),
+        _core.Need('special.digamma', (), (('_0 + _1', N + k), )),
     )
 
 
 def _comb_exact_false_repetition_true_k_derivative(N, k, values, needs):
     """d comb / d k (when exact=False, repetition=True): comb(N, k, repetition=True) * (digamma(N + k) - digamma(k + 1)) [DLMF 26.3.1 with DLMF 5.2.2]"""
     (out,) = values
-    return (out*(jsp.polygamma(0, N + k) - jsp.polygamma(0, k + 1)), )
+    (digamma_1, digamma_2) = needs
+    return (out*(-digamma_1 + digamma_2), )
 
 
 _FUNCTION = _core.register(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
-import jax.scipy.special as jsp
 
 from .. import _core
 
@@ -11,13 +10,15 @@ from .. import _core
 def _factorial_exact_false_n_needs(n):
     """Evaluations d factorial / d n uses besides factorial itself."""
     return (
+        _core.Need('special.digamma', (), (('_0 + 1', n + 1), )),
     )
 
 
 def _factorial_exact_false_n_derivative(n, values, needs):
     """d factorial / d n (when exact=False): Piecewise((0, n < 0), (factorial(n) * digamma(n + 1), True)) [DLMF 5.2.2 (digamma is gamma'/gamma)]"""
     (out,) = values
-    return (jnp.where((n < 0), 0, out*jsp.polygamma(0, n + 1)), )
+    (digamma_1,) = needs
+    return (jnp.where((n < 0), 0, digamma_1*out), )
 
 
 _FUNCTION = _core.register(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
-import jax.scipy.special as jsp
 
 from .. import _core
 
@@ -11,25 +10,30 @@ from .. import _core
 def _perm_exact_false_N_needs(N, k):
     """Evaluations d perm / d N uses besides perm itself."""
     return (
+        _core.Need('special.digamma', (), (('_0 - _1 + 1', N - k + 1), )),
+        _core.Need('special.digamma', (), (('_0 + 1', N + 1), )),
     )
 
 
 def _perm_exact_false_N_derivative(N, k, values, needs):
     """d perm / d N (when exact=False): Piecewise((perm(N, k) * (digamma(N + 1) - digamma(N - k + 1)), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) [DLMF 5.2.2 (digamma is gamma'/gamma)]"""
     (out,) = values
-    return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(jsp.polygamma(0, N + 1) - jsp.polygamma(0, N - k + 1)), 0), )
+    (digamma_1, digamma_2) = needs
+    return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(-digamma_1 + digamma_2), 0), )
 
 
 def _perm_exact_false_k_needs(N, k):
     """Evaluations d perm / d k uses besides perm itself."""
     return (
+        _core.Need('special.digamma', (), (('_0 - _1 + 1', N - k + 1), )),
     )
 
 
 def _perm_exact_false_k_derivative(N, k, values, needs):
     """d perm / d k (when exact=False): Piecewise((perm(N, k) * digamma(N - k + 1), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) [DLMF 5.2.2 (digamma is gamma'/gamma)]"""
     (out,) = values
-    return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*jsp.polygamma(0, N - k + 1), 0), )
+    (digamma_1,) = needs
+    return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), digamma_1*out, 0), )
 
 
 _FUNCTION = _core.register(
