@@ -39,6 +39,9 @@ class Need:
     spec: model.Spec
     statics: tuple
     args: tuple  # NeedArg, ...
+    # 0: planned with the primal; s > 0: its arguments use the primal's values (s = 1) or the results
+    # of stage s - 1 needs, so it is evaluated in a later host round trip.
+    stage: int = 0
 
 
 @dataclass(frozen=True)
@@ -392,6 +395,21 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     catalog = deriver.catalog
     needs: dict = {}
     counters: dict = {}
+    label_var: dict = {}  # "__need_<label>" symbol name -> var
+    stages: dict = {}  # var -> stage
+    canonical: dict = {}  # "__need_<label>" symbol -> the evaluation in placeholders, for keys
+
+    def stage_of(values) -> int:
+        stage = 0
+        for symbol in set().union(*(sympy.sympify(v).free_symbols for v in values)):
+            if symbol.name.startswith("__value_"):
+                stage = max(stage, 1)
+            elif symbol.name.startswith("__need_"):
+                stage = max(stage, stages[label_var[symbol.name]] + 1)
+        return stage
+
+    def key_text(value) -> str:
+        return sympy.sstr(value.xreplace(placeholders).xreplace(canonical), order="lex")
 
     def replace_calls(expr):
         def replace(call):
@@ -406,9 +424,14 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
                 counters[info.spec.name] = counters.get(info.spec.name, 0) + 1
                 var = f"{info.spec.name}_{counters[info.spec.name]}"
                 needs[key] = (var, info)
+                stages[var] = stage_of(info.traced)
             var, _ = needs[key]
             label = var if len(info.spec.outputs) == 1 else f"{var}[{info.output}]"
-            return sympy.Symbol(f"__need_{label}")
+            name = f"__need_{label}"
+            label_var[name] = var
+            canonical[sympy.Symbol(name)] = sympy.Symbol(
+                f"{info.spec.name}{list(info.statics)}[{info.output}]({', '.join(key_text(v) for v in info.traced)})")
+            return sympy.Symbol(name)
         return expr.replace(lambda e: isinstance(e, AppliedUndef), replace)
 
     def with_points(per_output_main, per_output_points):
@@ -431,7 +454,8 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     conjugate = [replace_calls(e) for e in conj] if conj is not None else None
 
     printer_names = {}
-    for symbol in set().union(*[e.free_symbols for e in derivative + (conjugate or [])]):
+    need_values = [sympy.sympify(v) for _, info in needs.values() for v in info.traced]
+    for symbol in set().union(*[e.free_symbols for e in derivative + (conjugate or []) + need_values]):
         if symbol.name.startswith("__value_"):
             printer_names[symbol.name] = spec.outputs[int(symbol.name[len("__value_"):])].name
         elif symbol.name.startswith("__need_"):
@@ -449,7 +473,7 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
             raise _error(loc, f"derivatives.{arg.name}: {what}: {exc}") from None
 
     need_records = []
-    for key in sorted(needs, key=lambda k: needs[k][0]):
+    for key in sorted(needs, key=lambda k: (stages[needs[k][0]], needs[k][0])):
         var, info = needs[key]
         symbolic = [name for name, value in info.statics if isinstance(value, sympy.Basic)]
         if symbolic:
@@ -460,9 +484,9 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
             if value in own_traced:
                 need_args.append(NeedArg(same_as=own_traced.index(value), key=None, code=None))
             else:
-                need_args.append(NeedArg(same_as=None, key=sympy.sstr(value.xreplace(placeholders), order="lex"),
-                                         code=code(value, f"argument of {var}")))
-        need_records.append(Need(var=var, spec=info.spec, statics=info.statics, args=tuple(need_args)))
+                need_args.append(NeedArg(same_as=None, key=key_text(value), code=code(value, f"argument of {var}")))
+        need_records.append(Need(var=var, spec=info.spec, statics=info.statics, args=tuple(need_args),
+                                 stage=stages[var]))
     return (
         tuple(need_records),
         tuple(code(e, "derivative") for e in derivative),

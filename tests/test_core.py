@@ -143,6 +143,31 @@ def test_one_host_round_trip_per_derivative_order(monkeypatch):
     evaluate_module._host_function.cache_clear()
 
 
+def test_an_evaluation_at_the_functions_own_value_takes_a_second_round_trip(monkeypatch):
+    """chndtrix's implicit rule needs the density at x = chndtrix(p, df, nc): ive(df/2 - 1, sqrt(nc x))."""
+
+    from jaxsci._core import evaluate as evaluate_module
+    from jaxsci.special import chndtrix
+
+    calls = []
+    original = evaluate_module.evaluate_calls
+
+    def counting(plan, *operands):
+        calls.append(tuple(c[0] for c in plan))
+        return original(plan, *operands)
+
+    monkeypatch.setattr(evaluate_module, "evaluate_calls", counting)
+    evaluate_module._host_function.cache_clear()
+    p, df, nc = 0.3, 3.0, 2.0
+    dp, dnc = jax.grad(chndtrix, argnums=(0, 2))(p, df, nc)
+    # the primal first, then both rules' densities in one more callback (ive(df/2 - 1, .) shared)
+    assert calls == [("special.chndtrix",), ("special.ive", "special.ive")]
+    h = 1e-5
+    assert np.isclose(dp, (sc.chndtrix(p + h, df, nc) - sc.chndtrix(p - h, df, nc)) / (2 * h), rtol=1e-7)
+    assert np.isclose(dnc, (sc.chndtrix(p, df, nc + h) - sc.chndtrix(p, df, nc - h)) / (2 * h), rtol=1e-7)
+    evaluate_module._host_function.cache_clear()
+
+
 def test_results_stay_on_the_inputs_device():
     out = run_python("""
         import jax, jax.numpy as jnp

@@ -102,9 +102,32 @@ def _is_zero(tangent) -> bool:
     return isinstance(tangent, SymbolicZero)
 
 
+def _add_need(builder: _PlanBuilder, need, own_operand, derived_key) -> int:
+    """Add one evaluation to the plan; ``own_operand(i)`` and ``derived_key(key)`` place its operands."""
+    indices = []
+    for item in need.args:
+        if isinstance(item, int):
+            indices.append(own_operand(item))
+        else:
+            key, value = item
+            indices.append(builder.operand(derived_key(key), value))
+    return builder.call(Call(need.function, need.statics, tuple(indices)))
+
+
+def _unwrap(outputs):
+    return outputs if len(outputs) > 1 else outputs[0]
+
+
+class _ActiveRule(NamedTuple):
+    call_index: int
+    traced_index: int
+    rule: object
+    needs: list  # the results of the rule's evaluations so far, in its order
+
+
 def _evaluate_jvp_rule(plan: Plan, primals, tangents):
     builder = _PlanBuilder(plan, primals)
-    active = []  # (call index, traced index, rule, need call indices)
+    active, first_calls = [], []
     for ci, call in enumerate(plan.calls):
         function = lookup(call.function)
         rules = function.rules_for(call.statics)
@@ -119,27 +142,23 @@ def _evaluate_jvp_rule(plan: Plan, primals, tangents):
             rule = rules.get(ti)
             if rule is None:  # the generator guarantees a rule for every differentiable argument
                 raise NonDifferentiableError(function.public_name, arg.name, "no derivative rule was generated for it")
-            need_calls = []
-            for need in rule.needs(*call_values):
-                indices = []
-                for item in need.args:
-                    if isinstance(item, int):
-                        indices.append(call.operands[item])
-                    else:
-                        key, value = item
-                        indices.append(builder.operand((key, call_keys), value))
-                need_calls.append(builder.call(Call(need.function, need.statics, tuple(indices))))
-            active.append((ci, ti, rule, need_calls))
+            first_calls.append([
+                _add_need(builder, need, lambda i, call=call: call.operands[i], lambda key, ck=call_keys: (key, ck))
+                for need in rule.needs[0](*call_values, None, ())
+            ])
+            active.append(_ActiveRule(ci, ti, rule, []))
     if not active:
         outs = evaluate(plan, *primals)
         return outs, tuple(tuple(jnp.zeros_like(o) for o in call_outs) for call_outs in outs)
     results = evaluate(builder.plan(), *builder.operands)
     primal_out = results[: len(plan.calls)]
+    for entry, calls in zip(active, first_calls):
+        entry.needs.extend(_unwrap(results[i]) for i in calls)
+    _evaluate_later_needs(plan, primals, primal_out, active)
     tangent_out = [[None] * len(call_outs) for call_outs in primal_out]
-    for ci, ti, rule, need_calls in active:
+    for ci, ti, rule, needs in active:
         call = plan.calls[ci]
         values = primal_out[ci]
-        needs = [results[i] if len(results[i]) > 1 else results[i][0] for i in need_calls]
         args = tuple(primals[i] for i in call.operands)
         tangent = tangents[call.operands[ti]]
         parts = rule.derivative(*args, values, needs)
@@ -155,6 +174,35 @@ def _evaluate_jvp_rule(plan: Plan, primals, tangents):
         for call_outs, call_tangents in zip(primal_out, tangent_out)
     )
     return primal_out, tangent_out
+
+
+def _evaluate_later_needs(plan: Plan, primals, primal_out, active) -> None:
+    """Evaluations whose arguments use the primal's values (or earlier evaluations): one more round trip
+    per stage, e.g. an inverse function's implicit rule needs a density at the quantile it returned."""
+    stage = 1
+    while any(len(entry.rule.needs) > stage for entry in active):
+        builder = _PlanBuilder(Plan((), ()), ())
+        pending = []
+        for entry in active:
+            if len(entry.rule.needs) <= stage:
+                continue
+            call = plan.calls[entry.call_index]
+            call_keys = tuple(plan.keys[i] for i in call.operands)
+            args = tuple(primals[i] for i in call.operands)
+
+            def own_operand(i, call=call):
+                return builder.operand(("operand", plan.keys[call.operands[i]]), primals[call.operands[i]])
+
+            def derived_key(key, call=call, call_keys=call_keys):
+                # A key may name the call's values, so it holds for this call only.
+                return (key, call_keys, call.function, call.statics)
+
+            needs = entry.rule.needs[stage](*args, primal_out[entry.call_index], tuple(entry.needs))
+            pending.append((entry, [_add_need(builder, need, own_operand, derived_key) for need in needs]))
+        results = evaluate(builder.plan(), *builder.operands)
+        for entry, calls in pending:
+            entry.needs.extend(_unwrap(results[i]) for i in calls)
+        stage += 1
 
 
 def _to_dtype(term, like):

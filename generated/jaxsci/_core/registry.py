@@ -50,13 +50,15 @@ class Need:
 class Rule:
     """Partial derivatives of every output with respect to one traced argument.
 
-    ``needs(*traced)`` lists the evaluations the rule uses; ``derivative(*traced, values, needs)``
-    returns one array per output, where ``values`` are the primal outputs and ``needs`` the results
-    of the evaluations, in order. ``conjugate`` has the same form and gives d/d(conj z) for outputs
+    ``needs`` holds one function per host round trip, ``stage(*traced, values, earlier)``, listing the
+    evaluations the rule uses: the first is planned with the primal itself (its ``values`` are None);
+    each later one may use the primal outputs ``values`` and the results ``earlier`` of the stages
+    before it. ``derivative(*traced, values, needs)`` returns one array per output, where ``values``
+    are the primal outputs and ``needs`` the results of all the evaluations, in order. ``conjugate`` has the same form and gives d/d(conj z) for outputs
     that are not holomorphic in a complex argument.
     """
 
-    needs: Callable
+    needs: tuple  # of callables, one per round trip
     derivative: Callable
     conjugate: Callable | None = None
 

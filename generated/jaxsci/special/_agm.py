@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _agm_a_needs(a, b):
+def _agm_a_needs(a, b, values, needs):
     """Evaluations d agm / d a uses besides agm itself."""
     return (
         _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('3/2', 3/2), ('2', 2), ('(_0 - _1)**2/(_0 + _1)**2', (a - b)**2/(a + b)**2), )),
@@ -21,7 +21,7 @@ def _agm_a_derivative(a, b, values, needs):
     return (2*hyp2f1_1*out**2*b*(-a + b)/(a + b)**4 + out/(a + b), )
 
 
-def _agm_b_needs(a, b):
+def _agm_b_needs(a, b, values, needs):
     """Evaluations d agm / d b uses besides agm itself."""
     return (
         _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('3/2', 3/2), ('2', 2), ('(_0 - _1)**2/(_0 + _1)**2', (a - b)**2/(a + b)**2), )),
@@ -47,8 +47,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_agm_a_needs, _agm_a_derivative),
-                1: _core.Rule(_agm_b_needs, _agm_b_derivative),
+                0: _core.Rule((_agm_a_needs, ), _agm_a_derivative),
+                1: _core.Rule((_agm_b_needs, ), _agm_b_derivative),
             },
         },
     )

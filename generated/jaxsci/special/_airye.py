@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _airye_z_needs(z):
+def _airye_z_needs(z, values, needs):
     """Evaluations d airye / d z uses besides airye itself."""
-    return (
-    )
+    return ()
 
 
 def _airye_z_derivative(z, values, needs):
@@ -36,7 +35,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_airye_z_needs, _airye_z_derivative, _airye_z_conjugate),
+                0: _core.Rule((_airye_z_needs, ), _airye_z_derivative, _airye_z_conjugate),
             },
         },
     )

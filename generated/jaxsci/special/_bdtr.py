@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _bdtr_p_needs(k, n, p):
+def _bdtr_p_needs(k, n, p, values, needs):
     """Evaluations d bdtr / d p uses besides bdtr itself."""
     return (
         _core.Need('special.loggamma', (), (('floor(_0) + 1', jnp.floor(k) + 1), )),
@@ -36,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_bdtr_p_needs, _bdtr_p_derivative),
+                2: _core.Rule((_bdtr_p_needs, ), _bdtr_p_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _bdtrc_p_needs(k, n, p):
+def _bdtrc_p_needs(k, n, p, values, needs):
     """Evaluations d bdtrc / d p uses besides bdtrc itself."""
     return (
         _core.Need('special.loggamma', (), (('floor(_0) + 1', jnp.floor(k) + 1), )),
@@ -36,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_bdtrc_p_needs, _bdtrc_p_derivative),
+                2: _core.Rule((_bdtrc_p_needs, ), _bdtrc_p_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _bdtri_y_needs(k, n, y):
+def _bdtri_y_needs(k, n, y, values, needs):
     """Evaluations d bdtri / d y uses besides bdtri itself."""
     return (
         _core.Need('special.loggamma', (), (('_1 + 1', n + 1), )),
@@ -36,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_bdtri_y_needs, _bdtri_y_derivative),
+                2: _core.Rule((_bdtri_y_needs, ), _bdtri_y_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _bei_x_needs(x):
+def _bei_x_needs(x, values, needs):
     """Evaluations d bei / d x uses besides bei itself."""
     return (
         _core.Need('special.beip', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_bei_x_needs, _bei_x_derivative),
+                0: _core.Rule((_bei_x_needs, ), _bei_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _beip_x_needs(x):
+def _beip_x_needs(x, values, needs):
     """Evaluations d beip / d x uses besides beip itself."""
     return (
         _core.Need('special.ber', (), (0, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_beip_x_needs, _beip_x_derivative),
+                0: _core.Rule((_beip_x_needs, ), _beip_x_derivative),
             },
         },
     )

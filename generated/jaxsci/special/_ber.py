@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ber_x_needs(x):
+def _ber_x_needs(x, values, needs):
     """Evaluations d ber / d x uses besides ber itself."""
     return (
         _core.Need('special.berp', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ber_x_needs, _ber_x_derivative),
+                0: _core.Rule((_ber_x_needs, ), _ber_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _berp_x_needs(x):
+def _berp_x_needs(x, values, needs):
     """Evaluations d berp / d x uses besides berp itself."""
     return (
         _core.Need('special.bei', (), (0, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_berp_x_needs, _berp_x_derivative),
+                0: _core.Rule((_berp_x_needs, ), _berp_x_derivative),
             },
         },
     )

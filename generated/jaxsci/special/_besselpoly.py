@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _besselpoly_a_needs(a, lmb, nu):
+def _besselpoly_a_needs(a, lmb, nu, values, needs):
     """Evaluations d besselpoly / d a uses besides besselpoly itself."""
     return (
         _core.Need('special.besselpoly', (), (0, ('_1 + 1', lmb + 1), ('_2 + 1', nu + 1), )),
@@ -35,7 +35,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_besselpoly_a_needs, _besselpoly_a_derivative),
+                0: _core.Rule((_besselpoly_a_needs, ), _besselpoly_a_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _beta_a_needs(a, b):
+def _beta_a_needs(a, b, values, needs):
     """Evaluations d beta / d a uses besides beta itself."""
     return (
         _core.Need('special.digamma', (), (('_0 + _1', a + b), )),
@@ -22,7 +22,7 @@ def _beta_a_derivative(a, b, values, needs):
     return (out*(-digamma_1 + digamma_2), )
 
 
-def _beta_b_needs(a, b):
+def _beta_b_needs(a, b, values, needs):
     """Evaluations d beta / d b uses besides beta itself."""
     return (
         _core.Need('special.digamma', (), (('_0 + _1', a + b), )),
@@ -49,8 +49,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_beta_a_needs, _beta_a_derivative),
-                1: _core.Rule(_beta_b_needs, _beta_b_derivative),
+                0: _core.Rule((_beta_a_needs, ), _beta_a_derivative),
+                1: _core.Rule((_beta_b_needs, ), _beta_b_derivative),
             },
         },
     )

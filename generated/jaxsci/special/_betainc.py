@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _betainc_x_needs(a, b, x):
+def _betainc_x_needs(a, b, x, values, needs):
     """Evaluations d betainc / d x uses besides betainc itself."""
     return (
         _core.Need('special.betaln', (), (0, 1, )),
@@ -40,7 +40,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_betainc_x_needs, _betainc_x_derivative),
+                2: _core.Rule((_betainc_x_needs, ), _betainc_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _betaincc_x_needs(a, b, x):
+def _betaincc_x_needs(a, b, x, values, needs):
     """Evaluations d betaincc / d x uses besides betaincc itself."""
     return (
         _core.Need('special.betaln', (), (0, 1, )),
@@ -40,7 +40,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_betaincc_x_needs, _betaincc_x_derivative),
+                2: _core.Rule((_betaincc_x_needs, ), _betaincc_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _betaincinv_y_needs(a, b, y):
+def _betaincinv_y_needs(a, b, y, values, needs):
     """Evaluations d betaincinv / d y uses besides betaincinv itself."""
     return (
         _core.Need('special.betaln', (), (0, 1, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_betaincinv_y_needs, _betaincinv_y_derivative),
+                2: _core.Rule((_betaincinv_y_needs, ), _betaincinv_y_derivative),
             },
         },
     )

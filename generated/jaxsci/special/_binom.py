@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _binom_x_needs(x, y):
+def _binom_x_needs(x, y, values, needs):
     """Evaluations d binom / d x uses besides binom itself."""
     return (
         _core.Need('special.digamma', (), (('_0 - _1 + 1', x - y + 1), )),
@@ -22,7 +22,7 @@ def _binom_x_derivative(x, y, values, needs):
     return (out*(-digamma_1 + digamma_2), )
 
 
-def _binom_y_needs(x, y):
+def _binom_y_needs(x, y, values, needs):
     """Evaluations d binom / d y uses besides binom itself."""
     return (
         _core.Need('special.digamma', (), (('_1 + 1', y + 1), )),
@@ -49,8 +49,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_binom_x_needs, _binom_x_derivative),
-                1: _core.Rule(_binom_y_needs, _binom_y_derivative),
+                0: _core.Rule((_binom_x_needs, ), _binom_x_derivative),
+                1: _core.Rule((_binom_y_needs, ), _binom_y_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _boxcox_x_needs(x, lmbda):
+def _boxcox_x_needs(x, lmbda, values, needs):
     """Evaluations d boxcox / d x uses besides boxcox itself."""
-    return (
-    )
+    return ()
 
 
 def _boxcox_x_derivative(x, lmbda, values, needs):
@@ -19,7 +18,7 @@ def _boxcox_x_derivative(x, lmbda, values, needs):
     return (x**(lmbda - 1), )
 
 
-def _boxcox_lmbda_needs(x, lmbda):
+def _boxcox_lmbda_needs(x, lmbda, values, needs):
     """Evaluations d boxcox / d lmbda uses besides boxcox itself."""
     return (
         _core.Need('special.hyp1f1', (), (('2', 2), ('3', 3), ('_1*log(_0)', lmbda*jnp.log(x)), )),
@@ -45,8 +44,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_boxcox_x_needs, _boxcox_x_derivative),
-                1: _core.Rule(_boxcox_lmbda_needs, _boxcox_lmbda_derivative),
+                0: _core.Rule((_boxcox_x_needs, ), _boxcox_x_derivative),
+                1: _core.Rule((_boxcox_lmbda_needs, ), _boxcox_lmbda_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _boxcox1p_x_needs(x, lmbda):
+def _boxcox1p_x_needs(x, lmbda, values, needs):
     """Evaluations d boxcox1p / d x uses besides boxcox1p itself."""
-    return (
-    )
+    return ()
 
 
 def _boxcox1p_x_derivative(x, lmbda, values, needs):
@@ -19,7 +18,7 @@ def _boxcox1p_x_derivative(x, lmbda, values, needs):
     return ((x + 1)**(lmbda - 1), )
 
 
-def _boxcox1p_lmbda_needs(x, lmbda):
+def _boxcox1p_lmbda_needs(x, lmbda, values, needs):
     """Evaluations d boxcox1p / d lmbda uses besides boxcox1p itself."""
     return (
         _core.Need('special.hyp1f1', (), (('2', 2), ('3', 3), ('_1*log(_0 + 1)', lmbda*jnp.log(x + 1)), )),
@@ -46,8 +45,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_boxcox1p_x_needs, _boxcox1p_x_derivative),
-                1: _core.Rule(_boxcox1p_lmbda_needs, _boxcox1p_lmbda_derivative),
+                0: _core.Rule((_boxcox1p_x_needs, ), _boxcox1p_x_derivative),
+                1: _core.Rule((_boxcox1p_lmbda_needs, ), _boxcox1p_lmbda_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _chdtr_x_needs(v, x):
+def _chdtr_x_needs(v, x, values, needs):
     """Evaluations d chdtr / d x uses besides chdtr itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*v), )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_chdtr_x_needs, _chdtr_x_derivative),
+                1: _core.Rule((_chdtr_x_needs, ), _chdtr_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _chdtrc_x_needs(v, x):
+def _chdtrc_x_needs(v, x, values, needs):
     """Evaluations d chdtrc / d x uses besides chdtrc itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*v), )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_chdtrc_x_needs, _chdtrc_x_derivative),
+                1: _core.Rule((_chdtrc_x_needs, ), _chdtrc_x_derivative),
             },
         },
     )

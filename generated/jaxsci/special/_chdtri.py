@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _chdtri_p_needs(v, p):
+def _chdtri_p_needs(v, p, values, needs):
     """Evaluations d chdtri / d p uses besides chdtri itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*v), )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_chdtri_p_needs, _chdtri_p_derivative),
+                1: _core.Rule((_chdtri_p_needs, ), _chdtri_p_derivative),
             },
         },
     )

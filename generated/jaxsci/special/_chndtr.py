@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _chndtr_x_needs(x, df, nc):
+def _chndtr_x_needs(x, df, nc, values, needs):
     """Evaluations d chndtr / d x uses besides chndtr itself."""
     return (
         _core.Need('special.chndtr', (), (0, ('_1 + 2', df + 2), ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), )),
@@ -24,7 +24,7 @@ def _chndtr_x_derivative(x, df, nc, values, needs):
     return (jnp.where((nc == 0), (1/2)*(df*(-chndtr_1 + chndtr_2) + nc*(chndtr_1 - chndtr_3))/x, (1/2)*ive_1*(x/jnp.where(nc == 0, 1, nc))**((1/4)*df - 1/2)*jnp.exp(-1/2*(jnp.sqrt(x) - jnp.sqrt(jnp.where(nc == 0, 1, nc)))**2)), )
 
 
-def _chndtr_nc_needs(x, df, nc):
+def _chndtr_nc_needs(x, df, nc, values, needs):
     """Evaluations d chndtr / d nc uses besides chndtr itself."""
     return (
         _core.Need('special.chndtr', (), (0, ('_1 + 2', df + 2), ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), )),
@@ -53,8 +53,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_chndtr_x_needs, _chndtr_x_derivative),
-                2: _core.Rule(_chndtr_nc_needs, _chndtr_nc_derivative),
+                0: _core.Rule((_chndtr_x_needs, ), _chndtr_x_derivative),
+                2: _core.Rule((_chndtr_nc_needs, ), _chndtr_nc_derivative),
             },
         },
     )

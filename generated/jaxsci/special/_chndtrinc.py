@@ -7,8 +7,14 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _chndtrinc_x_needs(x, df, p):
+def _chndtrinc_x_needs(x, df, p, values, needs):
     """Evaluations d chndtrinc / d x uses besides chndtrinc itself."""
+    return ()
+
+
+def _chndtrinc_x_needs_stage2(x, df, p, values, needs):
+    """Evaluations d chndtrinc / d x uses at its values: round trip 2."""
+    (out,) = values
     return (
         _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(_0*Piecewise((__value_0, Ne(__value_0, 0)), (1, True)))', jnp.sqrt(x*jnp.where((out != 0), out, 1))), )),
         _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(_0*Piecewise((__value_0, Ne(__value_0, 0)), (1, True)))', jnp.sqrt(x*jnp.where((out != 0), out, 1))), )),
@@ -22,8 +28,14 @@ def _chndtrinc_x_derivative(x, df, p, values, needs):
     return (ive_2*(x/out)**(-1/4*df)*(x/out)**((1/4)*df - 1/2)/ive_1, )
 
 
-def _chndtrinc_p_needs(x, df, p):
+def _chndtrinc_p_needs(x, df, p, values, needs):
     """Evaluations d chndtrinc / d p uses besides chndtrinc itself."""
+    return ()
+
+
+def _chndtrinc_p_needs_stage2(x, df, p, values, needs):
+    """Evaluations d chndtrinc / d p uses at its values: round trip 2."""
+    (out,) = values
     return (
         _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(_0*Piecewise((__value_0, Ne(__value_0, 0)), (1, True)))', jnp.sqrt(x*jnp.where((out != 0), out, 1))), )),
     )
@@ -49,8 +61,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_chndtrinc_x_needs, _chndtrinc_x_derivative),
-                2: _core.Rule(_chndtrinc_p_needs, _chndtrinc_p_derivative),
+                0: _core.Rule((_chndtrinc_x_needs, _chndtrinc_x_needs_stage2, ), _chndtrinc_x_derivative),
+                2: _core.Rule((_chndtrinc_p_needs, _chndtrinc_p_needs_stage2, ), _chndtrinc_p_derivative),
             },
         },
     )

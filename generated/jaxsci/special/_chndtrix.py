@@ -7,8 +7,14 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _chndtrix_p_needs(p, df, nc):
+def _chndtrix_p_needs(p, df, nc, values, needs):
     """Evaluations d chndtrix / d p uses besides chndtrix itself."""
+    return ()
+
+
+def _chndtrix_p_needs_stage2(p, df, nc, values, needs):
+    """Evaluations d chndtrix / d p uses at its values: round trip 2."""
+    (out,) = values
     return (
         _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(__value_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(out*jnp.where((nc != 0), nc, 1))), )),
     )
@@ -21,8 +27,14 @@ def _chndtrix_p_derivative(p, df, nc, values, needs):
     return (2*(out/nc)**(1/2 - 1/4*df)*jnp.exp((1/2)*(jnp.sqrt(out) - jnp.sqrt(nc))**2)/ive_1, )
 
 
-def _chndtrix_nc_needs(p, df, nc):
+def _chndtrix_nc_needs(p, df, nc, values, needs):
     """Evaluations d chndtrix / d nc uses besides chndtrix itself."""
+    return ()
+
+
+def _chndtrix_nc_needs_stage2(p, df, nc, values, needs):
+    """Evaluations d chndtrix / d nc uses at its values: round trip 2."""
+    (out,) = values
     return (
         _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(__value_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(out*jnp.where((nc != 0), nc, 1))), )),
         _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(__value_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(out*jnp.where((nc != 0), nc, 1))), )),
@@ -49,8 +61,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_chndtrix_p_needs, _chndtrix_p_derivative),
-                2: _core.Rule(_chndtrix_nc_needs, _chndtrix_nc_derivative),
+                0: _core.Rule((_chndtrix_p_needs, _chndtrix_p_needs_stage2, ), _chndtrix_p_derivative),
+                2: _core.Rule((_chndtrix_nc_needs, _chndtrix_nc_needs_stage2, ), _chndtrix_nc_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _comb_exact_false_repetition_false_N_needs(N, k):
+def _comb_exact_false_repetition_false_N_needs(N, k, values, needs):
     """Evaluations d comb / d N uses besides comb itself."""
     return (
         _core.Need('special.digamma', (), (('_0 - _1 + 1', N - k + 1), )),
@@ -22,7 +22,7 @@ def _comb_exact_false_repetition_false_N_derivative(N, k, values, needs):
     return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(-digamma_1 + digamma_2), 0), )
 
 
-def _comb_exact_false_repetition_false_k_needs(N, k):
+def _comb_exact_false_repetition_false_k_needs(N, k, values, needs):
     """Evaluations d comb / d k uses besides comb itself."""
     return (
         _core.Need('special.digamma', (), (('_1 + 1', k + 1), )),
@@ -37,7 +37,7 @@ def _comb_exact_false_repetition_false_k_derivative(N, k, values, needs):
     return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(-digamma_1 + digamma_2), 0), )
 
 
-def _comb_exact_false_repetition_true_N_needs(N, k):
+def _comb_exact_false_repetition_true_N_needs(N, k, values, needs):
     """Evaluations d comb / d N uses besides comb itself."""
     return (
         _core.Need('special.digamma', (), (0, )),
@@ -52,7 +52,7 @@ def _comb_exact_false_repetition_true_N_derivative(N, k, values, needs):
     return (out*(-digamma_1 + digamma_2), )
 
 
-def _comb_exact_false_repetition_true_k_needs(N, k):
+def _comb_exact_false_repetition_true_k_needs(N, k, values, needs):
     """Evaluations d comb / d k uses besides comb itself."""
     return (
         _core.Need('special.digamma', (), (('_1 + 1', k + 1), )),
@@ -81,12 +81,12 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (('exact', False), ('repetition', False)): {
-                0: _core.Rule(_comb_exact_false_repetition_false_N_needs, _comb_exact_false_repetition_false_N_derivative),
-                1: _core.Rule(_comb_exact_false_repetition_false_k_needs, _comb_exact_false_repetition_false_k_derivative),
+                0: _core.Rule((_comb_exact_false_repetition_false_N_needs, ), _comb_exact_false_repetition_false_N_derivative),
+                1: _core.Rule((_comb_exact_false_repetition_false_k_needs, ), _comb_exact_false_repetition_false_k_derivative),
             },
             (('exact', False), ('repetition', True)): {
-                0: _core.Rule(_comb_exact_false_repetition_true_N_needs, _comb_exact_false_repetition_true_N_derivative),
-                1: _core.Rule(_comb_exact_false_repetition_true_k_needs, _comb_exact_false_repetition_true_k_derivative),
+                0: _core.Rule((_comb_exact_false_repetition_true_N_needs, ), _comb_exact_false_repetition_true_N_derivative),
+                1: _core.Rule((_comb_exact_false_repetition_true_k_needs, ), _comb_exact_false_repetition_true_k_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _cosdg_x_needs(x):
+def _cosdg_x_needs(x, values, needs):
     """Evaluations d cosdg / d x uses besides cosdg itself."""
     return (
         _core.Need('special.sindg', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_cosdg_x_needs, _cosdg_x_derivative),
+                0: _core.Rule((_cosdg_x_needs, ), _cosdg_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _digamma_z_needs(z):
+def _digamma_z_needs(z, values, needs):
     """Evaluations d digamma / d z uses besides digamma itself."""
-    return (
-    )
+    return ()
 
 
 def _digamma_z_derivative(z, values, needs):
@@ -47,7 +46,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_digamma_z_needs, _digamma_z_derivative),
+                0: _core.Rule((_digamma_z_needs, ), _digamma_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ellipe_m_needs(m):
+def _ellipe_m_needs(m, values, needs):
     """Evaluations d ellipe / d m uses besides ellipe itself."""
     return (
         _core.Need('special.hyp2f1', (), (('1/2', 1/2), ('3/2', 3/2), ('2', 2), 0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ellipe_m_needs, _ellipe_m_derivative),
+                0: _core.Rule((_ellipe_m_needs, ), _ellipe_m_derivative),
             },
         },
     )

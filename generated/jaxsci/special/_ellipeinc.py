@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ellipeinc_phi_needs(phi, m):
+def _ellipeinc_phi_needs(phi, m, values, needs):
     """Evaluations d ellipeinc / d phi uses besides ellipeinc itself."""
-    return (
-    )
+    return ()
 
 
 def _ellipeinc_phi_derivative(phi, m, values, needs):
@@ -19,7 +18,7 @@ def _ellipeinc_phi_derivative(phi, m, values, needs):
     return (jnp.sqrt(-m*jnp.sin(phi)**2 + 1), )
 
 
-def _ellipeinc_m_needs(phi, m):
+def _ellipeinc_m_needs(phi, m, values, needs):
     """Evaluations d ellipeinc / d m uses besides ellipeinc itself."""
     return (
         _core.Need('special.ellipkinc', (), (0, 1, )),
@@ -47,8 +46,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ellipeinc_phi_needs, _ellipeinc_phi_derivative),
-                1: _core.Rule(_ellipeinc_m_needs, _ellipeinc_m_derivative),
+                0: _core.Rule((_ellipeinc_phi_needs, ), _ellipeinc_phi_derivative),
+                1: _core.Rule((_ellipeinc_m_needs, ), _ellipeinc_m_derivative),
             },
         },
     )

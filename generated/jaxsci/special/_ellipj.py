@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ellipj_u_needs(u, m):
+def _ellipj_u_needs(u, m, values, needs):
     """Evaluations d ellipj / d u uses besides ellipj itself."""
-    return (
-    )
+    return ()
 
 
 def _ellipj_u_derivative(u, m, values, needs):
@@ -31,7 +30,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ellipj_u_needs, _ellipj_u_derivative),
+                0: _core.Rule((_ellipj_u_needs, ), _ellipj_u_derivative),
             },
         },
     )

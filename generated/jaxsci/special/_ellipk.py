@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ellipk_m_needs(m):
+def _ellipk_m_needs(m, values, needs):
     """Evaluations d ellipk / d m uses besides ellipk itself."""
     return (
         _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('3/2', 3/2), ('2', 2), 0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ellipk_m_needs, _ellipk_m_derivative),
+                0: _core.Rule((_ellipk_m_needs, ), _ellipk_m_derivative),
             },
         },
     )

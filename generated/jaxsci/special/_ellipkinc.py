@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ellipkinc_phi_needs(phi, m):
+def _ellipkinc_phi_needs(phi, m, values, needs):
     """Evaluations d ellipkinc / d phi uses besides ellipkinc itself."""
-    return (
-    )
+    return ()
 
 
 def _ellipkinc_phi_derivative(phi, m, values, needs):
@@ -19,7 +18,7 @@ def _ellipkinc_phi_derivative(phi, m, values, needs):
     return (1/jnp.sqrt(-m*jnp.sin(phi)**2 + 1), )
 
 
-def _ellipkinc_m_needs(phi, m):
+def _ellipkinc_m_needs(phi, m, values, needs):
     """Evaluations d ellipkinc / d m uses besides ellipkinc itself."""
     return (
         _core.Need('special.ellipeinc', (), (0, 1, )),
@@ -47,8 +46,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ellipkinc_phi_needs, _ellipkinc_phi_derivative),
-                1: _core.Rule(_ellipkinc_m_needs, _ellipkinc_m_derivative),
+                0: _core.Rule((_ellipkinc_phi_needs, ), _ellipkinc_phi_derivative),
+                1: _core.Rule((_ellipkinc_m_needs, ), _ellipkinc_m_derivative),
             },
         },
     )

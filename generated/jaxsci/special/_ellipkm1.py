@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ellipkm1_p_needs(p):
+def _ellipkm1_p_needs(p, values, needs):
     """Evaluations d ellipkm1 / d p uses besides ellipkm1 itself."""
     return (
         _core.Need('special.ellipe', (), (('-_0 + 1', 1 - p), )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ellipkm1_p_needs, _ellipkm1_p_derivative),
+                0: _core.Rule((_ellipkm1_p_needs, ), _ellipkm1_p_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _elliprc_x_needs(x, y):
+def _elliprc_x_needs(x, y, values, needs):
     """Evaluations d elliprc / d x uses besides elliprc itself."""
-    return (
-    )
+    return ()
 
 
 def _elliprc_x_derivative(x, y, values, needs):
@@ -19,10 +18,9 @@ def _elliprc_x_derivative(x, y, values, needs):
     return ((out - 1/jnp.sqrt(x))/(-2*x + 2*y), )
 
 
-def _elliprc_y_needs(x, y):
+def _elliprc_y_needs(x, y, values, needs):
     """Evaluations d elliprc / d y uses besides elliprc itself."""
-    return (
-    )
+    return ()
 
 
 def _elliprc_y_derivative(x, y, values, needs):
@@ -43,8 +41,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_elliprc_x_needs, _elliprc_x_derivative),
-                1: _core.Rule(_elliprc_y_needs, _elliprc_y_derivative),
+                0: _core.Rule((_elliprc_x_needs, ), _elliprc_x_derivative),
+                1: _core.Rule((_elliprc_y_needs, ), _elliprc_y_derivative),
             },
         },
     )

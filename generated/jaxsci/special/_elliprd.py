@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _elliprd_x_needs(x, y, z):
+def _elliprd_x_needs(x, y, z, values, needs):
     """Evaluations d elliprd / d x uses besides elliprd itself."""
     return (
         _core.Need('special.elliprd', (), (1, 2, 0, )),
@@ -21,7 +21,7 @@ def _elliprd_x_derivative(x, y, z, values, needs):
     return ((-elliprd_1 + out)/(-2*x + 2*z), )
 
 
-def _elliprd_y_needs(x, y, z):
+def _elliprd_y_needs(x, y, z, values, needs):
     """Evaluations d elliprd / d y uses besides elliprd itself."""
     return (
         _core.Need('special.elliprd', (), (2, 0, 1, )),
@@ -35,7 +35,7 @@ def _elliprd_y_derivative(x, y, z, values, needs):
     return ((-elliprd_1 + out)/(-2*y + 2*z), )
 
 
-def _elliprd_z_needs(x, y, z):
+def _elliprd_z_needs(x, y, z, values, needs):
     """Evaluations d elliprd / d z uses besides elliprd itself."""
     return (
         _core.Need('special.elliprd', (), (1, 2, 0, )),
@@ -63,9 +63,9 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_elliprd_x_needs, _elliprd_x_derivative),
-                1: _core.Rule(_elliprd_y_needs, _elliprd_y_derivative),
-                2: _core.Rule(_elliprd_z_needs, _elliprd_z_derivative),
+                0: _core.Rule((_elliprd_x_needs, ), _elliprd_x_derivative),
+                1: _core.Rule((_elliprd_y_needs, ), _elliprd_y_derivative),
+                2: _core.Rule((_elliprd_z_needs, ), _elliprd_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _elliprf_x_needs(x, y, z):
+def _elliprf_x_needs(x, y, z, values, needs):
     """Evaluations d elliprf / d x uses besides elliprf itself."""
     return (
         _core.Need('special.elliprd', (), (1, 2, 0, )),
@@ -21,7 +21,7 @@ def _elliprf_x_derivative(x, y, z, values, needs):
     return (-1/6*elliprd_1, )
 
 
-def _elliprf_y_needs(x, y, z):
+def _elliprf_y_needs(x, y, z, values, needs):
     """Evaluations d elliprf / d y uses besides elliprf itself."""
     return (
         _core.Need('special.elliprd', (), (2, 0, 1, )),
@@ -35,7 +35,7 @@ def _elliprf_y_derivative(x, y, z, values, needs):
     return (-1/6*elliprd_1, )
 
 
-def _elliprf_z_needs(x, y, z):
+def _elliprf_z_needs(x, y, z, values, needs):
     """Evaluations d elliprf / d z uses besides elliprf itself."""
     return (
         _core.Need('special.elliprd', (), (0, 1, 2, )),
@@ -62,9 +62,9 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_elliprf_x_needs, _elliprf_x_derivative),
-                1: _core.Rule(_elliprf_y_needs, _elliprf_y_derivative),
-                2: _core.Rule(_elliprf_z_needs, _elliprf_z_derivative),
+                0: _core.Rule((_elliprf_x_needs, ), _elliprf_x_derivative),
+                1: _core.Rule((_elliprf_y_needs, ), _elliprf_y_derivative),
+                2: _core.Rule((_elliprf_z_needs, ), _elliprf_z_derivative),
             },
         },
     )

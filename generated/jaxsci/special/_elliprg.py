@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _elliprg_x_needs(x, y, z):
+def _elliprg_x_needs(x, y, z, values, needs):
     """Evaluations d elliprg / d x uses besides elliprg itself."""
     return (
         _core.Need('special.elliprd', (), (1, 2, 0, )),
@@ -22,7 +22,7 @@ def _elliprg_x_derivative(x, y, z, values, needs):
     return (-1/12*elliprd_1*x + (1/4)*elliprf_1, )
 
 
-def _elliprg_y_needs(x, y, z):
+def _elliprg_y_needs(x, y, z, values, needs):
     """Evaluations d elliprg / d y uses besides elliprg itself."""
     return (
         _core.Need('special.elliprd', (), (2, 0, 1, )),
@@ -37,7 +37,7 @@ def _elliprg_y_derivative(x, y, z, values, needs):
     return (-1/12*elliprd_1*y + (1/4)*elliprf_1, )
 
 
-def _elliprg_z_needs(x, y, z):
+def _elliprg_z_needs(x, y, z, values, needs):
     """Evaluations d elliprg / d z uses besides elliprg itself."""
     return (
         _core.Need('special.elliprd', (), (0, 1, 2, )),
@@ -65,9 +65,9 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_elliprg_x_needs, _elliprg_x_derivative),
-                1: _core.Rule(_elliprg_y_needs, _elliprg_y_derivative),
-                2: _core.Rule(_elliprg_z_needs, _elliprg_z_derivative),
+                0: _core.Rule((_elliprg_x_needs, ), _elliprg_x_derivative),
+                1: _core.Rule((_elliprg_y_needs, ), _elliprg_y_derivative),
+                2: _core.Rule((_elliprg_z_needs, ), _elliprg_z_derivative),
             },
         },
     )

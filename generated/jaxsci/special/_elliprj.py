@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _elliprj_x_needs(x, y, z, p):
+def _elliprj_x_needs(x, y, z, p, values, needs):
     """Evaluations d elliprj / d x uses besides elliprj itself."""
     return (
         _core.Need('special.elliprd', (), (1, 2, 0, )),
@@ -21,7 +21,7 @@ def _elliprj_x_derivative(x, y, z, p, values, needs):
     return ((-elliprd_1 + out)/(2*p - 2*x), )
 
 
-def _elliprj_y_needs(x, y, z, p):
+def _elliprj_y_needs(x, y, z, p, values, needs):
     """Evaluations d elliprj / d y uses besides elliprj itself."""
     return (
         _core.Need('special.elliprd', (), (2, 0, 1, )),
@@ -35,7 +35,7 @@ def _elliprj_y_derivative(x, y, z, p, values, needs):
     return ((-elliprd_1 + out)/(2*p - 2*y), )
 
 
-def _elliprj_z_needs(x, y, z, p):
+def _elliprj_z_needs(x, y, z, p, values, needs):
     """Evaluations d elliprj / d z uses besides elliprj itself."""
     return (
         _core.Need('special.elliprd', (), (0, 1, 2, )),
@@ -49,7 +49,7 @@ def _elliprj_z_derivative(x, y, z, p, values, needs):
     return ((-elliprd_1 + out)/(2*p - 2*z), )
 
 
-def _elliprj_p_needs(x, y, z, p):
+def _elliprj_p_needs(x, y, z, p, values, needs):
     """Evaluations d elliprj / d p uses besides elliprj itself."""
     return (
         _core.Need('special.elliprd', (), (1, 2, 0, )),
@@ -79,10 +79,10 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_elliprj_x_needs, _elliprj_x_derivative),
-                1: _core.Rule(_elliprj_y_needs, _elliprj_y_derivative),
-                2: _core.Rule(_elliprj_z_needs, _elliprj_z_derivative),
-                3: _core.Rule(_elliprj_p_needs, _elliprj_p_derivative),
+                0: _core.Rule((_elliprj_x_needs, ), _elliprj_x_derivative),
+                1: _core.Rule((_elliprj_y_needs, ), _elliprj_y_derivative),
+                2: _core.Rule((_elliprj_z_needs, ), _elliprj_z_derivative),
+                3: _core.Rule((_elliprj_p_needs, ), _elliprj_p_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _erf_z_needs(z):
+def _erf_z_needs(z, values, needs):
     """Evaluations d erf / d z uses besides erf itself."""
-    return (
-    )
+    return ()
 
 
 def _erf_z_derivative(z, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_erf_z_needs, _erf_z_derivative),
+                0: _core.Rule((_erf_z_needs, ), _erf_z_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _erfcinv_y_needs(y):
+def _erfcinv_y_needs(y, values, needs):
     """Evaluations d erfcinv / d y uses besides erfcinv itself."""
-    return (
-    )
+    return ()
 
 
 def _erfcinv_y_derivative(y, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_erfcinv_y_needs, _erfcinv_y_derivative),
+                0: _core.Rule((_erfcinv_y_needs, ), _erfcinv_y_derivative),
             },
         },
     )

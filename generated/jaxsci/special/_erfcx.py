@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _erfcx_x_needs(x):
+def _erfcx_x_needs(x, values, needs):
     """Evaluations d erfcx / d x uses besides erfcx itself."""
-    return (
-    )
+    return ()
 
 
 def _erfcx_x_derivative(x, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_erfcx_x_needs, _erfcx_x_derivative),
+                0: _core.Rule((_erfcx_x_needs, ), _erfcx_x_derivative),
             },
         },
     )

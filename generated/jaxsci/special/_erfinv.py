@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _erfinv_y_needs(y):
+def _erfinv_y_needs(y, values, needs):
     """Evaluations d erfinv / d y uses besides erfinv itself."""
-    return (
-    )
+    return ()
 
 
 def _erfinv_y_derivative(y, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_erfinv_y_needs, _erfinv_y_derivative),
+                0: _core.Rule((_erfinv_y_needs, ), _erfinv_y_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _eval_chebyt_x_needs(n, x):
+def _eval_chebyt_x_needs(n, x, values, needs):
     """Evaluations d eval_chebyt / d x uses besides eval_chebyt itself."""
     return (
         _core.Need('special.eval_chebyu', (), (('_0 - 1', n - 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_eval_chebyt_x_needs, _eval_chebyt_x_derivative),
+                1: _core.Rule((_eval_chebyt_x_needs, ), _eval_chebyt_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _eval_gegenbauer_x_needs(n, alpha, x):
+def _eval_gegenbauer_x_needs(n, alpha, x, values, needs):
     """Evaluations d eval_gegenbauer / d x uses besides eval_gegenbauer itself."""
     return (
         _core.Need('special.eval_gegenbauer', (), (('Piecewise((-1, Eq(_0, -1)), (_0 - 1, True))', jnp.where((n == -1), -1, n - 1)), ('_1 + 1', alpha + 1), 2, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_eval_gegenbauer_x_needs, _eval_gegenbauer_x_derivative),
+                2: _core.Rule((_eval_gegenbauer_x_needs, ), _eval_gegenbauer_x_derivative),
             },
         },
     )

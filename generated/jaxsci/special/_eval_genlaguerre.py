@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _eval_genlaguerre_x_needs(n, alpha, x):
+def _eval_genlaguerre_x_needs(n, alpha, x, values, needs):
     """Evaluations d eval_genlaguerre / d x uses besides eval_genlaguerre itself."""
     return (
         _core.Need('special.eval_genlaguerre', (), (('_0 - 1', n - 1), ('_1 + 1', alpha + 1), 2, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_eval_genlaguerre_x_needs, _eval_genlaguerre_x_derivative),
+                2: _core.Rule((_eval_genlaguerre_x_needs, ), _eval_genlaguerre_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _eval_jacobi_x_needs(n, alpha, beta, x):
+def _eval_jacobi_x_needs(n, alpha, beta, x, values, needs):
     """Evaluations d eval_jacobi / d x uses besides eval_jacobi itself."""
     return (
         _core.Need('special.eval_jacobi', (), (('_0 - 1', n - 1), ('_1 + 1', alpha + 1), ('_2 + 1', beta + 1), 3, )),
@@ -35,7 +35,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                3: _core.Rule(_eval_jacobi_x_needs, _eval_jacobi_x_derivative),
+                3: _core.Rule((_eval_jacobi_x_needs, ), _eval_jacobi_x_derivative),
             },
         },
     )

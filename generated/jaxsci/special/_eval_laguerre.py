@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _eval_laguerre_x_needs(n, x):
+def _eval_laguerre_x_needs(n, x, values, needs):
     """Evaluations d eval_laguerre / d x uses besides eval_laguerre itself."""
     return (
         _core.Need('special.eval_genlaguerre', (), (('_0 - 1', n - 1), ('1', 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_eval_laguerre_x_needs, _eval_laguerre_x_derivative),
+                1: _core.Rule((_eval_laguerre_x_needs, ), _eval_laguerre_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _eval_legendre_x_needs(n, x):
+def _eval_legendre_x_needs(n, x, values, needs):
     """Evaluations d eval_legendre / d x uses besides eval_legendre itself."""
     return (
         _core.Need('special.eval_gegenbauer', (), (('Max(_0, -_0 - 1) - 1', jnp.maximum(n, -n - 1) - 1), ('3/2', 3/2), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_eval_legendre_x_needs, _eval_legendre_x_derivative),
+                1: _core.Rule((_eval_legendre_x_needs, ), _eval_legendre_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _eval_sh_chebyu_x_needs(n, x):
+def _eval_sh_chebyu_x_needs(n, x, values, needs):
     """Evaluations d eval_sh_chebyu / d x uses besides eval_sh_chebyu itself."""
     return (
         _core.Need('special.eval_gegenbauer', (), (('Piecewise((-1, Eq(_0, -1)), (Max(_0, -_0 - 2) - 1, True))', jnp.where((n == -1), -1, jnp.maximum(n, -n - 2) - 1)), ('2', 2), ('2*_1 - 1', 2*x - 1), )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_eval_sh_chebyu_x_needs, _eval_sh_chebyu_x_derivative),
+                1: _core.Rule((_eval_sh_chebyu_x_needs, ), _eval_sh_chebyu_x_derivative),
             },
         },
     )

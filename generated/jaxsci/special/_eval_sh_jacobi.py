@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _eval_sh_jacobi_x_needs(n, p, q, x):
+def _eval_sh_jacobi_x_needs(n, p, q, x, values, needs):
     """Evaluations d eval_sh_jacobi / d x uses besides eval_sh_jacobi itself."""
     return (
         _core.Need('special.eval_sh_jacobi', (), (('Piecewise((0, Eq(_0, 0)), (_0 - 1, True))', jnp.where((n == 0), 0, n - 1)), ('_1 + 2', p + 2), ('_2 + 1', q + 1), 3, )),
@@ -35,7 +35,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                3: _core.Rule(_eval_sh_jacobi_x_needs, _eval_sh_jacobi_x_derivative),
+                3: _core.Rule((_eval_sh_jacobi_x_needs, ), _eval_sh_jacobi_x_derivative),
             },
         },
     )

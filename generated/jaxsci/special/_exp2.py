@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _exp2_x_needs(x):
+def _exp2_x_needs(x, values, needs):
     """Evaluations d exp2 / d x uses besides exp2 itself."""
-    return (
-    )
+    return ()
 
 
 def _exp2_x_derivative(x, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_exp2_x_needs, _exp2_x_derivative),
+                0: _core.Rule((_exp2_x_needs, ), _exp2_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _expm1_x_needs(x):
+def _expm1_x_needs(x, values, needs):
     """Evaluations d expm1 / d x uses besides expm1 itself."""
-    return (
-    )
+    return ()
 
 
 def _expm1_x_derivative(x, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_expm1_x_needs, _expm1_x_derivative),
+                0: _core.Rule((_expm1_x_needs, ), _expm1_x_derivative),
             },
         },
     )

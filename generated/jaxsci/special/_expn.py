@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _expn_x_needs(n, x):
+def _expn_x_needs(n, x, values, needs):
     """Evaluations d expn / d x uses besides expn itself."""
     return (
         _core.Need('special.expn', (), (('Max(0, _0 - 1)', jnp.maximum(0, n - 1)), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_expn_x_needs, _expn_x_derivative),
+                1: _core.Rule((_expn_x_needs, ), _expn_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _exprel_x_needs(x):
+def _exprel_x_needs(x, values, needs):
     """Evaluations d exprel / d x uses besides exprel itself."""
     return (
         _core.Need('special.hyp1f1', (), (('2', 2), ('3', 3), 0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_exprel_x_needs, _exprel_x_derivative),
+                0: _core.Rule((_exprel_x_needs, ), _exprel_x_derivative),
             },
         },
     )

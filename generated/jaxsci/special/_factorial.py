@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _factorial_exact_false_n_needs(n):
+def _factorial_exact_false_n_needs(n, values, needs):
     """Evaluations d factorial / d n uses besides factorial itself."""
     return (
         _core.Need('special.digamma', (), (('_0 + 1', n + 1), )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (('exact', False),): {
-                0: _core.Rule(_factorial_exact_false_n_needs, _factorial_exact_false_n_derivative),
+                0: _core.Rule((_factorial_exact_false_n_needs, ), _factorial_exact_false_n_derivative),
             },
         },
     )

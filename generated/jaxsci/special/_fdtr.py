@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _fdtr_x_needs(dfn, dfd, x):
+def _fdtr_x_needs(dfn, dfd, x, values, needs):
     """Evaluations d fdtr / d x uses besides fdtr itself."""
     return (
         _core.Need('special.loggamma', (), (('_1/2', (1/2)*dfd), )),
@@ -36,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_fdtr_x_needs, _fdtr_x_derivative),
+                2: _core.Rule((_fdtr_x_needs, ), _fdtr_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _fdtri_p_needs(dfn, dfd, p):
+def _fdtri_p_needs(dfn, dfd, p, values, needs):
     """Evaluations d fdtri / d p uses besides fdtri itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2 + _1/2', (1/2)*dfd + (1/2)*dfn), )),
@@ -36,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_fdtri_p_needs, _fdtri_p_derivative),
+                2: _core.Rule((_fdtri_p_needs, ), _fdtri_p_derivative),
             },
         },
     )

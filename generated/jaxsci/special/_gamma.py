@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _gamma_z_needs(z):
+def _gamma_z_needs(z, values, needs):
     """Evaluations d gamma / d z uses besides gamma itself."""
     return (
         _core.Need('special.digamma', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_gamma_z_needs, _gamma_z_derivative),
+                0: _core.Rule((_gamma_z_needs, ), _gamma_z_derivative),
             },
         },
     )

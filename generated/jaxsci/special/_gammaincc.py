@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _gammaincc_x_needs(a, x):
+def _gammaincc_x_needs(a, x, values, needs):
     """Evaluations d gammaincc / d x uses besides gammaincc itself."""
     return (
         _core.Need('special.gammaln', (), (0, )),
@@ -37,7 +37,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_gammaincc_x_needs, _gammaincc_x_derivative),
+                1: _core.Rule((_gammaincc_x_needs, ), _gammaincc_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _gammaincinv_y_needs(a, y):
+def _gammaincinv_y_needs(a, y, values, needs):
     """Evaluations d gammaincinv / d y uses besides gammaincinv itself."""
     return (
         _core.Need('special.gammaln', (), (0, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_gammaincinv_y_needs, _gammaincinv_y_derivative),
+                1: _core.Rule((_gammaincinv_y_needs, ), _gammaincinv_y_derivative),
             },
         },
     )

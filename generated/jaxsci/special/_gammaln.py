@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _gammaln_x_needs(x):
+def _gammaln_x_needs(x, values, needs):
     """Evaluations d gammaln / d x uses besides gammaln itself."""
     return (
         _core.Need('special.digamma', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_gammaln_x_needs, _gammaln_x_derivative),
+                0: _core.Rule((_gammaln_x_needs, ), _gammaln_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _gdtrc_a_needs(a, b, x):
+def _gdtrc_a_needs(a, b, x, values, needs):
     """Evaluations d gdtrc / d a uses besides gdtrc itself."""
     return (
         _core.Need('special.loggamma', (), (1, )),
@@ -21,7 +21,7 @@ def _gdtrc_a_derivative(a, b, x, values, needs):
     return (jnp.where((x == 0), -jnp.where((a*x < 1), jnp.exp(-loggamma_1 - jnp.minimum(1, a*x))*jnp.minimum(1, a*x)**b, jnp.exp(-loggamma_1 + b*jnp.log(jnp.maximum(1, a*x)) - jnp.maximum(1, a*x)))/a, -jnp.exp(-loggamma_1 - a*jnp.where(x == 0, 1, x) + (b - 1)*jnp.log(a*jnp.where(x == 0, 1, x)))*jnp.where(x == 0, 1, x)), )
 
 
-def _gdtrc_x_needs(a, b, x):
+def _gdtrc_x_needs(a, b, x, values, needs):
     """Evaluations d gdtrc / d x uses besides gdtrc itself."""
     return (
         _core.Need('special.loggamma', (), (1, )),
@@ -48,8 +48,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_gdtrc_a_needs, _gdtrc_a_derivative),
-                2: _core.Rule(_gdtrc_x_needs, _gdtrc_x_derivative),
+                0: _core.Rule((_gdtrc_a_needs, ), _gdtrc_a_derivative),
+                2: _core.Rule((_gdtrc_x_needs, ), _gdtrc_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _gdtria_p_needs(p, b, x):
+def _gdtria_p_needs(p, b, x, values, needs):
     """Evaluations d gdtria / d p uses besides gdtria itself."""
     return (
         _core.Need('special.loggamma', (), (1, )),
@@ -21,10 +21,9 @@ def _gdtria_p_derivative(p, b, x, values, needs):
     return (jnp.exp(loggamma_1 + out*x - (b - 1)*jnp.log(out*x))/x, )
 
 
-def _gdtria_x_needs(p, b, x):
+def _gdtria_x_needs(p, b, x, values, needs):
     """Evaluations d gdtria / d x uses besides gdtria itself."""
-    return (
-    )
+    return ()
 
 
 def _gdtria_x_derivative(p, b, x, values, needs):
@@ -46,8 +45,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_gdtria_p_needs, _gdtria_p_derivative),
-                2: _core.Rule(_gdtria_x_needs, _gdtria_x_derivative),
+                0: _core.Rule((_gdtria_p_needs, ), _gdtria_p_derivative),
+                2: _core.Rule((_gdtria_x_needs, ), _gdtria_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _gdtrix_a_needs(a, b, p):
+def _gdtrix_a_needs(a, b, p, values, needs):
     """Evaluations d gdtrix / d a uses besides gdtrix itself."""
-    return (
-    )
+    return ()
 
 
 def _gdtrix_a_derivative(a, b, p, values, needs):
@@ -19,7 +18,7 @@ def _gdtrix_a_derivative(a, b, p, values, needs):
     return (-out/a, )
 
 
-def _gdtrix_p_needs(a, b, p):
+def _gdtrix_p_needs(a, b, p, values, needs):
     """Evaluations d gdtrix / d p uses besides gdtrix itself."""
     return (
         _core.Need('special.loggamma', (), (1, )),
@@ -46,8 +45,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_gdtrix_a_needs, _gdtrix_a_derivative),
-                2: _core.Rule(_gdtrix_p_needs, _gdtrix_p_derivative),
+                0: _core.Rule((_gdtrix_a_needs, ), _gdtrix_a_derivative),
+                2: _core.Rule((_gdtrix_p_needs, ), _gdtrix_p_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _hankel1e_z_needs(v, z):
+def _hankel1e_z_needs(v, z, values, needs):
     """Evaluations d hankel1e / d z uses besides hankel1e itself."""
     return (
         _core.Need('special.hankel1e', (), (('_0 - 1', v - 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_hankel1e_z_needs, _hankel1e_z_derivative),
+                1: _core.Rule((_hankel1e_z_needs, ), _hankel1e_z_derivative),
             },
         },
     )

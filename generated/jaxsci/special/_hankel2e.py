@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _hankel2e_z_needs(v, z):
+def _hankel2e_z_needs(v, z, values, needs):
     """Evaluations d hankel2e / d z uses besides hankel2e itself."""
     return (
         _core.Need('special.hankel2e', (), (('_0 - 1', v - 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_hankel2e_z_needs, _hankel2e_z_derivative),
+                1: _core.Rule((_hankel2e_z_needs, ), _hankel2e_z_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _huber_delta_needs(delta, r):
+def _huber_delta_needs(delta, r, values, needs):
     """Evaluations d huber / d delta uses besides huber itself."""
-    return (
-    )
+    return ()
 
 
 def _huber_delta_derivative(delta, r, values, needs):
@@ -19,10 +18,9 @@ def _huber_delta_derivative(delta, r, values, needs):
     return (jnp.where((delta < 0), 0, jnp.maximum(0, -delta + abs(r))), )
 
 
-def _huber_r_needs(delta, r):
+def _huber_r_needs(delta, r, values, needs):
     """Evaluations d huber / d r uses besides huber itself."""
-    return (
-    )
+    return ()
 
 
 def _huber_r_derivative(delta, r, values, needs):
@@ -43,8 +41,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_huber_delta_needs, _huber_delta_derivative),
-                1: _core.Rule(_huber_r_needs, _huber_r_derivative),
+                0: _core.Rule((_huber_delta_needs, ), _huber_delta_derivative),
+                1: _core.Rule((_huber_r_needs, ), _huber_r_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _hyp1f1_x_needs(a, b, x):
+def _hyp1f1_x_needs(a, b, x, values, needs):
     """Evaluations d hyp1f1 / d x uses besides hyp1f1 itself."""
     return (
         _core.Need('special.hyp1f1', (), (('_0 + 1', a + 1), ('_1 + 1', b + 1), 2, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_hyp1f1_x_needs, _hyp1f1_x_derivative),
+                2: _core.Rule((_hyp1f1_x_needs, ), _hyp1f1_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _hyp2f1_z_needs(a, b, c, z):
+def _hyp2f1_z_needs(a, b, c, z, values, needs):
     """Evaluations d hyp2f1 / d z uses besides hyp2f1 itself."""
     return (
         _core.Need('special.hyp2f1', (), (('_0 + 1', a + 1), ('_1 + 1', b + 1), ('_2 + 1', c + 1), 3, )),
@@ -35,7 +35,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                3: _core.Rule(_hyp2f1_z_needs, _hyp2f1_z_derivative),
+                3: _core.Rule((_hyp2f1_z_needs, ), _hyp2f1_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _hyperu_x_needs(a, b, x):
+def _hyperu_x_needs(a, b, x, values, needs):
     """Evaluations d hyperu / d x uses besides hyperu itself."""
     return (
         _core.Need('special.hyperu', (), (('_0 + 1', a + 1), ('_1 + 1', b + 1), 2, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_hyperu_x_needs, _hyperu_x_derivative),
+                2: _core.Rule((_hyperu_x_needs, ), _hyperu_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _i1e_x_needs(x):
+def _i1e_x_needs(x, values, needs):
     """Evaluations d i1e / d x uses besides i1e itself."""
     return (
         _core.Need('special.i0e', (), (0, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_i1e_x_needs, _i1e_x_derivative),
+                0: _core.Rule((_i1e_x_needs, ), _i1e_x_derivative),
             },
         },
     )

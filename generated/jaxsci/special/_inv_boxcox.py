@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _inv_boxcox_y_needs(y, lmbda):
+def _inv_boxcox_y_needs(y, lmbda, values, needs):
     """Evaluations d inv_boxcox / d y uses besides inv_boxcox itself."""
-    return (
-    )
+    return ()
 
 
 def _inv_boxcox_y_derivative(y, lmbda, values, needs):
@@ -19,7 +18,7 @@ def _inv_boxcox_y_derivative(y, lmbda, values, needs):
     return (out**(1 - lmbda), )
 
 
-def _inv_boxcox_lmbda_needs(y, lmbda):
+def _inv_boxcox_lmbda_needs(y, lmbda, values, needs):
     """Evaluations d inv_boxcox / d lmbda uses besides inv_boxcox itself."""
     return (
         _core.Need('special.hyp1f1', (), (('2', 2), ('3', 3), ('log(_0*_1 + 1)', jnp.log(lmbda*y + 1)), )),
@@ -45,8 +44,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_inv_boxcox_y_needs, _inv_boxcox_y_derivative),
-                1: _core.Rule(_inv_boxcox_lmbda_needs, _inv_boxcox_lmbda_derivative),
+                0: _core.Rule((_inv_boxcox_y_needs, ), _inv_boxcox_y_derivative),
+                1: _core.Rule((_inv_boxcox_lmbda_needs, ), _inv_boxcox_lmbda_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _it2i0k0_x_needs(x):
+def _it2i0k0_x_needs(x, values, needs):
     """Evaluations d it2i0k0 / d x uses besides it2i0k0 itself."""
     return (
         _core.Need('special.i0', (), (0, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_it2i0k0_x_needs, _it2i0k0_x_derivative),
+                0: _core.Rule((_it2i0k0_x_needs, ), _it2i0k0_x_derivative),
             },
         },
     )

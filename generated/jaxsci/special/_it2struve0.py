@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _it2struve0_x_needs(x):
+def _it2struve0_x_needs(x, values, needs):
     """Evaluations d it2struve0 / d x uses besides it2struve0 itself."""
     return (
         _core.Need('special.struve', (), (('0', 0), 0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_it2struve0_x_needs, _it2struve0_x_derivative),
+                0: _core.Rule((_it2struve0_x_needs, ), _it2struve0_x_derivative),
             },
         },
     )

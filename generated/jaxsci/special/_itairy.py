@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _itairy_x_needs(x):
+def _itairy_x_needs(x, values, needs):
     """Evaluations d itairy / d x uses besides itairy itself."""
     return (
         _core.Need('special.airy', (), (0, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_itairy_x_needs, _itairy_x_derivative),
+                0: _core.Rule((_itairy_x_needs, ), _itairy_x_derivative),
             },
         },
     )

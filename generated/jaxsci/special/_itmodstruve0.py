@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _itmodstruve0_x_needs(x):
+def _itmodstruve0_x_needs(x, values, needs):
     """Evaluations d itmodstruve0 / d x uses besides itmodstruve0 itself."""
     return (
         _core.Need('special.modstruve', (), (('0', 0), 0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_itmodstruve0_x_needs, _itmodstruve0_x_derivative),
+                0: _core.Rule((_itmodstruve0_x_needs, ), _itmodstruve0_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _itstruve0_x_needs(x):
+def _itstruve0_x_needs(x, values, needs):
     """Evaluations d itstruve0 / d x uses besides itstruve0 itself."""
     return (
         _core.Need('special.struve', (), (('0', 0), 0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_itstruve0_x_needs, _itstruve0_x_derivative),
+                0: _core.Rule((_itstruve0_x_needs, ), _itstruve0_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _iv_z_needs(v, z):
+def _iv_z_needs(v, z, values, needs):
     """Evaluations d iv / d z uses besides iv itself."""
     return (
         _core.Need('special.iv', (), (('_0 + 1', v + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_iv_z_needs, _iv_z_derivative),
+                1: _core.Rule((_iv_z_needs, ), _iv_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ive_z_needs(v, z):
+def _ive_z_needs(v, z, values, needs):
     """Evaluations d ive / d z uses besides ive itself."""
     return (
         _core.Need('special.ive', (), (('_0 + 1', v + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), )),
@@ -41,7 +41,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_ive_z_needs, _ive_z_derivative, _ive_z_conjugate),
+                1: _core.Rule((_ive_z_needs, ), _ive_z_derivative, _ive_z_conjugate),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _j0_x_needs(x):
+def _j0_x_needs(x, values, needs):
     """Evaluations d j0 / d x uses besides j0 itself."""
     return (
         _core.Need('special.j1', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_j0_x_needs, _j0_x_derivative),
+                0: _core.Rule((_j0_x_needs, ), _j0_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _j1_x_needs(x):
+def _j1_x_needs(x, values, needs):
     """Evaluations d j1 / d x uses besides j1 itself."""
     return (
         _core.Need('special.j0', (), (0, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_j1_x_needs, _j1_x_derivative),
+                0: _core.Rule((_j1_x_needs, ), _j1_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _jn_x_needs(n, x):
+def _jn_x_needs(n, x, values, needs):
     """Evaluations d jn / d x uses besides jn itself."""
     return (
         _core.Need('special.jn', (), (('_0 - 1', n - 1), 1, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_jn_x_needs, _jn_x_derivative),
+                1: _core.Rule((_jn_x_needs, ), _jn_x_derivative),
             },
         },
     )

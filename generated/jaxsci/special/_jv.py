@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _jv_z_needs(v, z):
+def _jv_z_needs(v, z, values, needs):
     """Evaluations d jv / d z uses besides jv itself."""
     return (
         _core.Need('special.jv', (), (('_0 - 1', v - 1), 1, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_jv_z_needs, _jv_z_derivative),
+                1: _core.Rule((_jv_z_needs, ), _jv_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _jve_z_needs(v, z):
+def _jve_z_needs(v, z, values, needs):
     """Evaluations d jve / d z uses besides jve itself."""
     return (
         _core.Need('special.jve', (), (('_0 - 1', v - 1), 1, )),
@@ -41,7 +41,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_jve_z_needs, _jve_z_derivative, _jve_z_conjugate),
+                1: _core.Rule((_jve_z_needs, ), _jve_z_derivative, _jve_z_conjugate),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _k0_x_needs(x):
+def _k0_x_needs(x, values, needs):
     """Evaluations d k0 / d x uses besides k0 itself."""
     return (
         _core.Need('special.k1', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_k0_x_needs, _k0_x_derivative),
+                0: _core.Rule((_k0_x_needs, ), _k0_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _k0e_x_needs(x):
+def _k0e_x_needs(x, values, needs):
     """Evaluations d k0e / d x uses besides k0e itself."""
     return (
         _core.Need('special.k1e', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_k0e_x_needs, _k0e_x_derivative),
+                0: _core.Rule((_k0e_x_needs, ), _k0e_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kei_x_needs(x):
+def _kei_x_needs(x, values, needs):
     """Evaluations d kei / d x uses besides kei itself."""
     return (
         _core.Need('special.keip', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_kei_x_needs, _kei_x_derivative),
+                0: _core.Rule((_kei_x_needs, ), _kei_x_derivative),
             },
         },
     )

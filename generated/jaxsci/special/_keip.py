@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _keip_x_needs(x):
+def _keip_x_needs(x, values, needs):
     """Evaluations d keip / d x uses besides keip itself."""
     return (
         _core.Need('special.ker', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_keip_x_needs, _keip_x_derivative),
+                0: _core.Rule((_keip_x_needs, ), _keip_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kelvin_x_needs(x):
+def _kelvin_x_needs(x, values, needs):
     """Evaluations d kelvin / d x uses besides kelvin itself."""
     return (
         _core.Need('special.jv', (), (('2', 2), ('exp(3*I*pi/4)*Mask(_0, 0)', jnp.exp((3/4)*1j*jnp.pi)*jnp.where(x == 0, x, 0)), )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_kelvin_x_needs, _kelvin_x_derivative),
+                0: _core.Rule((_kelvin_x_needs, ), _kelvin_x_derivative),
             },
         },
     )

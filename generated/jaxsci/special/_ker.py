@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ker_x_needs(x):
+def _ker_x_needs(x, values, needs):
     """Evaluations d ker / d x uses besides ker itself."""
     return (
         _core.Need('special.kerp', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ker_x_needs, _ker_x_derivative),
+                0: _core.Rule((_ker_x_needs, ), _ker_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kerp_x_needs(x):
+def _kerp_x_needs(x, values, needs):
     """Evaluations d kerp / d x uses besides kerp itself."""
     return (
         _core.Need('special.kei', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_kerp_x_needs, _kerp_x_derivative),
+                0: _core.Rule((_kerp_x_needs, ), _kerp_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kl_div_x_needs(x, y):
+def _kl_div_x_needs(x, y, values, needs):
     """Evaluations d kl_div / d x uses besides kl_div itself."""
-    return (
-    )
+    return ()
 
 
 def _kl_div_x_derivative(x, y, values, needs):
@@ -19,10 +18,9 @@ def _kl_div_x_derivative(x, y, values, needs):
     return (jnp.where((y > 0), jnp.log(x/y), jnp.nan), )
 
 
-def _kl_div_y_needs(x, y):
+def _kl_div_y_needs(x, y, values, needs):
     """Evaluations d kl_div / d y uses besides kl_div itself."""
-    return (
-    )
+    return ()
 
 
 def _kl_div_y_derivative(x, y, values, needs):
@@ -43,8 +41,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_kl_div_x_needs, _kl_div_x_derivative),
-                1: _core.Rule(_kl_div_y_needs, _kl_div_y_derivative),
+                0: _core.Rule((_kl_div_x_needs, ), _kl_div_x_derivative),
+                1: _core.Rule((_kl_div_y_needs, ), _kl_div_y_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kn_x_needs(n, x):
+def _kn_x_needs(n, x, values, needs):
     """Evaluations d kn / d x uses besides kn itself."""
     return (
         _core.Need('special.kn', (), (('_0 - 1', n - 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_kn_x_needs, _kn_x_derivative),
+                1: _core.Rule((_kn_x_needs, ), _kn_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kolmogi_p_needs(p):
+def _kolmogi_p_needs(p, values, needs):
     """Evaluations d kolmogi / d p uses besides kolmogi itself."""
-    return (
-    )
+    return ()
 
 
 def _kolmogi_p_derivative(p, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_kolmogi_p_needs, _kolmogi_p_derivative),
+                0: _core.Rule((_kolmogi_p_needs, ), _kolmogi_p_derivative),
             },
         },
     )

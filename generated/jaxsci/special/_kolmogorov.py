@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kolmogorov_y_needs(y):
+def _kolmogorov_y_needs(y, values, needs):
     """Evaluations d kolmogorov / d y uses besides kolmogorov itself."""
-    return (
-    )
+    return ()
 
 
 def _kolmogorov_y_derivative(y, values, needs):
@@ -37,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_kolmogorov_y_needs, _kolmogorov_y_derivative),
+                0: _core.Rule((_kolmogorov_y_needs, ), _kolmogorov_y_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kv_z_needs(v, z):
+def _kv_z_needs(v, z, values, needs):
     """Evaluations d kv / d z uses besides kv itself."""
     return (
         _core.Need('special.kv', (), (('_0 - 1', v - 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_kv_z_needs, _kv_z_derivative),
+                1: _core.Rule((_kv_z_needs, ), _kv_z_derivative),
             },
         },
     )

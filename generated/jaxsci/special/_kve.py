@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _kve_z_needs(v, z):
+def _kve_z_needs(v, z, values, needs):
     """Evaluations d kve / d z uses besides kve itself."""
     return (
         _core.Need('special.kve', (), (('_0 - 1', v - 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_kve_z_needs, _kve_z_derivative),
+                1: _core.Rule((_kve_z_needs, ), _kve_z_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _lambertw_z_needs(z, k):
+def _lambertw_z_needs(z, k, values, needs):
     """Evaluations d lambertw / d z uses besides lambertw itself."""
-    return (
-    )
+    return ()
 
 
 def _lambertw_z_derivative(z, k, values, needs):
@@ -32,7 +31,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_lambertw_z_needs, _lambertw_z_derivative),
+                0: _core.Rule((_lambertw_z_needs, ), _lambertw_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _log_expit_x_needs(x):
+def _log_expit_x_needs(x, values, needs):
     """Evaluations d log_expit / d x uses besides log_expit itself."""
     return (
         _core.Need('special.expit', (), (('-_0', -x), )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_log_expit_x_needs, _log_expit_x_derivative),
+                0: _core.Rule((_log_expit_x_needs, ), _log_expit_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _log_wright_bessel_x_needs(a, b, x):
+def _log_wright_bessel_x_needs(a, b, x, values, needs):
     """Evaluations d log_wright_bessel / d x uses besides log_wright_bessel itself."""
     return (
         _core.Need('special.log_wright_bessel', (), (0, ('_0 + _1', a + b), 2, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_log_wright_bessel_x_needs, _log_wright_bessel_x_derivative),
+                2: _core.Rule((_log_wright_bessel_x_needs, ), _log_wright_bessel_x_derivative),
             },
         },
     )

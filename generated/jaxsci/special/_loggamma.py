@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _loggamma_z_needs(z):
+def _loggamma_z_needs(z, values, needs):
     """Evaluations d loggamma / d z uses besides loggamma itself."""
     return (
         _core.Need('special.digamma', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_loggamma_z_needs, _loggamma_z_derivative),
+                0: _core.Rule((_loggamma_z_needs, ), _loggamma_z_derivative),
             },
         },
     )

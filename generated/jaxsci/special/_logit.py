@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _logit_x_needs(x):
+def _logit_x_needs(x, values, needs):
     """Evaluations d logit / d x uses besides logit itself."""
-    return (
-    )
+    return ()
 
 
 def _logit_x_derivative(x, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_logit_x_needs, _logit_x_derivative),
+                0: _core.Rule((_logit_x_needs, ), _logit_x_derivative),
             },
         },
     )

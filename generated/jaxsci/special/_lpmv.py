@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _lpmv_x_needs(m, v, x):
+def _lpmv_x_needs(m, v, x, values, needs):
     """Evaluations d lpmv / d x uses besides lpmv itself."""
     return (
         _core.Need('special.lpmv', (), (0, ('_1 - 1', v - 1), 2, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_lpmv_x_needs, _lpmv_x_derivative),
+                2: _core.Rule((_lpmv_x_needs, ), _lpmv_x_derivative),
             },
         },
     )

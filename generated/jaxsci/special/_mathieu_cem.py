@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _mathieu_cem_x_needs(m, q, x):
+def _mathieu_cem_x_needs(m, q, x, values, needs):
     """Evaluations d mathieu_cem / d x uses besides mathieu_cem itself."""
     return (
         _core.Need('special.mathieu_a', (), (0, 1, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_mathieu_cem_x_needs, _mathieu_cem_x_derivative),
+                2: _core.Rule((_mathieu_cem_x_needs, ), _mathieu_cem_x_derivative),
             },
         },
     )

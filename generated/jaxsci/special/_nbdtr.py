@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _nbdtr_p_needs(k, n, p):
+def _nbdtr_p_needs(k, n, p, values, needs):
     """Evaluations d nbdtr / d p uses besides nbdtr itself."""
     return (
         _core.Need('special.loggamma', (), (1, )),
@@ -36,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_nbdtr_p_needs, _nbdtr_p_derivative),
+                2: _core.Rule((_nbdtr_p_needs, ), _nbdtr_p_derivative),
             },
         },
     )

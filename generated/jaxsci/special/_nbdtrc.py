@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _nbdtrc_p_needs(k, n, p):
+def _nbdtrc_p_needs(k, n, p, values, needs):
     """Evaluations d nbdtrc / d p uses besides nbdtrc itself."""
     return (
         _core.Need('special.loggamma', (), (1, )),
@@ -36,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_nbdtrc_p_needs, _nbdtrc_p_derivative),
+                2: _core.Rule((_nbdtrc_p_needs, ), _nbdtrc_p_derivative),
             },
         },
     )

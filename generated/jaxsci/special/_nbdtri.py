@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _nbdtri_y_needs(k, n, y):
+def _nbdtri_y_needs(k, n, y, values, needs):
     """Evaluations d nbdtri / d y uses besides nbdtri itself."""
     return (
         _core.Need('special.loggamma', (), (('_0 + _1 + 1', k + n + 1), )),
@@ -36,7 +36,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_nbdtri_y_needs, _nbdtri_y_derivative),
+                2: _core.Rule((_nbdtri_y_needs, ), _nbdtri_y_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ncfdtr_nc_needs(dfn, dfd, nc, f):
+def _ncfdtr_nc_needs(dfn, dfd, nc, f, values, needs):
     """Evaluations d ncfdtr / d nc uses besides ncfdtr itself."""
     return (
         _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, 2, ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
@@ -21,7 +21,7 @@ def _ncfdtr_nc_derivative(dfn, dfd, nc, f, values, needs):
     return ((1/2)*ncfdtr_1 - 1/2*out, )
 
 
-def _ncfdtr_f_needs(dfn, dfd, nc, f):
+def _ncfdtr_f_needs(dfn, dfd, nc, f, values, needs):
     """Evaluations d ncfdtr / d f uses besides ncfdtr itself."""
     return (
         _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, 2, ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
@@ -50,8 +50,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_ncfdtr_nc_needs, _ncfdtr_nc_derivative),
-                3: _core.Rule(_ncfdtr_f_needs, _ncfdtr_f_derivative),
+                2: _core.Rule((_ncfdtr_nc_needs, ), _ncfdtr_nc_derivative),
+                3: _core.Rule((_ncfdtr_f_needs, ), _ncfdtr_f_derivative),
             },
         },
     )

@@ -7,8 +7,14 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ncfdtri_nc_needs(dfn, dfd, nc, p):
+def _ncfdtri_nc_needs(dfn, dfd, nc, p, values, needs):
     """Evaluations d ncfdtri / d nc uses besides ncfdtri itself."""
+    return ()
+
+
+def _ncfdtri_nc_needs_stage2(dfn, dfd, nc, p, values, needs):
+    """Evaluations d ncfdtri / d nc uses at its values: round trip 2."""
+    (out,) = values
     return (
         _core.Need('special.ncfdtr', (), (0, 1, 2, ('__value_0', out), )),
         _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, 2, ('_0*__value_0/(_0 + 2)', out*dfn/(dfn + 2)), )),
@@ -23,8 +29,14 @@ def _ncfdtri_nc_derivative(dfn, dfd, nc, p, values, needs):
     return (2*out*((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc), )
 
 
-def _ncfdtri_p_needs(dfn, dfd, nc, p):
+def _ncfdtri_p_needs(dfn, dfd, nc, p, values, needs):
     """Evaluations d ncfdtri / d p uses besides ncfdtri itself."""
+    return ()
+
+
+def _ncfdtri_p_needs_stage2(dfn, dfd, nc, p, values, needs):
+    """Evaluations d ncfdtri / d p uses at its values: round trip 2."""
+    (out,) = values
     return (
         _core.Need('special.ncfdtr', (), (0, 1, 2, ('__value_0', out), )),
         _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, 2, ('_0*__value_0/(_0 + 2)', out*dfn/(dfn + 2)), )),
@@ -53,8 +65,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_ncfdtri_nc_needs, _ncfdtri_nc_derivative),
-                3: _core.Rule(_ncfdtri_p_needs, _ncfdtri_p_derivative),
+                2: _core.Rule((_ncfdtri_nc_needs, _ncfdtri_nc_needs_stage2, ), _ncfdtri_nc_derivative),
+                3: _core.Rule((_ncfdtri_p_needs, _ncfdtri_p_needs_stage2, ), _ncfdtri_p_derivative),
             },
         },
     )

@@ -7,11 +7,17 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ncfdtrinc_p_needs(dfn, dfd, p, f):
+def _ncfdtrinc_p_needs(dfn, dfd, p, f, values, needs):
     """Evaluations d ncfdtrinc / d p uses besides ncfdtrinc itself."""
+    return ()
+
+
+def _ncfdtrinc_p_needs_stage2(dfn, dfd, p, f, values, needs):
+    """Evaluations d ncfdtrinc / d p uses at its values: round trip 2."""
+    (out,) = values
     return (
-        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', __value_0), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
-        _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', __value_0), 3, )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
+        _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', out), 3, )),
     )
 
 
@@ -22,8 +28,14 @@ def _ncfdtrinc_p_derivative(dfn, dfd, p, f, values, needs):
     return (((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)**(-1.0), )
 
 
-def _ncfdtrinc_f_needs(dfn, dfd, p, f):
+def _ncfdtrinc_f_needs(dfn, dfd, p, f, values, needs):
     """Evaluations d ncfdtrinc / d f uses besides ncfdtrinc itself."""
+    return ()
+
+
+def _ncfdtrinc_f_needs_stage2(dfn, dfd, p, f, values, needs):
+    """Evaluations d ncfdtrinc / d f uses at its values: round trip 2."""
+    (out,) = values
     return (
         _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
         _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', out), 3, )),
@@ -52,8 +64,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_ncfdtrinc_p_needs, _ncfdtrinc_p_derivative),
-                3: _core.Rule(_ncfdtrinc_f_needs, _ncfdtrinc_f_derivative),
+                2: _core.Rule((_ncfdtrinc_p_needs, _ncfdtrinc_p_needs_stage2, ), _ncfdtrinc_p_derivative),
+                3: _core.Rule((_ncfdtrinc_f_needs, _ncfdtrinc_f_needs_stage2, ), _ncfdtrinc_f_derivative),
             },
         },
     )

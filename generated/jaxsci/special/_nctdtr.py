@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _nctdtr_nc_needs(df, nc, t):
+def _nctdtr_nc_needs(df, nc, t, values, needs):
     """Evaluations d nctdtr / d nc uses besides nctdtr itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
@@ -35,7 +35,7 @@ def _nctdtr_nc_derivative(df, nc, t, values, needs):
     return (jnp.where((t == 0), -1/2*jnp.sqrt(2)*((1/2)*t**2*(nc**2 - 1) + jnp.sqrt(2)*(nc*t + (1/6)*t**3*(df + 1)*(nc**3 - 3*nc)/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(df + 2)*(nc**4 - 6*nc**2 + 3)/df)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), jnp.where((abs(jnp.where(t == 0, 1, t)) < 0.001), -1/2*jnp.sqrt(2)*((1/2)*(nc**2 - 1)*jnp.where(t == 0, 1, t)**2 + jnp.sqrt(2)*(nc*jnp.where(t == 0, 1, t) + (1/6)*(df + 1)*(nc**3 - 3*nc)*jnp.where(t == 0, 1, t)**3/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*(df + 2)*(nc**4 - 6*nc**2 + 3)*jnp.where(t == 0, 1, t)**4/df)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -nc*(-nctdtr_1 + nctdtr_2)*jnp.sign(jnp.where(t == 0, 1, t)) + jnp.sqrt(2)*(-nctdtr_3 + nctdtr_4)*(df + 1)*(df + jnp.where(t == 0, 1, t)**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(jnp.where(t == 0, 1, t))))), )
 
 
-def _nctdtr_t_needs(df, nc, t):
+def _nctdtr_t_needs(df, nc, t, values, needs):
     """Evaluations d nctdtr / d t uses besides nctdtr itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
@@ -72,8 +72,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_nctdtr_nc_needs, _nctdtr_nc_derivative),
-                2: _core.Rule(_nctdtr_t_needs, _nctdtr_t_derivative),
+                1: _core.Rule((_nctdtr_nc_needs, ), _nctdtr_nc_derivative),
+                2: _core.Rule((_nctdtr_t_needs, ), _nctdtr_t_derivative),
             },
         },
     )

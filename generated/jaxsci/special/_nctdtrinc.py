@@ -7,11 +7,19 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _nctdtrinc_p_needs(df, p, t):
+def _nctdtrinc_p_needs(df, p, t, values, needs):
     """Evaluations d nctdtrinc / d p uses besides nctdtrinc itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
         _core.Need('special.loggamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+    )
+
+
+def _nctdtrinc_p_needs_stage2(df, p, t, values, needs):
+    """Evaluations d nctdtrinc / d p uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1, loggamma_2) = needs
+    return (
         _core.Need('special.nctdtr', (), (0, ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-Abs(_2)', -abs(t)), )),
         _core.Need('special.nctdtr', (), (('_0 + 2', df + 2), ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-sqrt((_0 + 2)/_0)*Abs(_2)', -jnp.sqrt((df + 2)/df)*abs(t)), )),
         _core.Need('special.nctdtr', (), (('_0 + 1', df + 1), ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-sqrt((_0 + 1)/_0)*Abs(_2)', -jnp.sqrt((df + 1)/df)*abs(t)), )),
@@ -26,11 +34,19 @@ def _nctdtrinc_p_derivative(df, p, t, values, needs):
     return (jnp.where((abs(t) < 0.001), -jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*out**2)/((1/2)*t**2*(out**2 - 1) + jnp.sqrt(2)*(out*t + (1/6)*t**3*(out**3 - 3*out)*(df + 1)/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(df + 2)*(out**4 - 6*out**2 + 3)/df), (-out*(-nctdtr_1 + nctdtr_2)*jnp.sign(t) + jnp.sqrt(2)*(-nctdtr_3 + nctdtr_4)*(df + 1)*(df + t**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(t)))**(-1.0)), )
 
 
-def _nctdtrinc_t_needs(df, p, t):
+def _nctdtrinc_t_needs(df, p, t, values, needs):
     """Evaluations d nctdtrinc / d t uses besides nctdtrinc itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
         _core.Need('special.loggamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+    )
+
+
+def _nctdtrinc_t_needs_stage2(df, p, t, values, needs):
+    """Evaluations d nctdtrinc / d t uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1, loggamma_2) = needs
+    return (
         _core.Need('special.nctdtr', (), (0, ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-Abs(_2)', -abs(t)), )),
         _core.Need('special.nctdtr', (), (('_0 + 2', df + 2), ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-sqrt((_0 + 2)/_0)*Abs(_2)', -jnp.sqrt((df + 2)/df)*abs(t)), )),
         _core.Need('special.nctdtr', (), (('_0 + 1', df + 1), ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-sqrt((_0 + 1)/_0)*Abs(_2)', -jnp.sqrt((df + 1)/df)*abs(t)), )),
@@ -58,8 +74,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_nctdtrinc_p_needs, _nctdtrinc_p_derivative),
-                2: _core.Rule(_nctdtrinc_t_needs, _nctdtrinc_t_derivative),
+                1: _core.Rule((_nctdtrinc_p_needs, _nctdtrinc_p_needs_stage2, ), _nctdtrinc_p_derivative),
+                2: _core.Rule((_nctdtrinc_t_needs, _nctdtrinc_t_needs_stage2, ), _nctdtrinc_t_derivative),
             },
         },
     )

@@ -7,11 +7,19 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _nctdtrit_nc_needs(df, nc, p):
+def _nctdtrit_nc_needs(df, nc, p, values, needs):
     """Evaluations d nctdtrit / d nc uses besides nctdtrit itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
         _core.Need('special.loggamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+    )
+
+
+def _nctdtrit_nc_needs_stage2(df, nc, p, values, needs):
+    """Evaluations d nctdtrit / d nc uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1, loggamma_2) = needs
+    return (
         _core.Need('special.nctdtr', (), (0, ('-_1*sign(__value_0)', -nc*jnp.sign(out)), ('-Abs(__value_0)', -abs(out)), )),
         _core.Need('special.nctdtr', (), (('_0 + 2', df + 2), ('-_1*sign(__value_0)', -nc*jnp.sign(out)), ('-sqrt((_0 + 2)/_0)*Abs(__value_0)', -jnp.sqrt((df + 2)/df)*abs(out)), )),
         _core.Need('special.nctdtr', (), (('_0 + 1', df + 1), ('-_1*sign(__value_0)', -nc*jnp.sign(out)), ('-sqrt((_0 + 1)/_0)*Abs(__value_0)', -jnp.sqrt((df + 1)/df)*abs(out)), )),
@@ -26,11 +34,19 @@ def _nctdtrit_nc_derivative(df, nc, p, values, needs):
     return (-jnp.where((abs(out) < 0.001), -1/2*jnp.sqrt(2)*((1/24)*out**4*(df + 2)*(nc**4 - 6*nc**2 + 3)/df + (1/2)*out**2*(nc**2 - 1) + jnp.sqrt(2)*((1/6)*out**3*(df + 1)*(nc**3 - 3*nc)/df + out*nc)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -nc*(-nctdtr_1 + nctdtr_2)*jnp.sign(out) + jnp.sqrt(2)*(-nctdtr_3 + nctdtr_4)*(out**2 + df)*(df + 1)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(out)))*jnp.where((abs(out) < 0.001), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*nc**2)/((1/6)*out**3*(df + 2)*(nc**3 - 3*nc)/df + out*nc + jnp.sqrt(2)*((1/24)*out**4*(df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)/df**2 + (1/2)*out**2*(df + 1)*(nc**2 - 1)/df + 1)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)), -abs(out)/(df*(-nctdtr_1 + nctdtr_2))), )
 
 
-def _nctdtrit_p_needs(df, nc, p):
+def _nctdtrit_p_needs(df, nc, p, values, needs):
     """Evaluations d nctdtrit / d p uses besides nctdtrit itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
         _core.Need('special.loggamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+    )
+
+
+def _nctdtrit_p_needs_stage2(df, nc, p, values, needs):
+    """Evaluations d nctdtrit / d p uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1, loggamma_2) = needs
+    return (
         _core.Need('special.nctdtr', (), (0, ('-_1*sign(__value_0)', -nc*jnp.sign(out)), ('-Abs(__value_0)', -abs(out)), )),
         _core.Need('special.nctdtr', (), (('_0 + 2', df + 2), ('-_1*sign(__value_0)', -nc*jnp.sign(out)), ('-sqrt((_0 + 2)/_0)*Abs(__value_0)', -jnp.sqrt((df + 2)/df)*abs(out)), )),
     )
@@ -56,8 +72,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_nctdtrit_nc_needs, _nctdtrit_nc_derivative),
-                2: _core.Rule(_nctdtrit_p_needs, _nctdtrit_p_derivative),
+                1: _core.Rule((_nctdtrit_nc_needs, _nctdtrit_nc_needs_stage2, ), _nctdtrit_nc_derivative),
+                2: _core.Rule((_nctdtrit_p_needs, _nctdtrit_p_needs_stage2, ), _nctdtrit_p_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ndtr_x_needs(x):
+def _ndtr_x_needs(x, values, needs):
     """Evaluations d ndtr / d x uses besides ndtr itself."""
-    return (
-    )
+    return ()
 
 
 def _ndtr_x_derivative(x, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ndtr_x_needs, _ndtr_x_derivative),
+                0: _core.Rule((_ndtr_x_needs, ), _ndtr_x_derivative),
             },
         },
     )

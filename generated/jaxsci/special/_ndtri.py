@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _ndtri_y_needs(y):
+def _ndtri_y_needs(y, values, needs):
     """Evaluations d ndtri / d y uses besides ndtri itself."""
-    return (
-    )
+    return ()
 
 
 def _ndtri_y_derivative(y, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_ndtri_y_needs, _ndtri_y_derivative),
+                0: _core.Rule((_ndtri_y_needs, ), _ndtri_y_derivative),
             },
         },
     )

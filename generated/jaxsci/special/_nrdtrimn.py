@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _nrdtrimn_p_needs(p, std, x):
+def _nrdtrimn_p_needs(p, std, x, values, needs):
     """Evaluations d nrdtrimn / d p uses besides nrdtrimn itself."""
-    return (
-    )
+    return ()
 
 
 def _nrdtrimn_p_derivative(p, std, x, values, needs):
@@ -19,10 +18,9 @@ def _nrdtrimn_p_derivative(p, std, x, values, needs):
     return (-jnp.sqrt(2)*jnp.sqrt(jnp.pi)*std*jnp.exp((1/2)*(-out + x)**2/std**2), )
 
 
-def _nrdtrimn_std_needs(p, std, x):
+def _nrdtrimn_std_needs(p, std, x, values, needs):
     """Evaluations d nrdtrimn / d std uses besides nrdtrimn itself."""
-    return (
-    )
+    return ()
 
 
 def _nrdtrimn_std_derivative(p, std, x, values, needs):
@@ -31,10 +29,9 @@ def _nrdtrimn_std_derivative(p, std, x, values, needs):
     return ((out - x)/std, )
 
 
-def _nrdtrimn_x_needs(p, std, x):
+def _nrdtrimn_x_needs(p, std, x, values, needs):
     """Evaluations d nrdtrimn / d x uses besides nrdtrimn itself."""
-    return (
-    )
+    return ()
 
 
 def _nrdtrimn_x_derivative(p, std, x, values, needs):
@@ -56,9 +53,9 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_nrdtrimn_p_needs, _nrdtrimn_p_derivative),
-                1: _core.Rule(_nrdtrimn_std_needs, _nrdtrimn_std_derivative),
-                2: _core.Rule(_nrdtrimn_x_needs, _nrdtrimn_x_derivative),
+                0: _core.Rule((_nrdtrimn_p_needs, ), _nrdtrimn_p_derivative),
+                1: _core.Rule((_nrdtrimn_std_needs, ), _nrdtrimn_std_derivative),
+                2: _core.Rule((_nrdtrimn_x_needs, ), _nrdtrimn_x_derivative),
             },
         },
     )

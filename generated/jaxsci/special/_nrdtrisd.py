@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _nrdtrisd_mn_needs(mn, p, x):
+def _nrdtrisd_mn_needs(mn, p, x, values, needs):
     """Evaluations d nrdtrisd / d mn uses besides nrdtrisd itself."""
     return (
         _core.Need('special.nrdtrimn', (), (1, ('1', 1), ('0', 0), )),
@@ -21,7 +21,7 @@ def _nrdtrisd_mn_derivative(mn, p, x, values, needs):
     return (nrdtrimn_1**(-1.0), )
 
 
-def _nrdtrisd_p_needs(mn, p, x):
+def _nrdtrisd_p_needs(mn, p, x, values, needs):
     """Evaluations d nrdtrisd / d p uses besides nrdtrisd itself."""
     return (
         _core.Need('special.nrdtrimn', (), (1, ('1', 1), ('0', 0), )),
@@ -35,7 +35,7 @@ def _nrdtrisd_p_derivative(mn, p, x, values, needs):
     return (jnp.sqrt(2)*jnp.sqrt(jnp.pi)*(mn - x)*jnp.exp((1/2)*nrdtrimn_1**2)/nrdtrimn_1**2, )
 
 
-def _nrdtrisd_x_needs(mn, p, x):
+def _nrdtrisd_x_needs(mn, p, x, values, needs):
     """Evaluations d nrdtrisd / d x uses besides nrdtrisd itself."""
     return (
         _core.Need('special.nrdtrimn', (), (1, ('1', 1), ('0', 0), )),
@@ -62,9 +62,9 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_nrdtrisd_mn_needs, _nrdtrisd_mn_derivative),
-                1: _core.Rule(_nrdtrisd_p_needs, _nrdtrisd_p_derivative),
-                2: _core.Rule(_nrdtrisd_x_needs, _nrdtrisd_x_derivative),
+                0: _core.Rule((_nrdtrisd_mn_needs, ), _nrdtrisd_mn_derivative),
+                1: _core.Rule((_nrdtrisd_p_needs, ), _nrdtrisd_p_derivative),
+                2: _core.Rule((_nrdtrisd_x_needs, ), _nrdtrisd_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _obl_ang1_cv_x_needs(m, n, c, cv, x):
+def _obl_ang1_cv_x_needs(m, n, c, cv, x, values, needs):
     """Evaluations d obl_ang1_cv / d x uses besides obl_ang1_cv itself."""
-    return (
-    )
+    return ()
 
 
 def _obl_ang1_cv_x_derivative(m, n, c, cv, x, values, needs):
@@ -34,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                4: _core.Rule(_obl_ang1_cv_x_needs, _obl_ang1_cv_x_derivative),
+                4: _core.Rule((_obl_ang1_cv_x_needs, ), _obl_ang1_cv_x_derivative),
             },
         },
     )

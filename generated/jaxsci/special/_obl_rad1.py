@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _obl_rad1_x_needs(m, n, c, x):
+def _obl_rad1_x_needs(m, n, c, x, values, needs):
     """Evaluations d obl_rad1 / d x uses besides obl_rad1 itself."""
     return (
         _core.Need('special.obl_cv', (), (0, 1, 2, )),
@@ -35,7 +35,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                3: _core.Rule(_obl_rad1_x_needs, _obl_rad1_x_derivative),
+                3: _core.Rule((_obl_rad1_x_needs, ), _obl_rad1_x_derivative),
             },
         },
     )

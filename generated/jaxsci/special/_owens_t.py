@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _owens_t_h_needs(h, a):
+def _owens_t_h_needs(h, a, values, needs):
     """Evaluations d owens_t / d h uses besides owens_t itself."""
     return (
         _core.Need('special.erf', (), (('sqrt(2)*_0*_1/2', (1/2)*jnp.sqrt(2)*a*h), )),
@@ -21,10 +21,9 @@ def _owens_t_h_derivative(h, a, values, needs):
     return (-1/4*jnp.sqrt(2)*erf_1*jnp.exp(-1/2*h**2)/jnp.sqrt(jnp.pi), )
 
 
-def _owens_t_a_needs(h, a):
+def _owens_t_a_needs(h, a, values, needs):
     """Evaluations d owens_t / d a uses besides owens_t itself."""
-    return (
-    )
+    return ()
 
 
 def _owens_t_a_derivative(h, a, values, needs):
@@ -45,8 +44,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_owens_t_h_needs, _owens_t_h_derivative),
-                1: _core.Rule(_owens_t_a_needs, _owens_t_a_derivative),
+                0: _core.Rule((_owens_t_h_needs, ), _owens_t_h_derivative),
+                1: _core.Rule((_owens_t_a_needs, ), _owens_t_a_derivative),
             },
         },
     )

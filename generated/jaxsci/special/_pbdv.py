@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _pbdv_x_needs(v, x):
+def _pbdv_x_needs(v, x, values, needs):
     """Evaluations d pbdv / d x uses besides pbdv itself."""
-    return (
-    )
+    return ()
 
 
 def _pbdv_x_derivative(v, x, values, needs):
@@ -31,7 +30,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_pbdv_x_needs, _pbdv_x_derivative),
+                1: _core.Rule((_pbdv_x_needs, ), _pbdv_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _pbvv_x_needs(v, x):
+def _pbvv_x_needs(v, x, values, needs):
     """Evaluations d pbvv / d x uses besides pbvv itself."""
-    return (
-    )
+    return ()
 
 
 def _pbvv_x_derivative(v, x, values, needs):
@@ -31,7 +30,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_pbvv_x_needs, _pbvv_x_derivative),
+                1: _core.Rule((_pbvv_x_needs, ), _pbvv_x_derivative),
             },
         },
     )

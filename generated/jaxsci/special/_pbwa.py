@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _pbwa_x_needs(a, x):
+def _pbwa_x_needs(a, x, values, needs):
     """Evaluations d pbwa / d x uses besides pbwa itself."""
-    return (
-    )
+    return ()
 
 
 def _pbwa_x_derivative(a, x, values, needs):
@@ -31,7 +30,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_pbwa_x_needs, _pbwa_x_derivative),
+                1: _core.Rule((_pbwa_x_needs, ), _pbwa_x_derivative),
             },
         },
     )

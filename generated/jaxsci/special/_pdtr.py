@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _pdtr_m_needs(k, m):
+def _pdtr_m_needs(k, m, values, needs):
     """Evaluations d pdtr / d m uses besides pdtr itself."""
     return (
         _core.Need('special.gamma', (), (('Max(3, floor(_0)) + 1', jnp.maximum(3, jnp.floor(k)) + 1), )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_pdtr_m_needs, _pdtr_m_derivative),
+                1: _core.Rule((_pdtr_m_needs, ), _pdtr_m_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _pdtrc_m_needs(k, m):
+def _pdtrc_m_needs(k, m, values, needs):
     """Evaluations d pdtrc / d m uses besides pdtrc itself."""
     return (
         _core.Need('special.gamma', (), (('Max(3, floor(_0)) + 1', jnp.maximum(3, jnp.floor(k)) + 1), )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_pdtrc_m_needs, _pdtrc_m_derivative),
+                1: _core.Rule((_pdtrc_m_needs, ), _pdtrc_m_derivative),
             },
         },
     )

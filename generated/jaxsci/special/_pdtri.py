@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _pdtri_y_needs(k, y):
+def _pdtri_y_needs(k, y, values, needs):
     """Evaluations d pdtri / d y uses besides pdtri itself."""
     return (
         _core.Need('special.loggamma', (), (('_0 + 1', k + 1), )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_pdtri_y_needs, _pdtri_y_derivative),
+                1: _core.Rule((_pdtri_y_needs, ), _pdtri_y_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _perm_exact_false_N_needs(N, k):
+def _perm_exact_false_N_needs(N, k, values, needs):
     """Evaluations d perm / d N uses besides perm itself."""
     return (
         _core.Need('special.digamma', (), (('_0 - _1 + 1', N - k + 1), )),
@@ -22,7 +22,7 @@ def _perm_exact_false_N_derivative(N, k, values, needs):
     return (jnp.where(jnp.logical_and((N >= 0), jnp.logical_and((N >= k), (k >= 0))), out*(-digamma_1 + digamma_2), 0), )
 
 
-def _perm_exact_false_k_needs(N, k):
+def _perm_exact_false_k_needs(N, k, values, needs):
     """Evaluations d perm / d k uses besides perm itself."""
     return (
         _core.Need('special.digamma', (), (('_0 - _1 + 1', N - k + 1), )),
@@ -49,8 +49,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (('exact', False),): {
-                0: _core.Rule(_perm_exact_false_N_needs, _perm_exact_false_N_derivative),
-                1: _core.Rule(_perm_exact_false_k_needs, _perm_exact_false_k_derivative),
+                0: _core.Rule((_perm_exact_false_N_needs, ), _perm_exact_false_N_derivative),
+                1: _core.Rule((_perm_exact_false_k_needs, ), _perm_exact_false_k_derivative),
             },
         },
     )

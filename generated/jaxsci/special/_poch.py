@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _poch_z_needs(z, m):
+def _poch_z_needs(z, m, values, needs):
     """Evaluations d poch / d z uses besides poch itself."""
     return (
         _core.Need('special.digamma', (), (0, )),
@@ -22,7 +22,7 @@ def _poch_z_derivative(z, m, values, needs):
     return (out*(-digamma_1 + digamma_2), )
 
 
-def _poch_m_needs(z, m):
+def _poch_m_needs(z, m, values, needs):
     """Evaluations d poch / d m uses besides poch itself."""
     return (
         _core.Need('special.digamma', (), (('_0 + _1', m + z), )),
@@ -48,8 +48,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_poch_z_needs, _poch_z_derivative),
-                1: _core.Rule(_poch_m_needs, _poch_m_derivative),
+                0: _core.Rule((_poch_z_needs, ), _poch_z_derivative),
+                1: _core.Rule((_poch_m_needs, ), _poch_m_derivative),
             },
         },
     )

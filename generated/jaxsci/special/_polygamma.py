@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _polygamma_x_needs(n, x):
+def _polygamma_x_needs(n, x, values, needs):
     """Evaluations d polygamma / d x uses besides polygamma itself."""
     return (
         _core.Need('special.polygamma', (), (('_0 + 1', n + 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_polygamma_x_needs, _polygamma_x_derivative),
+                1: _core.Rule((_polygamma_x_needs, ), _polygamma_x_derivative),
             },
         },
     )

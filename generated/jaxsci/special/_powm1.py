@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _powm1_x_needs(x, y):
+def _powm1_x_needs(x, y, values, needs):
     """Evaluations d powm1 / d x uses besides powm1 itself."""
-    return (
-    )
+    return ()
 
 
 def _powm1_x_derivative(x, y, values, needs):
@@ -19,10 +18,9 @@ def _powm1_x_derivative(x, y, values, needs):
     return (x**(y - 1)*y, )
 
 
-def _powm1_y_needs(x, y):
+def _powm1_y_needs(x, y, values, needs):
     """Evaluations d powm1 / d y uses besides powm1 itself."""
-    return (
-    )
+    return ()
 
 
 def _powm1_y_derivative(x, y, values, needs):
@@ -43,8 +41,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_powm1_x_needs, _powm1_x_derivative),
-                1: _core.Rule(_powm1_y_needs, _powm1_y_derivative),
+                0: _core.Rule((_powm1_x_needs, ), _powm1_x_derivative),
+                1: _core.Rule((_powm1_y_needs, ), _powm1_y_derivative),
             },
         },
     )

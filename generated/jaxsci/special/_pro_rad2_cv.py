@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _pro_rad2_cv_x_needs(m, n, c, cv, x):
+def _pro_rad2_cv_x_needs(m, n, c, cv, x, values, needs):
     """Evaluations d pro_rad2_cv / d x uses besides pro_rad2_cv itself."""
-    return (
-    )
+    return ()
 
 
 def _pro_rad2_cv_x_derivative(m, n, c, cv, x, values, needs):
@@ -34,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                4: _core.Rule(_pro_rad2_cv_x_needs, _pro_rad2_cv_x_derivative),
+                4: _core.Rule((_pro_rad2_cv_x_needs, ), _pro_rad2_cv_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _pseudo_huber_delta_needs(delta, r):
+def _pseudo_huber_delta_needs(delta, r, values, needs):
     """Evaluations d pseudo_huber / d delta uses besides pseudo_huber itself."""
-    return (
-    )
+    return ()
 
 
 def _pseudo_huber_delta_derivative(delta, r, values, needs):
@@ -19,10 +18,9 @@ def _pseudo_huber_delta_derivative(delta, r, values, needs):
     return (jnp.where((delta < 0), 0, r**4/((delta + jnp.sqrt(delta**2 + r**2))**2*jnp.sqrt(delta**2 + r**2))), )
 
 
-def _pseudo_huber_r_needs(delta, r):
+def _pseudo_huber_r_needs(delta, r, values, needs):
     """Evaluations d pseudo_huber / d r uses besides pseudo_huber itself."""
-    return (
-    )
+    return ()
 
 
 def _pseudo_huber_r_derivative(delta, r, values, needs):
@@ -43,8 +41,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_pseudo_huber_delta_needs, _pseudo_huber_delta_derivative),
-                1: _core.Rule(_pseudo_huber_r_needs, _pseudo_huber_r_derivative),
+                0: _core.Rule((_pseudo_huber_delta_needs, ), _pseudo_huber_delta_derivative),
+                1: _core.Rule((_pseudo_huber_r_needs, ), _pseudo_huber_r_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _psi_z_needs(z):
+def _psi_z_needs(z, values, needs):
     """Evaluations d psi / d z uses besides psi itself."""
-    return (
-    )
+    return ()
 
 
 def _psi_z_derivative(z, values, needs):
@@ -47,7 +46,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_psi_z_needs, _psi_z_derivative),
+                0: _core.Rule((_psi_z_needs, ), _psi_z_derivative),
             },
         },
     )

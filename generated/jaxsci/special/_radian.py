@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _radian_d_needs(d, m, s):
+def _radian_d_needs(d, m, s, values, needs):
     """Evaluations d radian / d d uses besides radian itself."""
-    return (
-    )
+    return ()
 
 
 def _radian_d_derivative(d, m, s, values, needs):
@@ -19,10 +18,9 @@ def _radian_d_derivative(d, m, s, values, needs):
     return ((1/180)*jnp.pi, )
 
 
-def _radian_m_needs(d, m, s):
+def _radian_m_needs(d, m, s, values, needs):
     """Evaluations d radian / d m uses besides radian itself."""
-    return (
-    )
+    return ()
 
 
 def _radian_m_derivative(d, m, s, values, needs):
@@ -31,10 +29,9 @@ def _radian_m_derivative(d, m, s, values, needs):
     return ((1/10800)*jnp.pi, )
 
 
-def _radian_s_needs(d, m, s):
+def _radian_s_needs(d, m, s, values, needs):
     """Evaluations d radian / d s uses besides radian itself."""
-    return (
-    )
+    return ()
 
 
 def _radian_s_derivative(d, m, s, values, needs):
@@ -56,9 +53,9 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_radian_d_needs, _radian_d_derivative),
-                1: _core.Rule(_radian_m_needs, _radian_m_derivative),
-                2: _core.Rule(_radian_s_needs, _radian_s_derivative),
+                0: _core.Rule((_radian_d_needs, ), _radian_d_derivative),
+                1: _core.Rule((_radian_m_needs, ), _radian_m_derivative),
+                2: _core.Rule((_radian_s_needs, ), _radian_s_derivative),
             },
         },
     )

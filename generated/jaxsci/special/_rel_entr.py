@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _rel_entr_x_needs(x, y):
+def _rel_entr_x_needs(x, y, values, needs):
     """Evaluations d rel_entr / d x uses besides rel_entr itself."""
-    return (
-    )
+    return ()
 
 
 def _rel_entr_x_derivative(x, y, values, needs):
@@ -19,10 +18,9 @@ def _rel_entr_x_derivative(x, y, values, needs):
     return (jnp.where((y > 0), jnp.log(x/y) + 1, jnp.nan), )
 
 
-def _rel_entr_y_needs(x, y):
+def _rel_entr_y_needs(x, y, values, needs):
     """Evaluations d rel_entr / d y uses besides rel_entr itself."""
-    return (
-    )
+    return ()
 
 
 def _rel_entr_y_derivative(x, y, values, needs):
@@ -43,8 +41,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_rel_entr_x_needs, _rel_entr_x_derivative),
-                1: _core.Rule(_rel_entr_y_needs, _rel_entr_y_derivative),
+                0: _core.Rule((_rel_entr_x_needs, ), _rel_entr_x_derivative),
+                1: _core.Rule((_rel_entr_y_needs, ), _rel_entr_y_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _rgamma_z_needs(z):
+def _rgamma_z_needs(z, values, needs):
     """Evaluations d rgamma / d z uses besides rgamma itself."""
     return (
         _core.Need('special.digamma', (), (('-Piecewise((_0, re(_0) < 1/2), (0, True)) + 1', 1 - jnp.where((jnp.real(z) < 1/2), z, 0)), )),
@@ -37,7 +37,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_rgamma_z_needs, _rgamma_z_derivative),
+                0: _core.Rule((_rgamma_z_needs, ), _rgamma_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _shichi_x_needs(x):
+def _shichi_x_needs(x, values, needs):
     """Evaluations d shichi / d x uses besides shichi itself."""
     return (
         _core.Need('special.spherical_in', (('derivative', False),), (('0', 0), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_shichi_x_needs, _shichi_x_derivative),
+                0: _core.Rule((_shichi_x_needs, ), _shichi_x_derivative),
             },
         },
     )

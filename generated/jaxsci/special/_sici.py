@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _sici_x_needs(x):
+def _sici_x_needs(x, values, needs):
     """Evaluations d sici / d x uses besides sici itself."""
     return (
         _core.Need('special.spherical_jn', (('derivative', False),), (('0', 0), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_sici_x_needs, _sici_x_derivative),
+                0: _core.Rule((_sici_x_needs, ), _sici_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _sindg_x_needs(x):
+def _sindg_x_needs(x, values, needs):
     """Evaluations d sindg / d x uses besides sindg itself."""
     return (
         _core.Need('special.cosdg', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_sindg_x_needs, _sindg_x_derivative),
+                0: _core.Rule((_sindg_x_needs, ), _sindg_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _spence_z_needs(z):
+def _spence_z_needs(z, values, needs):
     """Evaluations d spence / d z uses besides spence itself."""
-    return (
-    )
+    return ()
 
 
 def _spence_z_derivative(z, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_spence_z_needs, _spence_z_derivative),
+                0: _core.Rule((_spence_z_needs, ), _spence_z_derivative),
             },
         },
     )

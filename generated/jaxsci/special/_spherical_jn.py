@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _spherical_jn_derivative_false_z_needs(n, z):
+def _spherical_jn_derivative_false_z_needs(n, z, values, needs):
     """Evaluations d spherical_jn / d z uses besides spherical_jn itself."""
     return (
         _core.Need('special.spherical_jn', (('derivative', True),), (0, 1, )),
@@ -21,7 +21,7 @@ def _spherical_jn_derivative_false_z_derivative(n, z, values, needs):
     return (spherical_jn_1, )
 
 
-def _spherical_jn_derivative_true_z_needs(n, z):
+def _spherical_jn_derivative_true_z_needs(n, z, values, needs):
     """Evaluations d spherical_jn / d z uses besides spherical_jn itself."""
     return (
         _core.Need('special.spherical_jn', (('derivative', True),), (('Max(0, _0 - 1)', jnp.maximum(0, n - 1)), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), )),
@@ -50,10 +50,10 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (('derivative', False),): {
-                1: _core.Rule(_spherical_jn_derivative_false_z_needs, _spherical_jn_derivative_false_z_derivative),
+                1: _core.Rule((_spherical_jn_derivative_false_z_needs, ), _spherical_jn_derivative_false_z_derivative),
             },
             (('derivative', True),): {
-                1: _core.Rule(_spherical_jn_derivative_true_z_needs, _spherical_jn_derivative_true_z_derivative),
+                1: _core.Rule((_spherical_jn_derivative_true_z_needs, ), _spherical_jn_derivative_true_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _spherical_kn_derivative_false_z_needs(n, z):
+def _spherical_kn_derivative_false_z_needs(n, z, values, needs):
     """Evaluations d spherical_kn / d z uses besides spherical_kn itself."""
     return (
         _core.Need('special.spherical_kn', (('derivative', True),), (0, 1, )),
@@ -21,7 +21,7 @@ def _spherical_kn_derivative_false_z_derivative(n, z, values, needs):
     return (spherical_kn_1, )
 
 
-def _spherical_kn_derivative_true_z_needs(n, z):
+def _spherical_kn_derivative_true_z_needs(n, z, values, needs):
     """Evaluations d spherical_kn / d z uses besides spherical_kn itself."""
     return (
         _core.Need('special.spherical_kn', (('derivative', False),), (0, 1, )),
@@ -48,10 +48,10 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (('derivative', False),): {
-                1: _core.Rule(_spherical_kn_derivative_false_z_needs, _spherical_kn_derivative_false_z_derivative),
+                1: _core.Rule((_spherical_kn_derivative_false_z_needs, ), _spherical_kn_derivative_false_z_derivative),
             },
             (('derivative', True),): {
-                1: _core.Rule(_spherical_kn_derivative_true_z_needs, _spherical_kn_derivative_true_z_derivative),
+                1: _core.Rule((_spherical_kn_derivative_true_z_needs, ), _spherical_kn_derivative_true_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _spherical_yn_derivative_false_z_needs(n, z):
+def _spherical_yn_derivative_false_z_needs(n, z, values, needs):
     """Evaluations d spherical_yn / d z uses besides spherical_yn itself."""
     return (
         _core.Need('special.spherical_yn', (('derivative', True),), (0, 1, )),
@@ -21,7 +21,7 @@ def _spherical_yn_derivative_false_z_derivative(n, z, values, needs):
     return (spherical_yn_1, )
 
 
-def _spherical_yn_derivative_true_z_needs(n, z):
+def _spherical_yn_derivative_true_z_needs(n, z, values, needs):
     """Evaluations d spherical_yn / d z uses besides spherical_yn itself."""
     return (
         _core.Need('special.spherical_yn', (('derivative', False),), (0, 1, )),
@@ -48,10 +48,10 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (('derivative', False),): {
-                1: _core.Rule(_spherical_yn_derivative_false_z_needs, _spherical_yn_derivative_false_z_derivative),
+                1: _core.Rule((_spherical_yn_derivative_false_z_needs, ), _spherical_yn_derivative_false_z_derivative),
             },
             (('derivative', True),): {
-                1: _core.Rule(_spherical_yn_derivative_true_z_needs, _spherical_yn_derivative_true_z_derivative),
+                1: _core.Rule((_spherical_yn_derivative_true_z_needs, ), _spherical_yn_derivative_true_z_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _stdtr_t_needs(df, t):
+def _stdtr_t_needs(df, t, values, needs):
     """Evaluations d stdtr / d t uses besides stdtr itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_stdtr_t_needs, _stdtr_t_derivative),
+                1: _core.Rule((_stdtr_t_needs, ), _stdtr_t_derivative),
             },
         },
     )

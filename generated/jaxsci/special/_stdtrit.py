@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _stdtrit_p_needs(df, p):
+def _stdtrit_p_needs(df, p, values, needs):
     """Evaluations d stdtrit / d p uses besides stdtrit itself."""
     return (
         _core.Need('special.loggamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_stdtrit_p_needs, _stdtrit_p_derivative),
+                1: _core.Rule((_stdtrit_p_needs, ), _stdtrit_p_derivative),
             },
         },
     )

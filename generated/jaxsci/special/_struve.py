@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _struve_x_needs(v, x):
+def _struve_x_needs(v, x, values, needs):
     """Evaluations d struve / d x uses besides struve itself."""
     return (
         _core.Need('special.gamma', (), (('Piecewise((1, _0 <= -3/2), (Piecewise((1, Eq(_0, -1) | Eq(_0, 0)), (_0, True)) + 3/2, True))', jnp.where((v <= -3/2), 1, jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v) + 3/2)), )),
@@ -37,7 +37,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_struve_x_needs, _struve_x_derivative),
+                1: _core.Rule((_struve_x_needs, ), _struve_x_derivative),
             },
         },
     )

@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _tandg_x_needs(x):
+def _tandg_x_needs(x, values, needs):
     """Evaluations d tandg / d x uses besides tandg itself."""
-    return (
-    )
+    return ()
 
 
 def _tandg_x_derivative(x, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_tandg_x_needs, _tandg_x_derivative),
+                0: _core.Rule((_tandg_x_needs, ), _tandg_x_derivative),
             },
         },
     )

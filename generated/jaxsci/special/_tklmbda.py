@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _tklmbda_x_needs(x, lmbda):
+def _tklmbda_x_needs(x, lmbda, values, needs):
     """Evaluations d tklmbda / d x uses besides tklmbda itself."""
-    return (
-    )
+    return ()
 
 
 def _tklmbda_x_derivative(x, lmbda, values, needs):
@@ -20,10 +19,9 @@ def _tklmbda_x_derivative(x, lmbda, values, needs):
     return (jnp.where((abs(x)*jnp.maximum(0, lmbda) >= 1), 0, (out**(lmbda - 1) + (1 - out)**(lmbda - 1))**(-1.0)), )
 
 
-def _tklmbda_lmbda_needs(x, lmbda):
+def _tklmbda_lmbda_needs(x, lmbda, values, needs):
     """Evaluations d tklmbda / d lmbda uses besides tklmbda itself."""
-    return (
-    )
+    return ()
 
 
 def _tklmbda_lmbda_derivative(x, lmbda, values, needs):
@@ -49,8 +47,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_tklmbda_x_needs, _tklmbda_x_derivative),
-                1: _core.Rule(_tklmbda_lmbda_needs, _tklmbda_lmbda_derivative),
+                0: _core.Rule((_tklmbda_x_needs, ), _tklmbda_x_derivative),
+                1: _core.Rule((_tklmbda_lmbda_needs, ), _tklmbda_lmbda_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _voigt_profile_x_needs(x, sigma, gamma):
+def _voigt_profile_x_needs(x, sigma, gamma, values, needs):
     """Evaluations d voigt_profile / d x uses besides voigt_profile itself."""
     return (
         _core.Need('special.wofz', (), (('sqrt(2)*(_0 + I*_2)/(2*_1)', (1/2)*jnp.sqrt(2)*(1j*gamma + x)/sigma), )),
@@ -21,7 +21,7 @@ def _voigt_profile_x_derivative(x, sigma, gamma, values, needs):
     return (((1/2)*jnp.sqrt(2)*gamma*jnp.imag(wofz_1)/sigma - 1/2*jnp.sqrt(2)*x*jnp.real(wofz_1)/sigma)/(jnp.sqrt(jnp.pi)*sigma**2), )
 
 
-def _voigt_profile_sigma_needs(x, sigma, gamma):
+def _voigt_profile_sigma_needs(x, sigma, gamma, values, needs):
     """Evaluations d voigt_profile / d sigma uses besides voigt_profile itself."""
     return (
         _core.Need('special.wofz', (), (('sqrt(2)*(_0 + I*_2)/(2*_1)', (1/2)*jnp.sqrt(2)*(1j*gamma + x)/sigma), )),
@@ -35,7 +35,7 @@ def _voigt_profile_sigma_derivative(x, sigma, gamma, values, needs):
     return (-out/sigma + (1/2)*jnp.sqrt(2)*(jnp.sqrt(2)*gamma/(jnp.sqrt(jnp.pi)*sigma) + jnp.real(wofz_1*(1j*gamma + x)**2)/sigma**2)/(jnp.sqrt(jnp.pi)*sigma**2), )
 
 
-def _voigt_profile_gamma_needs(x, sigma, gamma):
+def _voigt_profile_gamma_needs(x, sigma, gamma, values, needs):
     """Evaluations d voigt_profile / d gamma uses besides voigt_profile itself."""
     return (
         _core.Need('special.wofz', (), (('sqrt(2)*(_0 + I*_2)/(2*_1)', (1/2)*jnp.sqrt(2)*(1j*gamma + x)/sigma), )),
@@ -62,9 +62,9 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_voigt_profile_x_needs, _voigt_profile_x_derivative),
-                1: _core.Rule(_voigt_profile_sigma_needs, _voigt_profile_sigma_derivative),
-                2: _core.Rule(_voigt_profile_gamma_needs, _voigt_profile_gamma_derivative),
+                0: _core.Rule((_voigt_profile_x_needs, ), _voigt_profile_x_derivative),
+                1: _core.Rule((_voigt_profile_sigma_needs, ), _voigt_profile_sigma_derivative),
+                2: _core.Rule((_voigt_profile_gamma_needs, ), _voigt_profile_gamma_derivative),
             },
         },
     )

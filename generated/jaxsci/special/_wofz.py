@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _wofz_z_needs(z):
+def _wofz_z_needs(z, values, needs):
     """Evaluations d wofz / d z uses besides wofz itself."""
-    return (
-    )
+    return ()
 
 
 def _wofz_z_derivative(z, values, needs):
@@ -30,7 +29,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_wofz_z_needs, _wofz_z_derivative),
+                0: _core.Rule((_wofz_z_needs, ), _wofz_z_derivative),
             },
         },
     )

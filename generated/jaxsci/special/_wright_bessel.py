@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _wright_bessel_x_needs(a, b, x):
+def _wright_bessel_x_needs(a, b, x, values, needs):
     """Evaluations d wright_bessel / d x uses besides wright_bessel itself."""
     return (
         _core.Need('special.wright_bessel', (), (0, ('_0 + _1', a + b), 2, )),
@@ -34,7 +34,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                2: _core.Rule(_wright_bessel_x_needs, _wright_bessel_x_derivative),
+                2: _core.Rule((_wright_bessel_x_needs, ), _wright_bessel_x_derivative),
             },
         },
     )

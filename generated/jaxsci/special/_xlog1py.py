@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _xlog1py_x_needs(x, y):
+def _xlog1py_x_needs(x, y, values, needs):
     """Evaluations d xlog1py / d x uses besides xlog1py itself."""
     return (
         _core.Need('special.log1p', (), (1, )),
@@ -21,10 +21,9 @@ def _xlog1py_x_derivative(x, y, values, needs):
     return (log1p_1, )
 
 
-def _xlog1py_y_needs(x, y):
+def _xlog1py_y_needs(x, y, values, needs):
     """Evaluations d xlog1py / d y uses besides xlog1py itself."""
-    return (
-    )
+    return ()
 
 
 def _xlog1py_y_derivative(x, y, values, needs):
@@ -45,8 +44,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_xlog1py_x_needs, _xlog1py_x_derivative),
-                1: _core.Rule(_xlog1py_y_needs, _xlog1py_y_derivative),
+                0: _core.Rule((_xlog1py_x_needs, ), _xlog1py_x_derivative),
+                1: _core.Rule((_xlog1py_y_needs, ), _xlog1py_y_derivative),
             },
         },
     )

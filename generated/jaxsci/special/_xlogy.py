@@ -7,10 +7,9 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _xlogy_x_needs(x, y):
+def _xlogy_x_needs(x, y, values, needs):
     """Evaluations d xlogy / d x uses besides xlogy itself."""
-    return (
-    )
+    return ()
 
 
 def _xlogy_x_derivative(x, y, values, needs):
@@ -19,10 +18,9 @@ def _xlogy_x_derivative(x, y, values, needs):
     return (jnp.log(y), )
 
 
-def _xlogy_y_needs(x, y):
+def _xlogy_y_needs(x, y, values, needs):
     """Evaluations d xlogy / d y uses besides xlogy itself."""
-    return (
-    )
+    return ()
 
 
 def _xlogy_y_derivative(x, y, values, needs):
@@ -43,8 +41,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_xlogy_x_needs, _xlogy_x_derivative),
-                1: _core.Rule(_xlogy_y_needs, _xlogy_y_derivative),
+                0: _core.Rule((_xlogy_x_needs, ), _xlogy_x_derivative),
+                1: _core.Rule((_xlogy_y_needs, ), _xlogy_y_derivative),
             },
         },
     )

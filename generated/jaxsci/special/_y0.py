@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _y0_x_needs(x):
+def _y0_x_needs(x, values, needs):
     """Evaluations d y0 / d x uses besides y0 itself."""
     return (
         _core.Need('special.y1', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_y0_x_needs, _y0_x_derivative),
+                0: _core.Rule((_y0_x_needs, ), _y0_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _y1_x_needs(x):
+def _y1_x_needs(x, values, needs):
     """Evaluations d y1 / d x uses besides y1 itself."""
     return (
         _core.Need('special.y0', (), (0, )),
@@ -32,7 +32,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule(_y1_x_needs, _y1_x_derivative),
+                0: _core.Rule((_y1_x_needs, ), _y1_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _yn_x_needs(n, x):
+def _yn_x_needs(n, x, values, needs):
     """Evaluations d yn / d x uses besides yn itself."""
     return (
         _core.Need('special.yn', (), (('_0 - 1', n - 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_yn_x_needs, _yn_x_derivative),
+                1: _core.Rule((_yn_x_needs, ), _yn_x_derivative),
             },
         },
     )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _yv_z_needs(v, z):
+def _yv_z_needs(v, z, values, needs):
     """Evaluations d yv / d z uses besides yv itself."""
     return (
         _core.Need('special.yv', (), (('_0 - 1', v - 1), 1, )),
@@ -33,7 +33,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_yv_z_needs, _yv_z_derivative),
+                1: _core.Rule((_yv_z_needs, ), _yv_z_derivative),
             },
         },
     )

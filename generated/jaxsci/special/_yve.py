@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _yve_z_needs(v, z):
+def _yve_z_needs(v, z, values, needs):
     """Evaluations d yve / d z uses besides yve itself."""
     return (
         _core.Need('special.yve', (), (('_0 - 1', v - 1), 1, )),
@@ -40,7 +40,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule(_yve_z_needs, _yve_z_derivative, _yve_z_conjugate),
+                1: _core.Rule((_yve_z_needs, ), _yve_z_derivative, _yve_z_conjugate),
             },
         },
     )
