@@ -66,10 +66,10 @@ def test_docstring_is_useful(spec):
             assert "Differentiable:" in doc
 
 
-def test_generated_is_current_and_deterministic():
+def test_generated_is_current():
+    # Determinism across processes (another hash seed) is .ci/run's `--check`, and
+    # test_check_flag_reports_a_stale_tree regenerates a deleted tree byte for byte.
     files = render_all(SPECS, derive_all(SPECS), ROOT / "templates")
-    again = render_all(SPECS, derive_all(SPECS), ROOT / "templates")
-    assert files == again, "rendering twice gave different output"
     assert existing_files(ROOT / "generated") == files, "generated/ is stale: run `python -m generator`"
 
 
@@ -83,14 +83,24 @@ def test_every_generated_file_is_marked():
         assert spec.path in content.splitlines()[0]
 
 
+# A small tree keeps the four generator runs below quick; the whole tree's --check is .ci/run's.
+SMALL_TREE = ("jv", "airy", "gammaincinv", "gammainc", "gammaincc", "gammaln")
+
+
 def test_check_flag_reports_a_stale_tree(tmp_path):
     import shutil
 
-    for folder in ("specs", "templates", "generator", "generated"):
+    for folder in ("templates", "generator"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
+    (tmp_path / "specs" / "special").mkdir(parents=True)
+    for name in SMALL_TREE:
+        shutil.copy(ROOT / "specs" / "special" / f"{name}.yaml", tmp_path / "specs" / "special")
     run = lambda *a: subprocess.run([sys.executable, "-m", "generator", "--root", str(tmp_path), *a],
                                     capture_output=True, text=True, cwd=tmp_path, timeout=600)
-    assert run("--check").returncode == 0
+    first = run()
+    assert first.returncode == 0, first.stderr
+    generated = existing_files(tmp_path / "generated")
+    assert f"jaxsci/special/_{SMALL_TREE[0]}.py" in generated
     victim = tmp_path / "generated" / "jaxsci" / "special" / "_jv.py"
     victim.write_text(victim.read_text() + "# edited by hand\n")
     stale = run("--check")
@@ -99,10 +109,11 @@ def test_check_flag_reports_a_stale_tree(tmp_path):
     assert run().returncode == 0
     changed = [p for p in before if p.stat().st_mtime_ns != before[p]]
     assert changed == [victim], "only the changed file may be rewritten"
-    # deleting generated/ and regenerating gives the same bytes
+    assert run("--check").returncode == 0
+    # deleting generated/ and regenerating (in another process, so another hash seed) gives the same bytes
     shutil.rmtree(tmp_path / "generated")
     assert run().returncode == 0
-    assert existing_files(tmp_path / "generated") == existing_files(ROOT / "generated")
+    assert existing_files(tmp_path / "generated") == generated
 
 
 def test_ci_runs_the_readme_test_command():

@@ -25,9 +25,18 @@ def test_readme_walkthrough_adds_a_working_function(tmp_path):
     spec_text = _block(readme, "walkthrough-spec")
     commands = [line for line in _block(readme, "walkthrough-commands").splitlines() if line.strip()]
 
-    for folder in ("specs", "templates", "generator", "generated", "tests"):
+    for folder in ("templates", "generator"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    # The spec-driven suites (the other test files are about this project's own tree).
+    (tmp_path / "tests").mkdir()
+    for name in ("conftest.py", "specdata.py", "test_values.py", "test_transforms.py", "test_gradients.py",
+                 "test_completeness.py"):
+        shutil.copy(ROOT / "tests" / name, tmp_path / "tests" / name)
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    # A user's tree has every spec; a few keep the generator run short, and the new spec needs none.
+    (tmp_path / "specs" / "special").mkdir(parents=True)
+    for name in ("jv", "expit"):
+        shutil.copy(ROOT / "specs" / "special" / f"{name}.yaml", tmp_path / "specs" / "special")
     (tmp_path / spec_path).write_text(spec_text)
 
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "generated"), str(tmp_path)]))
