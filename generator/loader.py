@@ -276,7 +276,9 @@ def _args(top: _Mapping, path: str) -> tuple:
             raise SpecError(path, m.value_line("accepts_float"), "accepts_float applies only to integer arguments")
         has_default = m.has("default")
         default = m.get("default", None)
-        if has_default:
+        if has_default and default is None and kind in model.TRACED_KINDS:
+            seen_default = True  # optional: None leaves it out of SciPy's call (zeta(x, q=None))
+        elif has_default:
             _check_default(kind, default, path, m.value_line("default"), name)
             seen_default = True
         elif seen_default:
@@ -303,6 +305,17 @@ def _args(top: _Mapping, path: str) -> tuple:
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
                               keyword_only=keyword_only))
+    optional = [a for a in args if a.optional]
+    if optional:
+        traced = [a for a in args if a.traced]
+        if traced[len(traced) - len(optional):] != optional:
+            raise SpecError(path, optional[0].loc.line, f"optional argument {optional[0].name!r} (default null) must "
+                                                        "come after every traced argument that is not optional")
+        for arg in traced:
+            if arg.differentiable and not arg.optional:
+                raise SpecError(path, arg.loc.line, f"argument {arg.name!r} cannot be differentiable in a function with "
+                                                    f"the optional argument {optional[0].name!r}: its rule could not be "
+                                                    "evaluated when that argument is left out")
     return tuple(args)
 
 

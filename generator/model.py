@@ -54,6 +54,11 @@ class Arg:
     def static(self) -> bool:
         return self.kind in STATIC_KINDS
 
+    @property
+    def optional(self) -> bool:
+        """A traced argument whose default None leaves it out of SciPy's call."""
+        return self.traced and self.has_default and self.default is None
+
 
 @dataclass(frozen=True)
 class Output:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.special as sc
 
+import jaxsci
 from jaxsci import _core
 from jaxsci._core.host import CallbackWarning
 from jaxsci.special import jv
@@ -166,6 +167,23 @@ def test_an_evaluation_at_the_functions_own_value_takes_a_second_round_trip(monk
     assert np.isclose(dp, (sc.chndtrix(p + h, df, nc) - sc.chndtrix(p - h, df, nc)) / (2 * h), rtol=1e-7)
     assert np.isclose(dnc, (sc.chndtrix(p, df, nc + h) - sc.chndtrix(p, df, nc - h)) / (2 * h), rtol=1e-7)
     evaluate_module._host_function.cache_clear()
+
+
+def test_an_optional_argument_left_out_is_left_out_of_scipys_call():
+    from jaxsci.special import zeta
+
+    x = jnp.array([-1.5, 0.5, 2.0, 3.5])
+    # Riemann zeta, continued to x < 1, where the Hurwitz branch zeta(x, 1) is NaN
+    np.testing.assert_array_equal(zeta(x), sc.zeta(np.asarray(x)))
+    np.testing.assert_array_equal(jax.jit(zeta)(x), sc.zeta(np.asarray(x)))
+    np.testing.assert_array_equal(jax.vmap(zeta)(x), sc.zeta(np.asarray(x)))
+    assert np.isnan(sc.zeta(-1.5, 1.0)) and np.isfinite(zeta(-1.5))
+    np.testing.assert_allclose(zeta(x[2:], 0.5), sc.zeta(np.asarray(x[2:]), 0.5), rtol=1e-15)
+    # d/dq zeta(x, q) = -x zeta(x + 1, q) (DLMF 25.11.17); x has no closed-form derivative, with or without q
+    np.testing.assert_allclose(jax.grad(zeta, argnums=1)(3.0, 0.5), -3.0 * sc.zeta(4.0, 0.5), rtol=1e-14)
+    for args in ((3.0,), (3.0, 0.5)):
+        with pytest.raises(jaxsci.NonDifferentiableError, match="'x'"):
+            jax.grad(zeta)(*args)
 
 
 def test_results_stay_on_the_inputs_device():

@@ -13,10 +13,14 @@ def call(fn: Function, *args):
 
     Returns one array, or a tuple for a function with several outputs, in the public dtypes.
     """
-    traced = tuple(a for a, spec in zip(args, fn.args) if spec.traced)
+    omitted = tuple(spec.name for a, spec in zip(args, fn.args) if spec.optional and a is None)
+    traced = tuple(a for a, spec in zip(args, fn.args) if spec.traced and spec.name not in omitted)
     statics = tuple(a for a, spec in zip(args, fn.args) if not spec.traced)
     operands, public_dtypes = prepare(fn, traced, statics)
     static_items = tuple((spec.name, _plain(value)) for spec, value in zip(fn.static_args, statics))
+    # Optional arguments are trailing traced ones (the generator checks), so the operands keep their
+    # positions; SciPy gets the omitted ones as keyword None.
+    static_items += tuple((name, None) for name in omitted)
     if not traced:
         return _constant(fn, static_items, public_dtypes)
     plan = Plan(calls=(Call(fn.qualname, static_items, tuple(range(len(operands)))),),

@@ -18,6 +18,7 @@ class Arg:
     truncates_float: bool = False
     choices: tuple | None = None  # static arguments: the supported values, when not every value
     why_choices: str | None = None
+    optional: bool = False  # traced, default None: None leaves it out of SciPy's call
 
     @property
     def traced(self) -> bool:

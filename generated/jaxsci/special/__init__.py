@@ -242,6 +242,7 @@ from ._y1 import y1 as y1
 from ._yn import yn as yn
 from ._yv import yv as yv
 from ._yve import yve as yve
+from ._zeta import zeta as zeta
 from ._zetac import zetac as zetac
 
 __all__ = [
@@ -487,5 +488,6 @@ __all__ = [
     'yn',
     'yv',
     'yve',
+    'zeta',
     'zetac',
 ]
