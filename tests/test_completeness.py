@@ -122,3 +122,23 @@ def test_ci_runs_the_readme_test_command():
     command = section.split("```sh\n", 1)[1].split("\n```", 1)[0].strip()
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert command in ci, f".ci/run must run the README's test command: {command}"
+
+
+def _ufunc_specs():
+    import numpy as np
+    import scipy.special
+
+    return [s for s in SPECS if isinstance(getattr(scipy.special, s.name, None), np.ufunc)]
+
+
+@pytest.mark.parametrize("spec", params(_ufunc_specs(), ids=lambda s: s.name))
+def test_complex_kinds_match_scipys_loops(spec):
+    """An argument is `complex` exactly where SciPy's ufunc has a loop taking a complex value there."""
+    import scipy.special
+
+    ufunc = getattr(scipy.special, spec.name)
+    inputs = [t.split("->")[0] for t in ufunc.types]
+    for i, arg in enumerate(spec.args):
+        scipy_complex = any(types[i] in "FD" for types in inputs)
+        assert (arg.kind == "complex") == scipy_complex, (
+            f"{spec.name}({arg.name}): kind {arg.kind}, but SciPy's loops {'take' if scipy_complex else 'do not take'} complex values there")
