@@ -269,3 +269,16 @@ def test_float_orders_are_truncated_like_scipy_in_values_and_derivatives(name):
         truncated = derivative(lambda x: fn(2.5, x, **kwargs))(x)
         integer = derivative(lambda x: fn(2, x, **kwargs))(x)
         assert float(truncated) == float(integer)
+
+
+def test_jax_export_of_a_jaxsci_function_explains_why_it_cannot_work():
+    from jaxsci.special import jv
+
+    argument = jax.ShapeDtypeStruct((3,), jnp.float32)
+    with pytest.raises(NotImplementedError, match="host_callbacks"):  # JAX's own message, for reference
+        jax.export.export(jax.jit(lambda z: jv(1.0, z)))(argument)
+    with pytest.raises(jaxsci.ExportError, match="cannot serialize a host callback.*pass their values in as inputs"):
+        jaxsci.export(jax.jit(lambda z: jv(1.0, z)))(argument)
+    # without jaxsci calls, jaxsci.export is jax.export.export
+    exported = jaxsci.export(jax.jit(lambda z: jnp.sin(z) * 2))(argument)
+    np.testing.assert_allclose(exported.call(jnp.ones(3, jnp.float32)), 2 * np.sin(1.0), rtol=1e-6)

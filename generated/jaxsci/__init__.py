@@ -4,8 +4,10 @@
 Each function is generated from a spec in the project's ``specs/`` folder and runs on a bundled
 callback core (``jaxsci._core``).
 """
+from ._core import ExportError as ExportError
 from ._core import NonDifferentiableError as NonDifferentiableError
+from ._core import export as export
 from . import special as special
 
 __version__ = '0.1.0'
-__all__ = ["NonDifferentiableError", 'special', "__version__"]
+__all__ = ["ExportError", "NonDifferentiableError", "export", 'special', "__version__"]

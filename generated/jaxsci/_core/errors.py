@@ -16,3 +16,7 @@ class NonDifferentiableError(TypeError):
             f"Differentiate only with respect to the other arguments, or pass "
             f"jax.lax.stop_gradient({argument}) if you do not need this derivative."
         )
+
+
+class ExportError(NotImplementedError):
+    """A function that calls jaxsci cannot be serialized by ``jax.export`` (see ``jaxsci.export``)."""

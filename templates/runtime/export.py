@@ -1,0 +1,35 @@
+"""``jaxsci.export``: ``jax.export.export`` with a clear error for jaxsci's host callbacks."""
+from __future__ import annotations
+
+import functools
+
+import jax
+
+from .errors import ExportError
+
+_WHY = (
+    "jaxsci functions run SciPy on the host through jax.pure_callback, and jax.export cannot serialize "
+    "a host callback: the exported StableHLO would have to carry Python code. Export the part of the "
+    "program without jaxsci functions and pass their values in as inputs, or use jax.jit without "
+    "jax.export, which compiles and runs them in this process."
+)
+
+
+def export(fun, **options):
+    """Like ``jax.export.export(fun, **options)``; a function that calls jaxsci raises ``ExportError``.
+
+    ``jax.export.export`` itself fails on such a function with JAX's
+    ``NotImplementedError: serialization of host_callbacks is not yet implemented``.
+    """
+    exporter = jax.export.export(fun, **options)
+
+    @functools.wraps(exporter)
+    def exported(*args, **kwargs):
+        try:
+            return exporter(*args, **kwargs)
+        except NotImplementedError as exc:
+            if "host_callback" not in str(exc):
+                raise
+            raise ExportError(_WHY) from exc
+
+    return exported
