@@ -10,7 +10,7 @@ OUTPUT_DTYPES = ("promoted", "complex", "real")
 VMAP_METHODS = ("expand_dims", "broadcast_all", "sequential")
 TEST_DTYPES = ("float32", "float64")
 # the generic tests a spec may expect to fail, with a reason
-GENERIC_TESTS = ("values", "complex_values", "jit", "vmap", "scan", "gradients", "complex_gradients", "check_grads")
+GENERIC_TESTS = ("values", "complex_values", "jit", "vmap", "scan", "gradients", "complex_gradients", "check_grads", "properties")
 
 
 @dataclass(frozen=True)

@@ -282,3 +282,14 @@ def test_jax_export_of_a_jaxsci_function_explains_why_it_cannot_work():
     # without jaxsci calls, jaxsci.export is jax.export.export
     exported = jaxsci.export(jax.jit(lambda z: jnp.sin(z) * 2))(argument)
     np.testing.assert_allclose(exported.call(jnp.ones(3, jnp.float32)), 2 * np.sin(1.0), rtol=1e-6)
+
+
+def test_subnormals_are_not_flushed_inside_the_callback():
+    # XLA's CPU threads flush subnormals to zero; SciPy must see and return them as it does outside JAX.
+    from jaxsci.special import exp10, lambertw
+
+    x = np.float32(-38.0)
+    assert sc.exp10(x) != 0 and sc.exp10(x) < np.finfo(np.float32).tiny
+    assert jax.jit(exp10)(x) == sc.exp10(x)
+    tiny = 3.3277453e-302
+    assert jax.jit(lambertw)(tiny, 1) == sc.lambertw(tiny, 1)

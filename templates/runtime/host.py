@@ -5,11 +5,53 @@ NaN-filled result and a ``RuntimeWarning`` that names the function and the cause
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
+import platform
 import warnings
 
 import numpy as np
 
 from .registry import lookup
+
+
+def _glibc_fenv():
+    """glibc's fegetenv/fesetenv, or None where the C library is another."""
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        return libm.fegetenv, libm.fesetenv
+    except (OSError, AttributeError):
+        return None
+
+
+_FENV = _glibc_fenv()
+_FE_DFL_ENV = ctypes.c_void_p(-1)  # glibc's FE_DFL_ENV: round to nearest, exceptions masked, no FTZ/DAZ
+
+
+@contextlib.contextmanager
+def _ieee_floating_point():
+    """SciPy's own floating-point environment, restored to the caller's afterwards.
+
+    XLA runs callbacks on its CPU threads, which flush subnormals to zero (FTZ/DAZ): SciPy there
+    would read a subnormal input as 0 and return 0 for a subnormal result (exp10(-38) in float32), and
+    intermediate underflows change last bits, unlike SciPy outside JAX.
+    """
+    if _FENV is None:
+        yield
+        return
+    fegetenv, fesetenv = _FENV
+    saved = ctypes.create_string_buffer(256)  # larger than any glibc fenv_t
+    if fegetenv(saved) != 0:
+        yield
+        return
+    fesetenv(_FE_DFL_ENV)
+    try:
+        yield
+    finally:
+        fesetenv(saved)
 
 
 class CallbackWarning(RuntimeWarning):
@@ -47,7 +89,7 @@ def evaluate_calls(calls: tuple, *operands):
         shapes = given[0] if given else (shape,) * len(dtypes)
         try:
             function = lookup(qualname)
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), _ieee_floating_point():
                 out = function.scipy_callable()(*(arrays[i] for i in indices), **dict(statics))
             outs = out if isinstance(out, tuple) else (out,)
             if len(outs) != len(dtypes):
