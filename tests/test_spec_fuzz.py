@@ -20,7 +20,6 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from fractions import Fraction
 from pathlib import Path
 
