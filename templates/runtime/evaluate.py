@@ -199,9 +199,10 @@ def _evaluate_later_needs(plan: Plan, primals, primal_out, active) -> None:
 
             needs = entry.rule.needs[stage](*args, primal_out[entry.call_index], tuple(entry.needs))
             pending.append((entry, [_add_need(builder, need, own_operand, derived_key) for need in needs]))
-        results = evaluate(builder.plan(), *builder.operands)
-        for entry, calls in pending:
-            entry.needs.extend(_unwrap(results[i]) for i in calls)
+        if builder.calls:  # stages are contiguous, so a later stage always has calls; kept safe anyway
+            results = evaluate(builder.plan(), *builder.operands)
+            for entry, calls in pending:
+                entry.needs.extend(_unwrap(results[i]) for i in calls)
         stage += 1
 
 
