@@ -5,9 +5,10 @@ Each function is generated from a spec in the project's ``specs/`` folder and ru
 callback core (``jaxsci._core``).
 """
 from ._core import ExportError as ExportError
+from ._core import config as config
 from ._core import NonDifferentiableError as NonDifferentiableError
 from ._core import export as export
 from . import special as special
 
 __version__ = '0.1.0'
-__all__ = ["ExportError", "NonDifferentiableError", "export", 'special', "__version__"]
+__all__ = ["ExportError", "NonDifferentiableError", "config", "export", 'special', "__version__"]

@@ -4,8 +4,9 @@ Generated modules describe functions with ``Function``/``Arg``/``Output``/``Rule
 ``call``; everything that touches JAX transformations or the host lives here.
 """
 from .api import call
+from .config import config
 from .errors import ExportError, NonDifferentiableError
 from .export import export
 from .registry import Arg, Function, Need, Output, Rule, register
 
-__all__ = ["Arg", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "call", "export", "register"]
+__all__ = ["Arg", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "call", "config", "export", "register"]
