@@ -8,11 +8,15 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import math
 import platform
+import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .config import config
 from .registry import lookup
 
 
@@ -58,23 +62,134 @@ class CallbackWarning(RuntimeWarning):
     """SciPy failed inside a callback; the affected outputs are NaN."""
 
 
-def _fill(shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind in "fc":
-        return np.full(shape, np.nan, dtype=dtype)
-    return np.zeros(shape, dtype=dtype)
+def _fill(output: np.ndarray) -> None:
+    output[...] = np.nan if output.dtype.kind in "fc" else 0
 
 
-def _as_output(value, dtype, shape):
-    array = np.asarray(value)
-    if array.shape != shape:
-        array = np.broadcast_to(array, shape)
-    # np.asarray(order="C") keeps 0-d arrays 0-d, unlike np.ascontiguousarray.
-    return np.asarray(array, dtype=dtype, order="C")
+def _empty(shape, dtype) -> np.ndarray:
+    return np.empty(shape, dtype=dtype)
+
+
+def _aligned(array: np.ndarray, rank: int) -> np.ndarray:
+    return array.reshape((1,) * (rank - array.ndim) + array.shape) if array.ndim < rank else array
+
+
+class _Threads:
+    """One pool shared by every callback, sized by ``config.num_threads``.
+
+    Callbacks that already run concurrently (one per shard, or several Python threads) split the
+    threads between them, so the process never runs more SciPy threads than configured.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pool = None
+        self._size = 0
+        self._active = 0
+
+    def enter(self) -> int:
+        """Register a running callback; returns how many threads it may use."""
+        with self._lock:
+            self._active += 1
+            return max(1, config.num_threads // self._active)
+
+    def leave(self) -> None:
+        with self._lock:
+            self._active -= 1
+
+    def pool(self, size: int) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None or self._size < size:
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False)
+                self._pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="jaxsci")
+                self._size = size
+            return self._pool
+
+
+_THREADS = _Threads()
+
+
+def _chunks(shape: tuple, threads: int):
+    """Slices of ``shape`` along its longest axis, one per thread, each at least ``parallel_min_size``."""
+    size = math.prod(shape)
+    pieces = min(threads, size // config.parallel_min_size) if shape else 1
+    if pieces < 2:
+        return None
+    axis = max(range(len(shape)), key=lambda k: shape[k])
+    pieces = min(pieces, shape[axis])
+    if pieces < 2:
+        return None
+    bounds = np.linspace(0, shape[axis], pieces + 1).astype(int)
+    return axis, [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _evaluate_into(function, statics: dict, arguments, outputs) -> None:
+    with np.errstate(all="ignore"), _ieee_floating_point():
+        out = function(*arguments, **statics)
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != len(outputs):
+        raise ValueError(f"SciPy returned {len(outs)} outputs, the spec declares {len(outputs)}")
+    for value, output in zip(outs, outputs):
+        np.copyto(output, value, casting="unsafe")
+
+
+def _evaluate_call(function, statics: dict, arguments, outputs, threads: int) -> None:
+    shape = outputs[0].shape if outputs else ()
+    split = _chunks(shape, threads) if all(o.shape == shape for o in outputs) else None
+    if split is None:
+        _evaluate_into(function, statics, arguments, outputs)
+        return
+    axis, ranges = split
+    rank = len(shape)
+    arguments = [_aligned(a, rank) for a in arguments]
+
+    def piece(lo, hi):
+        index = (slice(None),) * axis + (slice(lo, hi),)
+        sliced = [a if a.shape[axis] == 1 else a[index] for a in arguments]
+        _evaluate_into(function, statics, sliced, [o[index] for o in outputs])
+
+    pool = _THREADS.pool(threads)
+    futures = [pool.submit(piece, lo, hi) for lo, hi in ranges[1:]]
+    error = None
+    try:
+        piece(*ranges[0])
+    except Exception as exc:  # noqa: BLE001 - re-raised below, after every thread has finished
+        error = exc
+    for future in futures:
+        try:
+            future.result()
+        except Exception as exc:  # noqa: BLE001
+            error = error or exc
+    if error is not None:
+        raise error
+
+
+def run_calls(calls: tuple, arrays, outputs) -> None:
+    """Evaluate ``calls`` on numpy ``arrays``, writing each call's outputs into ``outputs`` in order.
+
+    ``calls``: ((qualname, statics, operand indices, output dtypes[, output shapes]), ...).
+    A call that fails fills its outputs with NaN and warns; nothing is raised.
+    """
+    threads = _THREADS.enter()
+    try:
+        start = 0
+        for qualname, statics, indices, dtypes, *_ in calls:
+            mine = outputs[start:start + len(dtypes)]
+            start += len(dtypes)
+            try:
+                function = lookup(qualname).scipy_callable()
+                _evaluate_call(function, dict(statics), [arrays[i] for i in indices], mine, threads)
+            except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+                _warn(qualname, exc)
+                for output in mine:
+                    _fill(output)
+    finally:
+        _THREADS.leave()
 
 
 def evaluate_calls(calls: tuple, *operands):
-    """``calls``: ((qualname, statics, operand indices, output dtypes[, output shapes]), ...) -> flat outputs.
+    """``pure_callback``'s host function: returns the flat outputs, allocated here.
 
     Output shapes are given for functions of static arguments only; otherwise outputs broadcast.
     """
@@ -83,22 +198,25 @@ def evaluate_calls(calls: tuple, *operands):
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
         _warn(calls[0][0] if calls else "?", exc)
-        return tuple(_fill((), dt) for call in calls for dt in call[3])
-    results = []
-    for qualname, statics, indices, dtypes, *given in calls:
-        shapes = given[0] if given else (shape,) * len(dtypes)
-        try:
-            function = lookup(qualname)
-            with np.errstate(all="ignore"), _ieee_floating_point():
-                out = function.scipy_callable()(*(arrays[i] for i in indices), **dict(statics))
-            outs = out if isinstance(out, tuple) else (out,)
-            if len(outs) != len(dtypes):
-                raise ValueError(f"SciPy returned {len(outs)} outputs, the spec declares {len(dtypes)}")
-            results.extend(_as_output(o, dt, s) for o, dt, s in zip(outs, dtypes, shapes))
-        except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
-            _warn(qualname, exc)
-            results.extend(_fill(s, dt) for s, dt in zip(shapes, dtypes))
-    return tuple(results)
+        outputs = [_empty((), dt) for call in calls for dt in call[3]]
+        for output in outputs:
+            _fill(output)
+        return tuple(outputs)
+    outputs = [_empty(given[0][k] if given else shape, dt)
+               for _, _, _, dtypes, *given in calls for k, dt in enumerate(dtypes)]
+    run_calls(calls, arrays, outputs)
+    return tuple(outputs)
+
+
+def evaluate_calls_in_place(calls: tuple, context, out_buffers, *in_buffers) -> None:
+    """``buffer_callback``'s host function: reads the operands and writes the outputs where XLA keeps them."""
+    try:
+        arrays = [np.asarray(b) for b in in_buffers]
+        outputs = [np.asarray(b) for b in out_buffers]
+    except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+        _warn(calls[0][0] if calls else "?", exc)
+        return
+    run_calls(calls, arrays, outputs)
 
 
 def _warn(qualname: str, exc: BaseException) -> None:
