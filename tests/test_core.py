@@ -270,7 +270,8 @@ def test_jax_export_of_a_jaxsci_function_explains_why_it_cannot_work():
     from jaxsci.special import jv
 
     argument = jax.ShapeDtypeStruct((3,), jnp.float32)
-    with pytest.raises(NotImplementedError, match="host_callbacks"):  # JAX's own message, for reference
+    # plain jax.export on CPU: jaxsci's callback refuses to lower for export, naming the function
+    with pytest.raises(jaxsci.ExportError, match="jaxsci.special.jv: .*cannot serialize a host callback"):
         jax.export.export(jax.jit(lambda z: jv(1.0, z)))(argument)
     with pytest.raises(jaxsci.ExportError, match="cannot serialize a host callback.*pass their values in as inputs"):
         jaxsci.export(jax.jit(lambda z: jv(1.0, z)))(argument)

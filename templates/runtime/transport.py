@@ -27,6 +27,8 @@ import numpy as np
 from jax import lax
 
 from .config import config
+from .errors import ExportError
+from .export import explain
 from .host import evaluate_calls, evaluate_calls_in_place
 
 _CPU_TARGET = "xla_buffer_python_cpu_callback"
@@ -70,6 +72,8 @@ def _lean_primitive():
             len(a.shape) == len(shape) for a in ctx.avals_in)
 
     def _lowering(ctx, *operands, callback, result_avals, vmap_method):
+        if getattr(ctx.module_context.lowering_parameters, "for_export", False):
+            raise ExportError(explain(call[0] for call in callback.args[0]))
         if len(ctx.module_context.platforms) > 1:
             raise NotImplementedError("jaxsci's buffer callback lowers for one platform at a time")
         count = len(operands)
