@@ -128,6 +128,9 @@ def test_inputs_split_across_threads_give_scipys_values_bit_for_bit(small_chunks
     np.testing.assert_array_equal(jax.jit(jv)(z.T, v.T), sc.jv(z.T, v.T))  # and along axis 0
     b = np.linspace(0.5, 2, 33)
     np.testing.assert_array_equal(jax.jit(hyp2f1)(0.5, b, 3.0, 0.25), sc.hyp2f1(0.5, b, 3.0, 0.25))
+    # a function of static arguments only is not elementwise, and is never split
+    for ours, theirs in zip(roots_legendre(12), sc.roots_legendre(12)):
+        np.testing.assert_array_equal(ours, theirs)
     assert len(threads) > 1 and any(name.startswith("jaxsci") for name in threads)
 
 

@@ -1,7 +1,8 @@
-"""The host half of a callback: SciPy on numpy views of the operands. It never raises.
+"""The host half of a callback: SciPy on numpy views of the operands, written into the outputs.
 
-An exception escaping a ``pure_callback`` is undefined behaviour in JAX, so every failure becomes a
-NaN-filled result and a ``RuntimeWarning`` that names the function and the cause.
+It never raises: an exception escaping a host callback is undefined behaviour in JAX, so every
+failure becomes a NaN-filled result and a ``RuntimeWarning`` that names the function and the cause.
+Large elementwise calls are split across a shared thread pool (SciPy releases the GIL).
 """
 from __future__ import annotations
 
@@ -174,12 +175,14 @@ def run_calls(calls: tuple, arrays, outputs) -> None:
     threads = _THREADS.enter()
     try:
         start = 0
-        for qualname, statics, indices, dtypes, *_ in calls:
+        for qualname, statics, indices, dtypes, *given in calls:
             mine = outputs[start:start + len(dtypes)]
             start += len(dtypes)
             try:
                 function = lookup(qualname).scipy_callable()
-                _evaluate_call(function, dict(statics), [arrays[i] for i in indices], mine, threads)
+                # Only elementwise calls split: one with given output shapes (roots_legendre(n)) is not.
+                usable = threads if indices and not given else 1
+                _evaluate_call(function, dict(statics), [arrays[i] for i in indices], mine, usable)
             except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
                 _warn(qualname, exc)
                 for output in mine:
