@@ -105,6 +105,28 @@ def test_exception_inside_callback_gives_nan_and_a_warning(jit):
     assert any("jaxsci.test.boom: SciPy raised TypeError" in m for m in messages), messages
 
 
+def test_errstate_raise_reports_failures_after_the_callbacks_not_inside_them():
+    fn = _boom_function()
+    jitted = jax.jit(lambda x: _core.call(fn, x))
+    with pytest.raises(jaxsci.CallbackError, match=r"1 SciPy call\(s\) failed .*jaxsci.test.boom: SciPy raised TypeError"):
+        with jaxsci.errstate("raise"):
+            out = jitted(jnp.ones(3)).block_until_ready()
+    assert bool(jnp.all(jnp.isnan(out)))  # the computation itself completed, with NaN
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "ignore": neither a warning nor an error
+        with jaxsci.errstate("ignore"):
+            assert bool(jnp.all(jnp.isnan(jitted(jnp.ones(2)).block_until_ready())))
+        with jaxsci.errstate("raise"):  # nothing failed: nothing raised
+            jv(1.0, jnp.ones(2)).block_until_ready()
+    with warnings.catch_warnings(record=True) as caught:  # after the blocks: warnings again
+        warnings.simplefilter("always")
+        jitted(jnp.ones(2)).block_until_ready()
+    assert any(issubclass(w.category, jaxsci.CallbackWarning) for w in caught)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        with jaxsci.errstate("loud"):
+            pass
+
+
 def test_scipy_domain_errors_are_nan_like_scipy():
     # SciPy returns NaN (no exception) outside the real domain; so do we, and no warning is needed
     with warnings.catch_warnings():

@@ -13,12 +13,12 @@ import ctypes.util
 import math
 import platform
 import threading
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .config import config
+from .errstate import CallbackWarning, report  # noqa: F401 - CallbackWarning is re-exported
 from .registry import lookup
 
 
@@ -58,10 +58,6 @@ def _ieee_floating_point():
         yield
     finally:
         fesetenv(saved)
-
-
-class CallbackWarning(RuntimeWarning):
-    """SciPy failed inside a callback; the affected outputs are NaN."""
 
 
 def _fill(output: np.ndarray) -> None:
@@ -224,5 +220,4 @@ def evaluate_calls_in_place(calls: tuple, context, out_buffers, *in_buffers) -> 
 
 
 def _warn(qualname: str, exc: BaseException) -> None:
-    warnings.warn(f"jaxsci.{qualname}: SciPy raised {type(exc).__name__}: {exc}; the result is NaN",
-                  CallbackWarning, stacklevel=2)
+    report(qualname, exc)
