@@ -6,7 +6,6 @@ Large elementwise calls are split across a shared thread pool (SciPy releases th
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
 import math
@@ -36,27 +35,43 @@ _FENV = _glibc_fenv()
 _FE_DFL_ENV = ctypes.c_void_p(-1)  # glibc's FE_DFL_ENV: round to nearest, exceptions masked, no FTZ/DAZ
 
 
-@contextlib.contextmanager
-def _ieee_floating_point():
+class _IeeeFloatingPoint:
     """SciPy's own floating-point environment, restored to the caller's afterwards.
 
     XLA runs callbacks on its CPU threads, which flush subnormals to zero (FTZ/DAZ): SciPy there
     would read a subnormal input as 0 and return 0 for a subnormal result (exp10(-38) in float32), and
-    intermediate underflows change last bits, unlike SciPy outside JAX.
+    intermediate underflows change last bits, unlike SciPy outside JAX. Floating-point errors are
+    ignored as well (SciPy reports them as NaN or inf, and a warning filter set to "error" must not
+    turn them into exceptions inside the callback).
     """
-    if _FENV is None:
-        yield
-        return
-    fegetenv, fesetenv = _FENV
-    saved = ctypes.create_string_buffer(256)  # larger than any glibc fenv_t
-    if fegetenv(saved) != 0:
-        yield
-        return
-    fesetenv(_FE_DFL_ENV)
-    try:
-        yield
-    finally:
-        fesetenv(saved)
+
+    _buffers = threading.local()  # one saved-environment buffer per thread, reused
+
+    def __enter__(self):
+        self._errors = np.errstate(all="ignore")
+        self._errors.__enter__()
+        self._saved = None
+        if _FENV is not None:
+            saved = getattr(self._buffers, "saved", None)
+            if saved is None:
+                saved = self._buffers.saved = ctypes.create_string_buffer(256)  # > any glibc fenv_t
+            if _FENV[0](saved) == 0:
+                _FENV[1](_FE_DFL_ENV)
+                self._saved = saved
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._saved is not None:
+            _FENV[1](self._saved)
+        self._errors.__exit__(*exc_info)
+        return False
+
+
+def _pool_thread_start():
+    """Pool threads are jaxsci's own: they keep SciPy's environment for good."""
+    if _FENV is not None:
+        _FENV[1](_FE_DFL_ENV)
+    np.seterr(all="ignore")  # this thread's own setting: pool threads run nothing but SciPy
 
 
 def _fill(output: np.ndarray) -> None:
@@ -99,7 +114,8 @@ class _Threads:
             if self._pool is None or self._size < size:
                 if self._pool is not None:
                     self._pool.shutdown(wait=False)
-                self._pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="jaxsci")
+                self._pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="jaxsci",
+                                                initializer=_pool_thread_start)
                 self._size = size
             return self._pool
 
@@ -122,8 +138,7 @@ def _chunks(shape: tuple, threads: int):
 
 
 def _evaluate_into(function, statics: dict, arguments, outputs) -> None:
-    with np.errstate(all="ignore"), _ieee_floating_point():
-        out = function(*arguments, **statics)
+    out = function(*arguments, **statics)
     outs = out if isinstance(out, tuple) else (out,)
     if len(outs) != len(outputs):
         raise ValueError(f"SciPy returned {len(outs)} outputs, the spec declares {len(outputs)}")
@@ -132,7 +147,7 @@ def _evaluate_into(function, statics: dict, arguments, outputs) -> None:
 
 
 def _evaluate_call(function, statics: dict, arguments, outputs, threads: int) -> None:
-    shape = outputs[0].shape if outputs else ()
+    shape = outputs[0].shape
     split = _chunks(shape, threads) if all(o.shape == shape for o in outputs) else None
     if split is None:
         _evaluate_into(function, statics, arguments, outputs)
@@ -162,29 +177,56 @@ def _evaluate_call(function, statics: dict, arguments, outputs, threads: int) ->
         raise error
 
 
-def run_calls(calls: tuple, arrays, outputs) -> None:
+class HostCalls(tuple):
+    """``((qualname, statics, operand indices, output dtypes[, output shapes]), ...)``, the static
+    description of one callback, with what the host needs of it looked up once, at its first run."""
+
+    def prepared(self) -> tuple:
+        try:
+            return self._prepared
+        except AttributeError:
+            self._prepared = tuple(
+                (qualname, dict(statics), indices, len(dtypes), bool(given))
+                for qualname, statics, indices, dtypes, *given in self)
+            return self._prepared
+
+
+def _threads_for(outputs) -> int:
+    """How many threads this callback may use: 1 unless it is large enough to split."""
+    if not outputs or outputs[0].size < 2 * config.parallel_min_size or config.num_threads < 2:
+        return 0
+    return _THREADS.enter()
+
+
+def run_calls(calls: HostCalls, arrays, outputs) -> None:
     """Evaluate ``calls`` on numpy ``arrays``, writing each call's outputs into ``outputs`` in order.
 
-    ``calls``: ((qualname, statics, operand indices, output dtypes[, output shapes]), ...).
-    A call that fails fills its outputs with NaN and warns; nothing is raised.
+    A call that fails fills its outputs with NaN and reports it (``errstate``); nothing is raised.
     """
-    threads = _THREADS.enter()
+    if not isinstance(calls, HostCalls):
+        calls = HostCalls(calls)
+    threads = _threads_for(outputs)
     try:
-        start = 0
-        for qualname, statics, indices, dtypes, *given in calls:
-            mine = outputs[start:start + len(dtypes)]
-            start += len(dtypes)
-            try:
-                function = lookup(qualname).scipy_callable()
-                # Only elementwise calls split: one with given output shapes (roots_legendre(n)) is not.
-                usable = threads if indices and not given else 1
-                _evaluate_call(function, dict(statics), [arrays[i] for i in indices], mine, usable)
-            except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
-                _warn(qualname, exc)
-                for output in mine:
-                    _fill(output)
+        with _IeeeFloatingPoint():
+            start = 0
+            for qualname, statics, indices, count, given in calls.prepared():
+                mine = outputs[start:start + count]
+                start += count
+                try:
+                    function = lookup(qualname)
+                    arguments = [arrays[i] for i in indices]
+                    # Only elementwise calls split: one with given output shapes (roots_legendre(n)) is not.
+                    if threads > 1 and indices and not given:
+                        _evaluate_call(function.scipy_callable(), statics, arguments, mine, threads)
+                    else:
+                        _evaluate_into(function.scipy_callable(), statics, arguments, mine)
+                except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+                    _warn(qualname, exc)
+                    for output in mine:
+                        _fill(output)
     finally:
-        _THREADS.leave()
+        if threads:
+            _THREADS.leave()
 
 
 def evaluate_calls(calls: tuple, *operands):

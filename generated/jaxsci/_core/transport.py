@@ -30,7 +30,7 @@ from jax import lax
 from .config import config
 from .errors import ExportError
 from .export import explain
-from .host import evaluate_calls, evaluate_calls_in_place
+from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
 
 _CPU_TARGET = "xla_buffer_python_cpu_callback"
 
@@ -126,12 +126,12 @@ except Exception:  # noqa: BLE001 - any incompatibility in jax's internals means
 @functools.lru_cache(maxsize=4096)
 def _pure_function(host_calls: tuple):
     """One callable per distinct plan, so JAX's compilation caches recognise repeated calls."""
-    return functools.partial(evaluate_calls, host_calls)
+    return functools.partial(evaluate_calls, HostCalls(host_calls))
 
 
 @functools.lru_cache(maxsize=4096)
 def _in_place_function(host_calls: tuple):
-    return functools.partial(evaluate_calls_in_place, host_calls)
+    return functools.partial(evaluate_calls_in_place, HostCalls(host_calls))
 
 
 def lean_available() -> bool:
