@@ -214,6 +214,11 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
         assert y.sharding.spec == P("d"), y.sharding
         assert seen and set(seen) == {{(N // 4, 1)}}, seen  # every device evaluated its own shard only
         np.testing.assert_array_equal(np.asarray(y), sc.jv(1.5, xn))
+    # inside the user's own shard_map, each shard's callback runs on its own shard as well
+    seen.clear()
+    m = jax.jit(jax.shard_map(lambda x: jv(1.5, x), mesh=mesh, in_specs=P("d"), out_specs=P("d")))(x)
+    np.testing.assert_array_equal(np.asarray(m), sc.jv(1.5, xn))
+    assert set(seen) == {{(N // 4,)}}, seen
     g = jax.jit(jax.vmap(jax.grad(lambda x: jv(1.5, x))))(x)
     assert g.sharding.spec == P("d"), g.sharding
     np.testing.assert_allclose(np.asarray(g), sc.jvp(1.5, xn), rtol=1e-9, atol=1e-300)
