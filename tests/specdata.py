@@ -59,10 +59,10 @@ class Case:
         of the generated code."""
         if self.spec.guard is None:
             return None
+        operands = np.broadcast_arrays(*(np.asarray(a) for a in traced))  # lambdify's And needs equal shapes
         with np.errstate(all="ignore"):
-            admitted = _guard_function(self.spec.name)(*(np.asarray(a) for a in traced))
-        shape = np.broadcast_shapes(*(np.shape(a) for a in traced))
-        return np.broadcast_to(np.asarray(admitted, dtype=bool), shape)
+            admitted = _guard_function(self.spec.name)(*operands)
+        return np.broadcast_to(np.asarray(admitted, dtype=bool), operands[0].shape)
 
     def guarded_scipy_call(self, *traced):
         """SciPy's outputs where the guard admits the inputs, NaN elsewhere: SciPy is never called at
