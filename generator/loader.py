@@ -17,6 +17,7 @@ import sympy
 from . import model
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse_guard
+from .printer import GuardPrinter, PrintError
 from .yamlload import LocatedDict, line_at, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -685,10 +686,19 @@ def _guard(top: _Mapping, path: str, args: tuple, tests: model.TestPlan) -> mode
     for arg in traced:
         if arg.kind == "complex" and _outside_abs(expr, arg.name):
             raise SpecError(path, line, f"guard.valid compares the complex argument {arg.name!r}; compare abs({arg.name})")
+    try:
+        code = GuardPrinter().doprint(expr)
+    except PrintError as exc:
+        raise SpecError(path, line, f"guard.valid: {exc}") from None
     points = list(_domain_points(traced, tests))
-    holds = sympy.lambdify([sympy.Symbol(a.name) for a in traced], expr, modules="numpy")
-    with np.errstate(all="ignore"):
-        admitted = np.broadcast_to(holds(*(np.asarray([p[a.name] for p, _ in points]) for a in traced)), (len(points),))
+    # the very code the generated module runs on the host, on every point at once
+    holds = sympy.lambdify([sympy.Symbol(a.name) for a in traced], expr, modules=[{"np": np}], printer=GuardPrinter)
+    try:
+        with np.errstate(all="ignore"):
+            admitted = np.broadcast_to(holds(*(np.asarray([p[a.name] for p, _ in points]) for a in traced)), (len(points),))
+    except Exception as exc:  # noqa: BLE001 - numpy's complaint, whatever it is, is about this formula
+        raise SpecError(path, line, f"guard.valid cannot be evaluated on the test domain ({code}): "
+                                    f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
     for (point, where), ok in zip(points, admitted):
         if not ok:
             shown = ", ".join(f"{k}={v:g}" for k, v in point.items())

@@ -428,6 +428,17 @@ def test_a_guard_loads_and_prints_as_numpy():
     assert load(GOOD).guard is None
 
 
+@pytest.mark.parametrize("valid, code", [
+    ("Max(v, 2) <= 100", "(np.maximum(2, v) <= 100)"),  # a literal beside an array: broadcast, not stacked
+    ("v**(1/2) <= 10", "(np.sqrt(v) <= 10)"),
+    ("Or(Eq(v, 0), And(v <= 1e3, abs(z)**2 <= 1e6))", "np.logical_or(np.logical_and((np.abs(z)**2 <= 1000000.0), (v <= 1000.0)), (v == 0))"),
+])
+def test_guards_print_as_numpy_code(valid, code):
+    from generator.printer import GuardPrinter
+
+    assert GuardPrinter().doprint(load(GUARDED.replace("And(v <= 100, abs(z) <= 1e3)", valid)).guard.expr) == code
+
+
 @pytest.mark.parametrize(
     "valid, line, message",
     [

@@ -93,6 +93,22 @@ def test_guarded_calls_scipy_only_on_admitted_elements():
     assert np.isnan(s) and s.shape == () and seen[0][1].size == 0
 
 
+def test_guarded_fills_out_buffers_like_a_ufunc():
+    import scipy.special as sc
+
+    f = guarded(sc.mathieu_cem, lambda m, q, x: np.abs(q) <= 1e7)
+    m, q, x = np.array([2, 2, 3]), np.array([1.0, np.nan, -2.0]), np.array(30.0)
+    y, yp = np.zeros(3), np.zeros(3)
+    result = f(m, q, x, out=(y, yp))
+    assert result[0] is y and result[1] is yp
+    want = sc.mathieu_cem(m[[0, 2]], q[[0, 2]], x)
+    np.testing.assert_array_equal(y, [want[0][0], np.nan, want[0][1]])
+    np.testing.assert_array_equal(yp, [want[1][0], np.nan, want[1][1]])
+    q[1] = 5.0  # all admitted: SciPy writes the buffers itself
+    f(m, q, x, out=(y, yp))
+    np.testing.assert_array_equal(y, sc.mathieu_cem(m, q, x)[0])
+
+
 def test_a_function_without_a_guard_calls_scipy_itself():
     import scipy.special as sc
 

@@ -23,21 +23,28 @@ def guarded(scipy_function: Callable, valid: Callable) -> Callable:
     """``scipy_function`` evaluated only where ``valid(*args)`` holds, elementwise; NaN elsewhere.
 
     ``args`` are SciPy's positional (traced) operands, numpy arrays that broadcast together; keyword
-    arguments (static values) are passed through. Where every input is admitted, SciPy is called on
+    arguments (static values) are passed through, and a ufunc's ``out=`` buffers are filled. Where every input is admitted, SciPy is called on
     the operands as they are; otherwise on the admitted elements only, as flat arrays of their dtypes,
     so each admitted element takes the same SciPy loop, and gets the same value, as without a guard.
     """
 
-    def call(*args, **statics):
+    def call(*args, out=None, **statics):
+        if out is not None:  # a ufunc's out=: fill the caller's buffers
+            statics["out"] = out
         with np.errstate(all="ignore"):
             admitted = np.asarray(valid(*args), dtype=bool)
         if admitted.all():
             return scipy_function(*args, **statics)
+        statics.pop("out", None)
         shape = np.broadcast_shapes(admitted.shape, *(np.shape(a) for a in args))
         admitted = np.broadcast_to(admitted, shape)
-        out = scipy_function(*(np.broadcast_to(np.asarray(a), shape)[admitted] for a in args), **statics)
-        outs = tuple(_spread(np.asarray(o), admitted) for o in (out if isinstance(out, tuple) else (out,)))
-        return outs if isinstance(out, tuple) else outs[0]
+        result = scipy_function(*(np.broadcast_to(np.asarray(a), shape)[admitted] for a in args), **statics)
+        results = tuple(_spread(np.asarray(r), admitted) for r in (result if isinstance(result, tuple) else (result,)))
+        if out is not None:
+            for buffer, values in zip(out if isinstance(out, tuple) else (out,), results):
+                buffer[...] = values
+            return out
+        return results if isinstance(result, tuple) else results[0]
 
     call.__wrapped__ = scipy_function
     call.__name__ = getattr(scipy_function, "__name__", "scipy_function")
