@@ -138,6 +138,19 @@ class TestPlan:
 
 
 @dataclass(frozen=True)
+class Guard:
+    """SciPy is called only where ``valid`` holds; elsewhere every output is NaN (never a SciPy call).
+
+    ``expr`` is ``valid`` parsed by sympy (a condition in the traced arguments, as plain symbols).
+    """
+
+    valid: Formula
+    expr: object  # sympy Boolean
+    reason: str
+    loc: Location
+
+
+@dataclass(frozen=True)
 class Spec:
     path: str
     module: str  # the jaxsci submodule, e.g. "special"
@@ -155,6 +168,7 @@ class Spec:
     tests: TestPlan
     loc: Location = field(compare=False)
     finite_differences: str | None = None  # why mpmath cannot serve: gradients are checked against SciPy's differences
+    guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
 
     @property
     def traced_args(self) -> tuple:
