@@ -222,6 +222,30 @@ def sharded_rows(quick: bool):
     return out
 
 
+TARGETS = (
+    # (issue 4's target, how the rows that measure it start, N or None for every N, the bound)
+    ("per call at N=1 ≤ 0.3× a docs-style pure_callback", "jit(", 1, 0.3, ") vs docs-style pure_callback"),
+    ("jit(jv) on 3·10⁵ float64 ≤ 0.75× single-threaded SciPy", "jit(jv), ", 300_000, 0.75, "threads vs SciPy"),
+    ("vmap(grad(jv)) ≤ 2.2× the primal", "vmap(grad(jv)) vs the primal", None, 2.2, ""),
+    ("4 forced devices: sharded ≤ 0.75× single-device", "4 forced CPU devices", None, 0.75, "1 thread"),
+)
+
+
+def targets(results) -> list[str]:
+    """Issue 4's targets against the rows above, as measured in this run."""
+    lines = ["## Targets", "", "| target | rows | ratios | met |", "|---|---|---|---|"]
+    for target, prefix, n, bound, contains in TARGETS:
+        ratios = [(what, ours / base) for what, size, ours, base in results
+                  if what.startswith(prefix) and contains in what and (n is None or size == n)]
+        if not ratios:
+            lines.append(f"| {target} | not measured in this run | | |")
+            continue
+        worst = max(r for _, r in ratios)
+        listed = "; ".join(f"{what}: {r:.2f}" for what, r in ratios)
+        lines.append(f"| {target} | {len(ratios)} | {listed} | {'yes' if worst <= bound else 'no'} |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and repetitions")
@@ -247,6 +271,7 @@ def main() -> None:
     ]
     for what, n, ours, base in results:
         lines.append(f"| {what} | {n} | {ours * 1e6:.1f} µs | {base * 1e6:.1f} µs | {ours / base:.2f} |")
+    lines += ["", *targets(results)]
     text = "\n".join(lines) + "\n"
     (HERE / options.output).write_text(text)
     print(text)
