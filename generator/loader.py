@@ -735,14 +735,15 @@ def _jax_version() -> str:
 
 
 def _check_native_signature(target, function: str, args: tuple, path: str, line: int | None) -> None:
-    """The core calls ``target(*traced arguments, **static arguments)``, with or without optional ones."""
+    """The core calls ``target(*traced arguments, **static arguments)``, with or without optional ones;
+    a static argument with a single choice is fixed, and not passed."""
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError):  # a builtin without a signature: nothing to check before calling it
         return
     traced = [a.name for a in args if a.traced]
     required = [a.name for a in args if a.traced and not a.optional]
-    statics = {a.name: a.default for a in args if a.static}
+    statics = {a.name: a.default for a in args if a.static and not _fixed(a)}
     for names in dict.fromkeys((tuple(traced), tuple(required))):
         try:
             signature.bind(*names, **statics)
@@ -750,6 +751,11 @@ def _check_native_signature(target, function: str, args: tuple, path: str, line:
             call = ", ".join([*names, *(f"{k}=..." for k in statics)])
             raise SpecError(path, line, f"native.function {function}{signature} cannot be called as "
                                         f"{function.rsplit('.', 1)[1]}({call}): {exc}") from None
+
+
+def _fixed(arg: model.Arg) -> bool:
+    """A static argument that supports one value only (``choices: [false]``)."""
+    return arg.choices is not None and len(arg.choices) == 1
 
 
 def _check_consistency(spec: model.Spec) -> None:

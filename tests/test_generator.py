@@ -506,6 +506,9 @@ def test_native_signature_check_covers_static_and_optional_arguments():
     ).replace("jax.scipy.special.xlogy", "jax.scipy.special.comb")
     error = error_of(load, comb)
     assert "cannot be called as comb(x, y, exact=...): got an unexpected keyword argument 'exact'" in str(error)
+    # a static argument with a single choice is fixed, and not passed
+    fixed = comb.replace("    default: false\n", "    default: false\n    choices: [false]\n    why_choices: only this\n")
+    assert load(fixed).native.function == "jax.scipy.special.comb"
     # zeta(x, q=None): called with and without q
     zeta = NATIVE.replace("    why: not needed here\n", "    why: not needed here\n    default: null\n").replace(
         "derivatives:\n  x:\n    formula: log(y)\n    source: d/dx x log y\n", "").replace("    kind: real\n  - name: y", "    kind: real\n    differentiable: false\n    why: demo\n  - name: y")

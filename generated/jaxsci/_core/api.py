@@ -49,7 +49,9 @@ def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, 
         if spec.kind in ("real", "complex") and not spec.differentiable:
             operand = _no_tangent(fn.public_name, spec.name, spec.why or f"{spec.kind} arguments are not differentiable", operand)
         guarded.append(operand)
-    keywords = {spec.name: _plain(value) for spec, value in zip(fn.static_args, statics)}
+    # a static argument with a single supported value is fixed: the native function has that behaviour
+    keywords = {spec.name: _plain(value) for spec, value in zip(fn.static_args, statics)
+                if spec.choices is None or len(spec.choices) > 1}
     outputs = fn.native_callable()(*guarded, **keywords)
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     outputs = tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, public_dtypes))

@@ -44,7 +44,7 @@ def entr(x):
     ``jacfwd``/``jacrev`` and ``hessian``.
 
     Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.entr``, which is
-    faster than a SciPy callback and agrees with SciPy to within rtol=4e-16, atol=0 in float64 and
+    faster than a SciPy callback and agrees with SciPy to within rtol=1e-15, atol=0 in float64 and
     rtol=1e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it. To force
     SciPy (bit-identical to ``scipy.special.entr``, evaluated on the host in one callback per call
     and one per derivative order), set ``jaxsci.config.native = False`` or the environment variable
