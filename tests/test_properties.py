@@ -72,8 +72,12 @@ def _vmapped(case):
         stacked = [jnp.stack([a, a]) for a in arrays]
         outs = jax.vmap(case.jax_call)(*stacked)
         outs = outs if isinstance(outs, tuple) else (outs,)
+        # a native implementation's last bits may depend on an element's place in XLA's vector loop
+        tolerance = native_tolerance(case, arrays)
+        if tolerance is not None:
+            tolerance = type(tolerance)(rtol=2 * tolerance.rtol, atol=2 * tolerance.atol)
         for o in outs:
-            np.testing.assert_array_equal(np.asarray(o[0]), np.asarray(o[1]))
+            assert_matches_scipy(np.asarray(o[0]), np.asarray(o[1]), o.dtype, tolerance)
         return tuple(o[0] for o in outs) if len(outs) > 1 else outs[0][0]
     return f
 
