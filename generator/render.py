@@ -78,7 +78,7 @@ def native_text(spec: model.Spec) -> str:
         f"Native dispatch: for real inputs this runs JAX's native ``{spec.native.function}``, which is "
         f"faster than a SciPy callback and agrees with SciPy to within {_tolerance_text(tol['float64'])} in "
         f"float64 and {_tolerance_text(tol['float32'])} in float32 over the tested domain; JAX's own rules "
-        f"differentiate it. To force SciPy (bit-identical to ``{spec.scipy}``, evaluated on the host in one "
+        f"differentiate it, and XLA flushes subnormal numbers to zero there. To force SciPy (bit-identical to ``{spec.scipy}``, evaluated on the host in one "
         f"callback per call and one per derivative order), set ``jaxsci.config.native = False`` or the "
         f"environment variable ``JAXSCI_NATIVE=0`` before the first call, or call ``jax.clear_caches()`` "
         f"after changing it.{complex_note}"

@@ -63,7 +63,7 @@ def _check(case, arrays, transform):
         e = np.asarray(e).astype(dtype)
         assert g.shape == e.shape and g.dtype == dtype, (g.shape, e.shape, g.dtype, dtype)
         np.testing.assert_array_equal(np.isnan(np.asarray(g)), np.isnan(e), err_msg="NaN pattern")
-        assert_matches_scipy(g, e, dtype, tolerance)
+        assert_matches_scipy(g, e, dtype, tolerance, inputs=arrays)
 
 
 def _vmapped(case):

@@ -50,11 +50,11 @@ def factorial(n, exact=False, extend='zero'):
 
     Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.factorial``, which
     is faster than a SciPy callback and agrees with SciPy to within rtol=2e-13, atol=0 in float64
-    and rtol=0.0001, atol=0 in float32 over the tested domain; JAX's own rules differentiate it. To
-    force SciPy (bit-identical to ``scipy.special.factorial``, evaluated on the host in one callback
-    per call and one per derivative order), set ``jaxsci.config.native = False`` or the environment
-    variable ``JAXSCI_NATIVE=0`` before the first call, or call ``jax.clear_caches()`` after
-    changing it.
+    and rtol=0.0001, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and
+    XLA flushes subnormal numbers to zero there. To force SciPy (bit-identical to
+    ``scipy.special.factorial``, evaluated on the host in one callback per call and one per
+    derivative order), set ``jaxsci.config.native = False`` or the environment variable
+    ``JAXSCI_NATIVE=0`` before the first call, or call ``jax.clear_caches()`` after changing it.
 
     Args:
       n: real array. Argument; SciPy returns 0 for n < 0.

@@ -49,10 +49,11 @@ def i1e(x):
 
     Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.i1e``, which is
     faster than a SciPy callback and agrees with SciPy to within rtol=5e-15, atol=0 in float64 and
-    rtol=4e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it. To force
-    SciPy (bit-identical to ``scipy.special.i1e``, evaluated on the host in one callback per call
-    and one per derivative order), set ``jaxsci.config.native = False`` or the environment variable
-    ``JAXSCI_NATIVE=0`` before the first call, or call ``jax.clear_caches()`` after changing it.
+    rtol=4e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and XLA
+    flushes subnormal numbers to zero there. To force SciPy (bit-identical to ``scipy.special.i1e``,
+    evaluated on the host in one callback per call and one per derivative order), set
+    ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0`` before the
+    first call, or call ``jax.clear_caches()`` after changing it.
 
     Args:
       x: real array. Argument.
