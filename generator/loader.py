@@ -5,6 +5,8 @@ Keys are popped one at a time, so anything left over is an unknown key; nothing 
 from __future__ import annotations
 
 import difflib
+import importlib
+import inspect
 import itertools
 import keyword
 import math
@@ -21,6 +23,8 @@ from .printer import GuardPrinter, PrintError
 from .yamlload import LocatedDict, line_at, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_FLOAT_TEXT = re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$")  # 1e-15: a string to YAML 1.1, a number to people
+_JAX_NAME = re.compile(r"^jax(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 # Names the generated modules use (templates/function.py.j2): a function, argument or output may not take them.
 _RESERVED = frozenset({"jnp", "jsp", "np", "values", "needs"})
 
@@ -66,8 +70,11 @@ class _Mapping:
         value = self.data[key]
         if types is not None and not _isinstance(value, types):
             expected = " or ".join(_type_name(t) for t in (types if isinstance(types, tuple) else (types,)))
+            hint = ""
+            if float in (types if isinstance(types, tuple) else (types,)) and isinstance(value, str) and _FLOAT_TEXT.match(value):
+                hint = f" (YAML reads an exponent without a decimal point as a string: write {value.replace('e', '.0e', 1)})"
             raise SpecError(
-                self.path, self.value_line(key), f"{self.what}.{key} must be {expected}, got {_describe(value)}"
+                self.path, self.value_line(key), f"{self.what}.{key} must be {expected}, got {_describe(value)}{hint}"
             )
         if isinstance(value, str) and not value.strip() and not allow_empty:
             raise SpecError(self.path, self.value_line(key), f"{self.what}.{key} must not be empty")
@@ -223,12 +230,13 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     reference, finite_differences = _reference(top, path, static_bools, required=any(a.differentiable for a in args))
     tests = _tests(top, path, args, traced_names)
     guard = _guard(top, path, args, tests)
+    native = _native(top, path, args, outputs)
     top.done()
     spec = model.Spec(
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
-        finite_differences=finite_differences, guard=guard,
+        finite_differences=finite_differences, guard=guard, native=native,
     )
     _check_consistency(spec)
     comment = text.find(f"# {SCAFFOLD_TODO}")
@@ -609,21 +617,7 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
             raise SpecError(path, pm.line, f"tests.points[{i}] has no value for argument {name!r}")
         pm.done()
         points.append(values)
-    tolerance = dict(DEFAULT_GRADIENT_TOLERANCE)
-    tol_raw = m.get("gradient_tolerance", dict, default=LocatedDict())
-    tm = _Mapping(tol_raw, path, "tests.gradient_tolerance", m.value_line("gradient_tolerance"))
-    for dtype in list(tol_raw):
-        if dtype not in model.TEST_DTYPES:
-            raise SpecError(path, tm.key_line(dtype), f"tests.gradient_tolerance names {dtype!r}; dtypes are {', '.join(model.TEST_DTYPES)}")
-        sub = _Mapping(tm.get(dtype, dict), path, f"tests.gradient_tolerance.{dtype}", tm.value_line(dtype))
-        rtol = sub.get("rtol", float, default=tolerance[dtype].rtol)
-        atol = sub.get("atol", float, default=tolerance[dtype].atol)
-        for key, value in (("rtol", rtol), ("atol", atol)):
-            if not (_finite(value) and value >= 0):
-                raise SpecError(path, sub.value_line(key), f"tests.gradient_tolerance.{dtype}.{key} must be a finite number >= 0, got {value!r}")
-        sub.done()
-        tolerance[dtype] = model.Tolerance(rtol=float(rtol), atol=float(atol))
-    tm.done()
+    tolerance = _tolerances(m, "gradient_tolerance", path, "tests.gradient_tolerance", DEFAULT_GRADIENT_TOLERANCE)
     statics = {}
     statics_raw = m.get("statics", dict, default=LocatedDict())
     sm = _Mapping(statics_raw, path, "tests.statics", m.value_line("statics"))
@@ -734,6 +728,113 @@ def _domain_points(traced: list, tests: model.TestPlan):
         yield dict(zip(names, values)), "a point of tests.domain"
     for i, point in enumerate(tests.points):
         yield {n: point[n] for n in names}, f"tests.points[{i}]"
+def _tolerances(parent: _Mapping, key: str, path: str, what: str, defaults: dict | None) -> dict:
+    """``{float32: {rtol, atol}, float64: {rtol, atol}}``: dtype -> Tolerance.
+
+    With ``defaults``, a dtype or a bound left out keeps its default; without, every one is required.
+    """
+    raw = parent.get(key, dict, required=defaults is None, default=LocatedDict())
+    tm = _Mapping(raw, path, what, parent.value_line(key))
+    tolerance = dict(defaults or {})
+    for dtype in list(raw):
+        if dtype not in model.TEST_DTYPES:
+            raise SpecError(path, tm.key_line(dtype), f"{what} names {dtype!r}; dtypes are {', '.join(model.TEST_DTYPES)}")
+        sub = _Mapping(tm.get(dtype, dict), path, f"{what}.{dtype}", tm.value_line(dtype))
+        bounds = {}
+        for bound in ("rtol", "atol"):
+            value = sub.get(bound, float, required=defaults is None,
+                            default=getattr(tolerance[dtype], bound) if defaults is not None else None)
+            if not (_finite(value) and value >= 0):
+                raise SpecError(path, sub.value_line(bound), f"{what}.{dtype}.{bound} must be a finite number >= 0, got {value!r}")
+            bounds[bound] = float(value)
+        sub.done()
+        tolerance[dtype] = model.Tolerance(**bounds)
+    tm.done()
+    for dtype in model.TEST_DTYPES:
+        if dtype not in tolerance:
+            raise SpecError(path, tm.line, f"{what} has no tolerance for {dtype}: give {{rtol: ..., atol: ...}} for each of "
+                                           f"{', '.join(model.TEST_DTYPES)}")
+    return tolerance
+
+
+def _native(top: _Mapping, path: str, args: tuple, outputs: tuple) -> model.Native | None:
+    """``native: {function: jax.scipy.special.NAME, tolerance: {...}, why: ...}``: checked against the installed jax."""
+    if not top.has("native"):
+        top.taken.add("native")
+        return None
+    m = _Mapping(top.get("native", dict), path, "native", top.value_line("native"))
+    function = m.get("function", str, required=True).strip()
+    line = m.value_line("function")
+    if not _JAX_NAME.match(function):
+        raise SpecError(path, line, f"native.function must be the dotted name of a callable in jax, like "
+                                    f"'jax.scipy.special.i0e', got {function!r}")
+    tolerance = _tolerances(m, "tolerance", path, "native.tolerance", None)
+    why = m.get("why", str, required=True).strip()
+    m.done()
+    traced = [a for a in args if a.traced]
+    if not traced:
+        raise SpecError(path, m.line, "native: a function of static arguments only has nothing to compute natively")
+    for out in outputs:
+        if out.dtype == "complex":
+            raise SpecError(path, m.line, f"native: output {out.name!r} is complex for real inputs, and the native "
+                                          "implementation serves real inputs only")
+    target = _import_native(function, path, line)
+    _check_native_signature(target, function, args, path, line)
+    return model.Native(function=function, tolerance=tolerance, why=why, loc=model.Location(path, m.line))
+
+
+def _import_native(function: str, path: str, line: int | None):
+    """The callable ``function`` names in the installed jax, or a located error saying why there is none."""
+    parts = function.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        module_name = ".".join(parts[:split])
+        try:
+            target = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - any failure to import is the spec's problem to report
+            raise SpecError(path, line, f"native.function {function!r}: importing {module_name} failed: "
+                                        f"{type(exc).__name__}: {exc}") from None
+        for i, attr in enumerate(parts[split:]):
+            if not hasattr(target, attr):
+                owner = ".".join(parts[:split + i])
+                raise SpecError(path, line, f"native.function {function!r} is not in the installed jax "
+                                            f"{_jax_version()}: {owner} has no attribute {attr!r}")
+            target = getattr(target, attr)
+        if not callable(target):
+            raise SpecError(path, line, f"native.function {function!r} is not callable (it is a {type(target).__name__})")
+        return target
+    raise SpecError(path, line, f"native.function {function!r}: cannot import jax")
+
+
+def _jax_version() -> str:
+    import jax
+
+    return jax.__version__
+
+
+def _check_native_signature(target, function: str, args: tuple, path: str, line: int | None) -> None:
+    """The core calls ``target(*traced arguments, **static arguments)``, with or without optional ones;
+    a static argument with a single choice is fixed, and not passed."""
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):  # a builtin without a signature: nothing to check before calling it
+        return
+    traced = [a.name for a in args if a.traced]
+    required = [a.name for a in args if a.traced and not a.optional]
+    statics = {a.name: a.default for a in args if a.static and not _fixed(a)}
+    for names in dict.fromkeys((tuple(traced), tuple(required))):
+        try:
+            signature.bind(*names, **statics)
+        except TypeError as exc:
+            call = ", ".join([*names, *(f"{k}=..." for k in statics)])
+            raise SpecError(path, line, f"native.function {function}{signature} cannot be called as "
+                                        f"{function.rsplit('.', 1)[1]}({call}): {exc}") from None
+
+
+def _fixed(arg: model.Arg) -> bool:
+    """A static argument that supports one value only (``choices: [false]``)."""
+    return arg.choices is not None and len(arg.choices) == 1
 
 
 def _check_consistency(spec: model.Spec) -> None:

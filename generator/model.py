@@ -121,6 +121,16 @@ class ExpectedFailure:
 
 
 @dataclass(frozen=True)
+class Native:
+    """A native JAX implementation used for real inputs instead of SciPy (``jaxsci.config.native``)."""
+
+    function: str  # dotted path of a callable in the installed jax, e.g. "jax.scipy.special.i0e"
+    tolerance: dict  # dtype -> Tolerance: how close to SciPy it is over the test domain (and tested)
+    why: str  # what was measured: speed against the SciPy path, largest errors seen
+    loc: Location
+
+
+@dataclass(frozen=True)
 class TestPlan:
     domain: dict  # arg -> (lo, hi): real sampling interval (inclusive integers for integer args)
     complex_domain: dict  # arg -> ((re lo, re hi), (im lo, im hi)); complex tests run when present
@@ -169,6 +179,7 @@ class Spec:
     loc: Location = field(compare=False)
     finite_differences: str | None = None  # why mpmath cannot serve: gradients are checked against SciPy's differences
     guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
+    native: Native | None = None  # a native JAX implementation for real inputs
 
     @property
     def traced_args(self) -> tuple:

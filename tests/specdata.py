@@ -206,3 +206,44 @@ def declared_dtype(case: Case, arrays) -> list:
 
 def mp_value(x):
     return mpmath.mpf(x) if not isinstance(x, complex) else mpmath.mpc(x.real, x.imag)
+
+
+# ---- native dispatch ----------------------------------------------------------------------------
+def native_tolerance(case: Case, arrays):
+    """The spec's native tolerance where jaxsci runs the native implementation on these inputs (real
+    inputs, ``jaxsci.config.native`` on); None where it runs SciPy, whose values are bit-identical."""
+    native = case.spec.native
+    if native is None or not jaxsci.config.native or any(np.iscomplexobj(a) for a in arrays):
+        return None
+    promoted = declared_dtype(case, arrays)[0]
+    return native.tolerance["float32" if promoted == np.float32 else "float64"]
+
+
+def assert_matches_scipy(got, expected, dtype, tolerance=None, inputs=()):
+    """``got`` equals SciPy's ``expected`` in ``dtype``: bit for bit, or within ``tolerance`` (a native
+    implementation): the same NaNs and infinities, and finite values within atol + rtol * |scipy|.
+
+    XLA flushes subnormal numbers to zero, so for a native implementation differences smaller than the
+    smallest normal number pass, and points where one of the ``inputs`` is subnormal are not compared
+    (the native function sees 0 there: ndtri(1e-308) is -inf)."""
+    got = np.asarray(got)
+    expected = np.asarray(expected).astype(dtype)
+    if tolerance is None:
+        np.testing.assert_array_equal(got, expected)
+        return
+    if inputs:
+        subnormal = np.zeros(got.shape, dtype=bool)
+        for a in inputs:
+            a = np.asarray(a)
+            if a.dtype.kind == "f":
+                subnormal |= np.broadcast_to((a != 0) & (np.abs(a) < np.finfo(a.dtype).tiny), got.shape)
+        got, expected = got[~subnormal], expected[~subnormal]
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected), err_msg="NaN pattern")
+    infinite = np.isinf(got) | np.isinf(expected)
+    np.testing.assert_array_equal(got[infinite], expected[infinite], err_msg="infinities")
+    finite = np.isfinite(got) & np.isfinite(expected)
+    g, e = got[finite].astype(np.float64), expected[finite].astype(np.float64)
+    error = np.abs(g - e)
+    bad = (error > tolerance.atol + tolerance.rtol * np.abs(e)) & (error >= np.finfo(dtype).tiny)
+    assert not bad.any(), (f"{int(bad.sum())} of {bad.size} values differ from SciPy by more than "
+                           f"rtol={tolerance.rtol}, atol={tolerance.atol}: got {g[bad][:5]}, SciPy {e[bad][:5]}")

@@ -463,6 +463,42 @@ def test_bad_guards_are_located(valid, line, message):
     assert error.line == line and message in error.message, str(error)
     assert str(error).startswith(f"{PATH}:{line}: ") and "\n" not in str(error)
 
+# ---- native: a native JAX implementation for real inputs ------------------------------------------
+NATIVE = """\
+name: demo
+scipy: scipy.special.xlogy
+summary: A demo spec.
+args:
+  - name: x
+    kind: real
+  - name: y
+    kind: real
+    differentiable: false
+    why: not needed here
+derivatives:
+  x:
+    formula: log(y)
+    source: d/dx x log y
+reference:
+  mpmath: x * log(y)
+tests:
+  domain: {x: [-1, 1], y: [0.5, 2]}
+native:
+  function: jax.scipy.special.xlogy
+  tolerance:
+    float64: {rtol: 1.0e-15, atol: 0}
+    float32: {rtol: 1.0e-6, atol: 0}
+  why: measured by benchmarks/native_dispatch.py
+"""
+
+
+def test_native_is_recorded():
+    spec = load(NATIVE)
+    assert spec.native.function == "jax.scipy.special.xlogy"
+    assert spec.native.tolerance["float64"].rtol == 1e-15 and spec.native.tolerance["float32"].atol == 0
+    assert spec.native.why == "measured by benchmarks/native_dispatch.py"
+    assert load(GOOD).native is None
+
 
 @pytest.mark.parametrize(
     "mutate, line, message",
@@ -480,3 +516,68 @@ def test_bad_guards_are_located(valid, line, message):
 def test_guard_structure_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(GUARDED))
     assert error.line == line and message in error.message, str(error)
+
+
+@pytest.mark.parametrize(
+    "mutate, line, message",
+    [
+        (lambda t: t + "  speedup: 2\n", 25, "unknown key 'speedup' in native"),
+        (lambda t: t.replace("  why: measured by benchmarks/native_dispatch.py\n", ""), 20, "native is missing required key 'why'"),
+        (lambda t: t.replace("  tolerance:\n    float64: {rtol: 1.0e-15, atol: 0}\n    float32: {rtol: 1.0e-6, atol: 0}\n", ""), 20,
+         "native is missing required key 'tolerance'"),
+        (lambda t: t[:t.index("native:")] + "native: jax.scipy.special.xlogy\n", 19, "native must be a mapping, got str"),
+        (lambda t: t.replace("function: jax.scipy.special.xlogy", "function: [jax]"), 20, "native.function must be a string, got a list"),
+        (lambda t: t.replace("function: jax.scipy.special.xlogy", "function: numpy.log"), 20,
+         "native.function must be the dotted name of a callable in jax, like 'jax.scipy.special.i0e', got 'numpy.log'"),
+        (lambda t: t.replace("function: jax.scipy.special.xlogy", "function: jax.scipy.special.xlogz"), 20,
+         "native.function 'jax.scipy.special.xlogz' is not in the installed jax"),
+        (lambda t: t.replace("function: jax.scipy.special.xlogy", "function: jax.scipy.nospecial.xlogy"), 20,
+         "jax.scipy has no attribute 'nospecial'"),
+        (lambda t: t.replace("function: jax.scipy.special.xlogy", "function: jax.numpy.pi"), 20,
+         "native.function 'jax.numpy.pi' is not callable (it is a float)"),
+        (lambda t: t.replace("function: jax.scipy.special.xlogy", "function: jax.scipy.special.erf"), 20,
+         "cannot be called as erf(x, y): too many positional arguments"),
+        (lambda t: t.replace("function: jax.scipy.special.xlogy", "function: jax.scipy.special.betainc"), 20,
+         "cannot be called as betainc(x, y): missing a required argument: 'x'"),
+        (lambda t: t.replace("    float32: {rtol: 1.0e-6, atol: 0}\n", ""), 22, "native.tolerance has no tolerance for float32"),
+        (lambda t: t.replace("{rtol: 1.0e-6, atol: 0}", "{rtol: 1.0e-6}"), 23, "native.tolerance.float32 is missing required key 'atol'"),
+        (lambda t: t.replace("{rtol: 1.0e-15, atol: 0}", "{rtol: -1.0e-15, atol: 0}"), 22,
+         "native.tolerance.float64.rtol must be a finite number >= 0"),
+        (lambda t: t.replace("{rtol: 1.0e-15, atol: 0}", "{rtol: 1.0e-15, atol: .inf}"), 22,
+         "native.tolerance.float64.atol must be a finite number >= 0"),
+        (lambda t: t.replace("{rtol: 1.0e-15, atol: 0}", "{rtol: 1.0e-15, atol: small}"), 22,
+         "native.tolerance.float64.atol must be a number, got str 'small'"),
+        (lambda t: t.replace("{rtol: 1.0e-15, atol: 0}", "{rtol: 1e-15, atol: 0}"), 22,
+         "native.tolerance.float64.rtol must be a number, got str '1e-15' (YAML reads an exponent without a decimal point as a string: write 1.0e-15)"),
+        (lambda t: t.replace("    float64:", "    float16: {rtol: 0, atol: 0}\n    float64:"), 22,
+         "native.tolerance names 'float16'; dtypes are float32, float64"),
+        (lambda t: t.replace("tests:\n", "outputs:\n  - name: out\n    dtype: complex\ntests:\n"), 23,
+         "native: output 'out' is complex for real inputs"),
+    ],
+    ids=["unknown-key", "no-why", "no-tolerance", "not-a-mapping", "function-not-a-string", "not-jax", "not-in-jax",
+         "no-such-module", "not-callable", "too-many-arguments", "too-few-arguments", "missing-dtype", "missing-bound",
+         "negative-tolerance", "infinite-tolerance", "tolerance-not-a-number", "yaml-exponent", "unknown-dtype", "complex-output"],
+)
+def test_native_errors_are_located(mutate, line, message):
+    error = error_of(load, mutate(NATIVE))
+    assert error.line == line, str(error)
+    assert message in error.message, str(error)
+    assert str(error).startswith(f"{PATH}:{line}: ") and "\n" not in str(error)
+
+
+def test_native_signature_check_covers_static_and_optional_arguments():
+    # scipy's comb has exact=, jax's has not: the call the core would make cannot be bound
+    comb = NATIVE.replace("scipy.special.xlogy", "scipy.special.comb").replace(
+        "    why: not needed here\n", "    why: not needed here\n  - name: exact\n    kind: static_bool\n    default: false\n"
+    ).replace("jax.scipy.special.xlogy", "jax.scipy.special.comb")
+    error = error_of(load, comb)
+    assert "cannot be called as comb(x, y, exact=...): got an unexpected keyword argument 'exact'" in str(error)
+    # a static argument with a single choice is fixed, and not passed
+    fixed = comb.replace("    default: false\n", "    default: false\n    choices: [false]\n    why_choices: only this\n")
+    assert load(fixed).native.function == "jax.scipy.special.comb"
+    # zeta(x, q=None): called with and without q
+    zeta = NATIVE.replace("    why: not needed here\n", "    why: not needed here\n    default: null\n").replace(
+        "derivatives:\n  x:\n    formula: log(y)\n    source: d/dx x log y\n", "").replace("    kind: real\n  - name: y", "    kind: real\n    differentiable: false\n    why: demo\n  - name: y")
+    assert load(zeta.replace("jax.scipy.special.xlogy", "jax.scipy.special.zeta")).native is not None
+    error = error_of(load, zeta)
+    assert "cannot be called as xlogy(x): missing a required argument: 'y'" in str(error)

@@ -2,8 +2,14 @@
 """The entry point every generated function calls."""
 from __future__ import annotations
 
+import functools
+
+import jax
+import jax.numpy as jnp
 import numpy as np
 
+from .config import config
+from .errors import NonDifferentiableError
 from .evaluate import Call, Plan, evaluate, evaluate_constant
 from .promote import prepare
 from .registry import Function
@@ -24,11 +30,43 @@ def call(fn: Function, *args):
     static_items += tuple((name, None) for name in omitted)
     if not traced:
         return _constant(fn, static_items, public_dtypes)
+    if fn.native is not None and config.native and not any(jnp.iscomplexobj(o) for o in operands):
+        present = tuple(spec for spec in fn.traced_args if spec.name not in omitted)
+        return _native(fn, present, operands, statics, public_dtypes)
     plan = Plan(calls=(Call(fn.qualname, static_items, tuple(range(len(operands)))),),
                 keys=tuple(("arg", i) for i in range(len(operands))))
     (outputs,) = evaluate(plan, *operands)
     outputs = tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, public_dtypes))
     return outputs[0] if len(outputs) == 1 else outputs
+
+
+def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, public_dtypes):
+    """The spec's native JAX implementation on the prepared operands (jaxsci's promotion and errors
+    already applied), cast back to the public dtypes. JAX's own rules differentiate it; a tangent on
+    an argument the spec marks not differentiable still raises ``NonDifferentiableError``."""
+    guarded = []
+    for spec, operand in zip(traced_specs, operands):
+        if spec.kind in ("real", "complex") and not spec.differentiable:
+            operand = _no_tangent(fn.public_name, spec.name, spec.why or f"{spec.kind} arguments are not differentiable", operand)
+        guarded.append(operand)
+    # a static argument with a single supported value is fixed: the native function has that behaviour
+    keywords = {spec.name: _plain(value) for spec, value in zip(fn.static_args, statics)
+                if spec.choices is None or len(spec.choices) > 1}
+    outputs = fn.native_callable()(*guarded, **keywords)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    outputs = tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, public_dtypes))
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0, 1, 2))
+def _no_tangent(function: str, argument: str, reason: str, x):
+    """The identity; JAX calls its JVP rule only when a tangent reaches ``x``, at any order."""
+    return x
+
+
+@_no_tangent.defjvp
+def _no_tangent_jvp(function, argument, reason, primals, tangents):
+    raise NonDifferentiableError(function, argument, reason)
 
 
 def _constant(fn: Function, static_items: tuple, public_dtypes):

@@ -76,6 +76,7 @@ class Function:
     rules: dict = field(default_factory=dict)  # condition -> {traced index: Rule}
     # where SciPy may be called: numpy booleans from the traced operands (the spec's guard.valid), or None
     guard: Callable | None = None
+    native: str | None = None  # a native JAX implementation for real inputs ("jax.scipy.special.i0e")
 
     @property
     def public_name(self) -> str:
@@ -106,7 +107,29 @@ class Function:
         return cached
 
 
+    def native_callable(self) -> Callable:
+        cached = _NATIVE_CALLABLES.get(self.native)
+        if cached is None:
+            cached = _NATIVE_CALLABLES[self.native] = _resolve(self.native)
+        return cached
+
+
+def _resolve(dotted: str) -> Callable:
+    """The object a dotted name names: the longest importable module prefix, then attributes."""
+    parts = dotted.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            target = importlib.import_module(".".join(parts[:split]))
+        except ModuleNotFoundError:
+            continue
+        for attr in parts[split:]:
+            target = getattr(target, attr)
+        return target
+    raise ImportError(f"jaxsci: cannot import {dotted}")
+
+
 _SCIPY_CALLABLES: dict[tuple, Callable] = {}
+_NATIVE_CALLABLES: dict[str, Callable] = {}
 
 
 def register(function: Function) -> Function:

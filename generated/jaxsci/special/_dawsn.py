@@ -27,6 +27,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        native='jax.scipy.special.dawsn',
         rules={
             (): {
                 0: _core.Rule((_dawsn_x_needs, ), _dawsn_x_derivative),
@@ -40,8 +41,16 @@ def dawsn(x):
     """Dawson's integral, exp(-x**2) * integral of exp(t**2) from 0 to x, of real or complex argument.
 
     Wraps ``scipy.special.dawsn`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
-    (and one per derivative order).
+    ``jacfwd``/``jacrev`` and ``hessian``.
+
+    Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.dawsn``, which is
+    faster than a SciPy callback and agrees with SciPy to within rtol=2e-14, atol=0 in float64 and
+    rtol=2e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and XLA
+    flushes subnormal numbers to zero there. To force SciPy (bit-identical to
+    ``scipy.special.dawsn``, evaluated on the host in one callback per call and one per derivative
+    order), set ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0``
+    before the first call, or call ``jax.clear_caches()`` after changing it. Complex inputs always
+    go to SciPy.
 
     Args:
       x: real or complex array. Real or complex argument.

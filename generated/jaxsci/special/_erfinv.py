@@ -27,6 +27,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        native='jax.scipy.special.erfinv',
         rules={
             (): {
                 0: _core.Rule((_erfinv_y_needs, ), _erfinv_y_derivative),
@@ -40,8 +41,15 @@ def erfinv(y):
     """Inverse of the error function, for real y in [-1, 1].
 
     Wraps ``scipy.special.erfinv`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
-    (and one per derivative order).
+    ``jacfwd``/``jacrev`` and ``hessian``.
+
+    Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.erfinv``, which is
+    faster than a SciPy callback and agrees with SciPy to within rtol=1e-14, atol=0 in float64 and
+    rtol=5e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and XLA
+    flushes subnormal numbers to zero there. To force SciPy (bit-identical to
+    ``scipy.special.erfinv``, evaluated on the host in one callback per call and one per derivative
+    order), set ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0``
+    before the first call, or call ``jax.clear_caches()`` after changing it.
 
     Args:
       y: real array. Real argument in [-1, 1].

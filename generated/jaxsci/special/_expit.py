@@ -27,6 +27,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        native='jax.scipy.special.expit',
         rules={
             (): {
                 0: _core.Rule((_expit_x_needs, ), _expit_x_derivative),
@@ -40,8 +41,15 @@ def expit(x):
     """Logistic sigmoid, 1 / (1 + exp(-x)); the inverse of logit.
 
     Wraps ``scipy.special.expit`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
-    (and one per derivative order).
+    ``jacfwd``/``jacrev`` and ``hessian``.
+
+    Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.expit``, which is
+    faster than a SciPy callback and agrees with SciPy to within rtol=1e-15, atol=0 in float64 and
+    rtol=1e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and XLA
+    flushes subnormal numbers to zero there. To force SciPy (bit-identical to
+    ``scipy.special.expit``, evaluated on the host in one callback per call and one per derivative
+    order), set ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0``
+    before the first call, or call ``jax.clear_caches()`` after changing it.
 
     Args:
       x: real array. Argument.
