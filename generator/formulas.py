@@ -10,6 +10,7 @@ Any other name is an error, so a typo cannot become a free symbol.
 from __future__ import annotations
 
 import inspect
+import math
 import tokenize
 from dataclasses import dataclass
 
@@ -35,6 +36,46 @@ ELEMENTARY = {
     )
 }
 ELEMENTARY.update({"abs": sympy.Abs, "inf": sympy.oo, "nan": sympy.nan, "true": sympy.true, "false": sympy.false})
+
+
+# Names allowed in a guard's condition (``guard.valid``): comparisons joined by And/Or, over the traced
+# arguments, abs, floor, Min, Max and numbers. No Not or Ne: a NaN argument fails every comparison
+# it is in, so an input with a NaN where the condition looks is always outside the guard.
+GUARD_NAMES = {name: getattr(sympy, name) for name in ("Eq", "Lt", "Le", "Gt", "Ge", "And", "Or", "Abs", "floor",
+                                                        "Min", "Max", "pi", "E", "Rational")}
+GUARD_NAMES.update({"abs": sympy.Abs, "inf": sympy.oo})
+_GUARD_NODES = (sympy.Symbol, sympy.Number, sympy.NumberSymbol, sympy.Abs, sympy.floor, sympy.Min, sympy.Max,
+                sympy.Add, sympy.Mul, sympy.Pow, sympy.And, sympy.Or, sympy.Eq, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)
+
+
+def parse_guard(text: str, names: list) -> sympy.Basic:
+    """A guard's condition in the traced arguments ``names`` (plain symbols: an integer argument may
+    hold a float, and no assumption may simplify a comparison away)."""
+    namespace = dict(GUARD_NAMES)
+    namespace.update({name: sympy.Symbol(name) for name in names})
+    expr = parse(text, namespace)
+    if expr in (sympy.true, sympy.false):
+        raise FormulaError(f"{text!r} is always {'true' if expr == sympy.true else 'false'}: a guard must depend on the arguments")
+    if not isinstance(expr, (sympy.And, sympy.Or, sympy.Rel)):
+        raise FormulaError(f"{text!r} is not a condition: give comparisons (m <= 200) joined by And(...) or Or(...)")
+    for node in sympy.preorder_traversal(expr):
+        if not isinstance(node, _GUARD_NODES) or isinstance(node, sympy.Ne):
+            name = type(node).__name__
+            raise FormulaError(f"{text!r} uses {name} ({node}); a guard is comparisons (Eq, Lt, Le, Gt, Ge) "
+                               "joined by And or Or, of the arguments, abs, floor, Min, Max and numbers")
+        if isinstance(node, sympy.Number) and node.is_finite and not _float64(node):
+            raise FormulaError(f"{text!r} has a number beyond float64's range (use inf for no bound)")
+        if isinstance(node, sympy.Rel) and any(isinstance(a, (sympy.Rel, sympy.And, sympy.Or, sympy.logic.boolalg.BooleanAtom))
+                                                for a in node.args):
+            raise FormulaError(f"{text!r} compares a condition ({node}); compare numbers only")
+    return expr
+
+
+def _float64(number) -> bool:
+    try:
+        return math.isfinite(float(number))
+    except (OverflowError, ValueError):
+        return False
 
 
 def arg_symbol(arg: model.Arg) -> sympy.Symbol:

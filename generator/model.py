@@ -148,6 +148,19 @@ class TestPlan:
 
 
 @dataclass(frozen=True)
+class Guard:
+    """SciPy is called only where ``valid`` holds; elsewhere every output is NaN (never a SciPy call).
+
+    ``expr`` is ``valid`` parsed by sympy (a condition in the traced arguments, as plain symbols).
+    """
+
+    valid: Formula
+    expr: object  # sympy Boolean
+    reason: str
+    loc: Location
+
+
+@dataclass(frozen=True)
 class Spec:
     path: str
     module: str  # the jaxsci submodule, e.g. "special"
@@ -166,6 +179,7 @@ class Spec:
     loc: Location = field(compare=False)
     finite_differences: str | None = None  # why mpmath cannot serve: gradients are checked against SciPy's differences
     native: Native | None = None  # a native JAX implementation for real inputs
+    guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
 
     @property
     def traced_args(self) -> tuple:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import sympy
-from sympy.printing.numpy import JaxPrinter
+from sympy.printing.numpy import JaxPrinter, NumPyPrinter
 
 
 class SafeValue(sympy.Function):
@@ -136,3 +136,64 @@ class JaxsciPrinter(JaxPrinter):
 
     def _print_NaN(self, expr):
         return self._module_format("jax.numpy.nan")
+
+
+class GuardPrinter(NumPyPrinter):
+    """A guard's condition as numpy code, evaluated on the host over SciPy's own operands.
+
+    Strict like ``JaxsciPrinter``: the loader admits only comparisons joined by And/Or over the
+    arguments, abs, floor, Min, Max and numbers, and anything else is an error, never partial code.
+    """
+
+    def __init__(self):
+        super().__init__({"strict": True, "fully_qualified_modules": True})
+
+    def _module_format(self, fqn, register=True):
+        if fqn.startswith("numpy."):
+            return "np." + fqn[len("numpy."):]
+        raise PrintError(f"a guard may use numpy only, not {fqn}")
+
+    def doprint(self, expr, assign_to=None):
+        try:
+            return super().doprint(expr, assign_to)
+        except sympy.printing.codeprinter.PrintMethodNotImplementedError as exc:
+            raise PrintError(str(exc).splitlines()[0]) from None
+
+    def _print_And(self, expr):
+        return self._nested("np.logical_and", sorted(expr.args, key=str))
+
+    def _print_Or(self, expr):
+        return self._nested("np.logical_or", sorted(expr.args, key=str))
+
+    def _nested(self, name, args):
+        code = self._print(args[-1])
+        for arg in reversed(args[:-1]):
+            code = f"{name}({self._print(arg)}, {code})"
+        return code
+
+    def _print_Relational(self, expr):
+        ops = {"==": "==", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+        if expr.rel_op not in ops:
+            raise PrintError(f"a guard cannot use {expr.rel_op} (NaN would pass it)")
+        return f"({self._print(expr.lhs)} {ops[expr.rel_op]} {self._print(expr.rhs)})"
+
+    def _print_Abs(self, expr):
+        return f"np.abs({self._print(expr.args[0])})"
+
+    def _print_Max(self, expr):
+        return self._nested("np.maximum", list(expr.args))
+
+    def _print_Min(self, expr):
+        return self._nested("np.minimum", list(expr.args))
+
+    def _print_Infinity(self, expr):
+        return "np.inf"
+
+    def _print_NegativeInfinity(self, expr):
+        return "-np.inf"
+
+    def _print_Not(self, expr):
+        raise PrintError("a guard cannot use Not (NaN would pass it)")
+
+    def _print_Float(self, expr):
+        return repr(float(expr))  # the float64 the host compares with, in its shortest form

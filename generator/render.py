@@ -9,6 +9,8 @@ import jinja2
 
 from . import model
 from .derive import ArgRule, CaseRules
+from .errors import SpecError
+from .printer import GuardPrinter, PrintError
 
 VERSION = "0.1.0"
 PACKAGE = "jaxsci"
@@ -109,8 +111,15 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         public.append(f"{a.name}={a.default!r}" if a.has_default else a.name)
     all_code = " ".join(code for case in cases for rule in case.rules
                         for code in rule.derivative + (rule.conjugate or ()) + tuple(a.code or "" for n in rule.needs for a in n.args))
+    guard_code = None
+    if spec.guard is not None:
+        try:
+            guard_code = GuardPrinter().doprint(spec.guard.expr)
+        except PrintError as exc:
+            raise SpecError(spec.guard.valid.loc.path, spec.guard.valid.loc.line, f"guard.valid: {exc}") from None
     return env.get_template("function.py.j2").render(
         spec=spec,
+        guard_code=guard_code,
         cases=cases,
         uses_jsp="jsp." in all_code,
         traced_params=", ".join(traced),

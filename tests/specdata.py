@@ -53,6 +53,33 @@ class Case:
         args, kwargs = self._full(traced)
         return self.scipy()(*args, **kwargs)
 
+    def guard_mask(self, *traced):
+        """Where the spec's guard admits the inputs (a bool array of the broadcast shape), or None for a
+        spec without a guard. Evaluated from the spec's condition with sympy's lambdify, independently
+        of the generated code."""
+        if self.spec.guard is None:
+            return None
+        operands = np.broadcast_arrays(*(np.asarray(a) for a in traced))  # lambdify's And needs equal shapes
+        with np.errstate(all="ignore"):
+            admitted = _guard_function(self.spec.name)(*operands)
+        return np.broadcast_to(np.asarray(admitted, dtype=bool), operands[0].shape)
+
+    def guarded_scipy_call(self, *traced):
+        """SciPy's outputs where the guard admits the inputs, NaN elsewhere: SciPy is never called at
+        the others, where it may crash the test process. Without a guard, ``scipy_call``."""
+        admitted = self.guard_mask(*traced)
+        if admitted is None or admitted.all():
+            return self.scipy_call(*traced)
+        picked = [np.broadcast_to(a, admitted.shape)[admitted] for a in traced]
+        out = self.scipy_call(*picked)
+        spread = []
+        for values in out if isinstance(out, tuple) else (out,):
+            values = np.asarray(values)
+            full = np.full(admitted.shape, np.nan, dtype=np.result_type(values.dtype, np.float16))
+            full[admitted] = values
+            spread.append(full)
+        return tuple(spread) if isinstance(out, tuple) else spread[0]
+
     def _full(self, traced):
         traced = iter(traced)
         args, kwargs = [], {}
@@ -68,6 +95,14 @@ class Case:
         failure = self.spec.tests.expected_failure(test, dtype)
         if failure is not None:
             pytest.xfail(f"{failure.loc}: {failure.reason}")
+
+
+@functools.lru_cache(maxsize=None)
+def _guard_function(name: str):
+    import sympy
+
+    spec = SPEC_BY_NAME[name]
+    return sympy.lambdify([sympy.Symbol(a.name) for a in spec.traced_args], spec.guard.expr, modules="numpy")
 
 
 def cases(predicate=lambda spec: True):

@@ -415,6 +415,73 @@ def test_cyclic_implicit_rules_are_errors():
     assert "cyclic implicit rules" in str(error)
 
 
+# ---- guards ---------------------------------------------------------------------------------------
+GUARDED = GOOD + "guard:\n  valid: And(v <= 100, abs(z) <= 1e3)\n  reason: SciPy crashes beyond.\n"
+
+
+def test_a_guard_loads_and_prints_as_numpy():
+    from generator.printer import GuardPrinter
+
+    spec = load(GUARDED)
+    assert spec.guard.reason == "SciPy crashes beyond." and spec.guard.valid.loc.line == 21
+    assert GuardPrinter().doprint(spec.guard.expr) == "np.logical_and((np.abs(z) <= 1000.0), (v <= 100))"
+    assert load(GOOD).guard is None
+
+
+@pytest.mark.parametrize("valid, code", [
+    ("Max(v, 2) <= 100", "(np.maximum(2, v) <= 100)"),  # a literal beside an array: broadcast, not stacked
+    ("v**(1/2) <= 10", "(np.sqrt(v) <= 10)"),
+    ("Or(Eq(v, 0), And(v <= 1e3, abs(z)**2 <= 1e6))", "np.logical_or(np.logical_and((np.abs(z)**2 <= 1000000.0), (v <= 1000.0)), (v == 0))"),
+])
+def test_guards_print_as_numpy_code(valid, code):
+    from generator.printer import GuardPrinter
+
+    assert GuardPrinter().doprint(load(GUARDED.replace("And(v <= 100, abs(z) <= 1e3)", valid)).guard.expr) == code
+
+
+@pytest.mark.parametrize(
+    "valid, line, message",
+    [
+        ("sin(v) < 1", 21, "guard.valid: unknown name 'sin'"),
+        ("v + 1", 21, "'v + 1' is not a condition"),
+        ("v <= 2", 21, "guard.valid excludes v=2.25, z=0.5, a point of tests.domain: a guard may only exclude inputs outside"),
+        ("Not(v > 100)", 21, "unknown name 'Not'"),
+        ("And(v <= 100, Ne(v, 50))", 21, "unknown name 'Ne'"),
+        ("z <= 100", 21, "compares the complex argument 'z'; compare abs(z)"),
+        ("1 < 2", 21, "is always true"),
+        ("2 < 1", 21, "is always false"),
+        ("v <= 1e400", 21, "has a number beyond float64's range"),
+        ("v <= 100 and v >= 0", 21, "cannot evaluate"),
+        ("Eq(v > 1, z > 1)", 21, "compares a condition"),
+        ("w <= 1", 21, "unknown name 'w'"),
+    ],
+    ids=["unknown-function", "not-a-condition", "excludes-domain", "not", "ne", "complex-compared", "always-true",
+         "always-false", "huge-number", "python-and", "condition-compared", "unknown-symbol"],
+)
+def test_bad_guards_are_located(valid, line, message):
+    error = error_of(load, GUARDED.replace("And(v <= 100, abs(z) <= 1e3)", valid))
+    assert error.line == line and message in error.message, str(error)
+    assert str(error).startswith(f"{PATH}:{line}: ") and "\n" not in str(error)
+
+
+@pytest.mark.parametrize(
+    "mutate, line, message",
+    [
+        (lambda t: t.replace("  reason: SciPy crashes beyond.\n", ""), 21, "guard is missing required key 'reason'"),
+        (lambda t: t + "  why: typo\n", 23, "unknown key 'why' in guard"),
+        (lambda t: t.replace("guard:\n  valid: And(v <= 100, abs(z) <= 1e3)\n  reason: SciPy crashes beyond.\n",
+                             "guard: v <= 100\n"), 20, "guard must be a mapping"),
+        (lambda t: t.replace("And(v <= 100, abs(z) <= 1e3)", "[1, 2]"), 21, "guard.valid must be a string"),
+        (lambda t: t.replace("  domain: {v: [0, 3], z: [0.5, 5]}\n", "  domain: {v: [0, 3], z: [0.5, 5]}\n  points:\n    - {v: 150, z: 1}\n"),
+         23, "guard.valid excludes v=150, z=1, tests.points[0]"),
+    ],
+    ids=["no-reason", "unknown-key", "not-a-mapping", "valid-not-a-string", "excludes-a-point"],
+)
+def test_guard_structure_errors_are_located(mutate, line, message):
+    error = error_of(load, mutate(GUARDED))
+    assert error.line == line and message in error.message, str(error)
+
+
 # ---- native: a native JAX implementation for real inputs ------------------------------------------
 NATIVE = """\
 name: demo

@@ -4,11 +4,14 @@
 Each function is generated from a spec in the project's ``specs/`` folder and runs on a bundled
 callback core (``jaxsci._core``).
 """
+from ._core import CallbackError as CallbackError
+from ._core import CallbackWarning as CallbackWarning
 from ._core import ExportError as ExportError
 from ._core import config as config
 from ._core import NonDifferentiableError as NonDifferentiableError
+from ._core import errstate as errstate
 from ._core import export as export
 from . import special as special
 
 __version__ = '0.1.0'
-__all__ = ["ExportError", "NonDifferentiableError", "config", "export", 'special', "__version__"]
+__all__ = ["CallbackError", "CallbackWarning", "ExportError", "NonDifferentiableError", "config", "errstate", "export", 'special', "__version__"]

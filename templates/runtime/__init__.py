@@ -6,7 +6,8 @@ Generated modules describe functions with ``Function``/``Arg``/``Output``/``Rule
 from .api import call
 from .config import config
 from .errors import ExportError, NonDifferentiableError
+from .errstate import CallbackError, CallbackWarning, errstate
 from .export import export
 from .registry import Arg, Function, Need, Output, Rule, register
 
-__all__ = ["Arg", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "call", "config", "export", "register"]
+__all__ = ["Arg", "CallbackError", "CallbackWarning", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "call", "config", "errstate", "export", "register"]

@@ -1,6 +1,6 @@
 """One host round trip for any set of evaluations, differentiable to any order.
 
-``evaluate(plan, *operands)`` runs every call of the plan in a single ``pure_callback``. Its JVP asks
+``evaluate(plan, *operands)`` runs every call of the plan in a single host callback (``transport``). Its JVP asks
 each call's rules which further evaluations the derivatives need, merges them with the plan (equal
 evaluations are made once), and evaluates everything in one new ``evaluate``, whose own JVP gives the
 next order in the same way.
@@ -15,9 +15,9 @@ import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
 
 from .errors import NonDifferentiableError
-from .host import evaluate_calls
 from .promote import operand_dtype, output_dtype
 from .registry import lookup
+from .transport import host_callback
 
 _VMAP_ORDER = ("expand_dims", "broadcast_all", "sequential")
 
@@ -43,20 +43,13 @@ def _call_dtypes(call: Call, operands) -> tuple:
     return tuple(output_dtype(out.dtype, promoted) for out in lookup(call.function).outputs)
 
 
-@functools.lru_cache(maxsize=4096)
-def _host_function(host_calls: tuple):
-    """One callable per distinct plan, so JAX's compilation caches recognise repeated calls."""
-    return functools.partial(evaluate_calls, host_calls)
-
-
 @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
 def evaluate(plan: Plan, *operands):
     shape = jnp.broadcast_shapes(*(jnp.shape(o) for o in operands))
     dtypes = [_call_dtypes(call, operands) for call in plan.calls]
     result_types = tuple(jax.ShapeDtypeStruct(shape, dt) for call_dtypes in dtypes for dt in call_dtypes)
     host_calls = tuple((c.function, c.statics, c.operands, d) for c, d in zip(plan.calls, dtypes))
-    flat = jax.pure_callback(_host_function(host_calls), result_types, *operands,
-                             vmap_method=_vmap_method(plan.calls))
+    flat = host_callback(host_calls, result_types, operands, _vmap_method(plan.calls))
     grouped, start = [], 0
     for call_dtypes in dtypes:
         grouped.append(tuple(flat[start:start + len(call_dtypes)]))
@@ -68,7 +61,7 @@ def evaluate_constant(function: str, statics: tuple, dtypes: tuple, shapes: tupl
     """One callback for a function without traced arguments; nothing to differentiate."""
     host_calls = ((function, statics, (), dtypes, shapes),)
     result_types = tuple(jax.ShapeDtypeStruct(s, dt) for s, dt in zip(shapes, dtypes))
-    return jax.pure_callback(_host_function(host_calls), result_types, vmap_method=lookup(function).vmap_method)
+    return host_callback(host_calls, result_types, (), lookup(function).vmap_method)
 
 
 class _PlanBuilder:

@@ -15,11 +15,18 @@ _WHY = (
 )
 
 
+def explain(functions) -> str:
+    names = ", ".join(sorted({f"jaxsci.{name}" for name in functions}))
+    return f"{names}: {_WHY}"
+
+
 def export(fun, **options):
     """Like ``jax.export.export(fun, **options)``; a function that calls jaxsci raises ``ExportError``.
 
-    ``jax.export.export`` itself fails on such a function with JAX's
-    ``NotImplementedError: serialization of host_callbacks is not yet implemented``.
+    On CPU, ``jax.export.export`` itself raises the same ``ExportError`` (jaxsci's callback refuses to
+    lower for export); with ``pure_callback`` (GPU, or ``config.callback = "pure"``) it raises JAX's
+    ``NotImplementedError: serialization of host_callbacks is not yet implemented``, which this wrapper
+    turns into ``ExportError``.
     """
     exporter = jax.export.export(fun, **options)
 
@@ -27,6 +34,8 @@ def export(fun, **options):
     def exported(*args, **kwargs):
         try:
             return exporter(*args, **kwargs)
+        except ExportError:
+            raise
         except NotImplementedError as exc:
             if "host_callback" not in str(exc):
                 raise

@@ -1,18 +1,22 @@
-"""The host half of a callback: SciPy on numpy views of the operands. It never raises.
+"""The host half of a callback: SciPy on numpy views of the operands, written into the outputs.
 
-An exception escaping a ``pure_callback`` is undefined behaviour in JAX, so every failure becomes a
-NaN-filled result and a ``RuntimeWarning`` that names the function and the cause.
+It never raises: an exception escaping a host callback is undefined behaviour in JAX, so every
+failure becomes a NaN-filled result and a ``RuntimeWarning`` that names the function and the cause.
+Large elementwise calls are split across a shared thread pool (SciPy releases the GIL).
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
+import math
 import platform
-import warnings
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .config import config
+from .errstate import CallbackWarning, report  # noqa: F401 - CallbackWarning is re-exported
 from .registry import lookup
 
 
@@ -31,50 +35,202 @@ _FENV = _glibc_fenv()
 _FE_DFL_ENV = ctypes.c_void_p(-1)  # glibc's FE_DFL_ENV: round to nearest, exceptions masked, no FTZ/DAZ
 
 
-@contextlib.contextmanager
-def _ieee_floating_point():
+class _IeeeFloatingPoint:
     """SciPy's own floating-point environment, restored to the caller's afterwards.
 
     XLA runs callbacks on its CPU threads, which flush subnormals to zero (FTZ/DAZ): SciPy there
     would read a subnormal input as 0 and return 0 for a subnormal result (exp10(-38) in float32), and
-    intermediate underflows change last bits, unlike SciPy outside JAX.
+    intermediate underflows change last bits, unlike SciPy outside JAX. Floating-point errors are
+    ignored as well (SciPy reports them as NaN or inf, and a warning filter set to "error" must not
+    turn them into exceptions inside the callback).
     """
-    if _FENV is None:
-        yield
+
+    _buffers = threading.local()  # one saved-environment buffer per thread, reused
+
+    def __enter__(self):
+        self._errors = np.errstate(all="ignore")
+        self._errors.__enter__()
+        self._saved = None
+        if _FENV is not None:
+            saved = getattr(self._buffers, "saved", None)
+            if saved is None:
+                saved = self._buffers.saved = ctypes.create_string_buffer(256)  # > any glibc fenv_t
+            if _FENV[0](saved) == 0:
+                _FENV[1](_FE_DFL_ENV)
+                self._saved = saved
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._saved is not None:
+            _FENV[1](self._saved)
+        self._errors.__exit__(*exc_info)
+        return False
+
+
+def _pool_thread_start():
+    """Pool threads are jaxsci's own: they keep SciPy's environment for good."""
+    if _FENV is not None:
+        _FENV[1](_FE_DFL_ENV)
+    np.seterr(all="ignore")  # this thread's own setting: pool threads run nothing but SciPy
+
+
+def _fill(output: np.ndarray) -> None:
+    output[...] = np.nan if output.dtype.kind in "fc" else 0
+
+
+def _empty(shape, dtype) -> np.ndarray:
+    return np.empty(shape, dtype=dtype)
+
+
+def _aligned(array: np.ndarray, rank: int) -> np.ndarray:
+    return array.reshape((1,) * (rank - array.ndim) + array.shape) if array.ndim < rank else array
+
+
+class _Threads:
+    """One pool shared by every callback, sized by ``config.num_threads``.
+
+    Callbacks that already run concurrently (one per shard, or several Python threads) split the
+    threads between them, so the process never runs more SciPy threads than configured.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pool = None
+        self._size = 0
+        self._active = 0
+
+    def enter(self) -> int:
+        """Register a running callback; returns how many threads it may use."""
+        with self._lock:
+            self._active += 1
+            return max(1, config.num_threads // self._active)
+
+    def leave(self) -> None:
+        with self._lock:
+            self._active -= 1
+
+    def pool(self, size: int) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None or self._size < size:
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False)
+                self._pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="jaxsci",
+                                                initializer=_pool_thread_start)
+                self._size = size
+            return self._pool
+
+
+_THREADS = _Threads()
+
+
+def _chunks(shape: tuple, threads: int):
+    """Slices of ``shape`` along its longest axis, one per thread, each at least ``parallel_min_size``."""
+    size = math.prod(shape)
+    pieces = min(threads, size // config.parallel_min_size) if shape else 1
+    if pieces < 2:
+        return None
+    axis = max(range(len(shape)), key=lambda k: shape[k])
+    pieces = min(pieces, shape[axis])
+    if pieces < 2:
+        return None
+    bounds = np.linspace(0, shape[axis], pieces + 1).astype(int)
+    return axis, [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _evaluate_into(function, statics: dict, arguments, outputs) -> None:
+    out = function(*arguments, **statics)
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != len(outputs):
+        raise ValueError(f"SciPy returned {len(outs)} outputs, the spec declares {len(outputs)}")
+    for value, output in zip(outs, outputs):
+        np.copyto(output, value, casting="unsafe")
+
+
+def _evaluate_call(function, statics: dict, arguments, outputs, threads: int) -> None:
+    shape = outputs[0].shape
+    split = _chunks(shape, threads) if all(o.shape == shape for o in outputs) else None
+    if split is None:
+        _evaluate_into(function, statics, arguments, outputs)
         return
-    fegetenv, fesetenv = _FENV
-    saved = ctypes.create_string_buffer(256)  # larger than any glibc fenv_t
-    if fegetenv(saved) != 0:
-        yield
-        return
-    fesetenv(_FE_DFL_ENV)
+    axis, ranges = split
+    rank = len(shape)
+    arguments = [_aligned(a, rank) for a in arguments]
+
+    def piece(lo, hi):
+        index = (slice(None),) * axis + (slice(lo, hi),)
+        sliced = [a if a.shape[axis] == 1 else a[index] for a in arguments]
+        _evaluate_into(function, statics, sliced, [o[index] for o in outputs])
+
+    pool = _THREADS.pool(threads)
+    futures = [pool.submit(piece, lo, hi) for lo, hi in ranges[1:]]
+    error = None
     try:
-        yield
+        piece(*ranges[0])
+    except Exception as exc:  # noqa: BLE001 - re-raised below, after every thread has finished
+        error = exc
+    for future in futures:
+        try:
+            future.result()
+        except Exception as exc:  # noqa: BLE001
+            error = error or exc
+    if error is not None:
+        raise error
+
+
+class HostCalls(tuple):
+    """``((qualname, statics, operand indices, output dtypes[, output shapes]), ...)``, the static
+    description of one callback, with what the host needs of it looked up once, at its first run."""
+
+    def prepared(self) -> tuple:
+        try:
+            return self._prepared
+        except AttributeError:
+            self._prepared = tuple(
+                (qualname, dict(statics), indices, len(dtypes), bool(given))
+                for qualname, statics, indices, dtypes, *given in self)
+            return self._prepared
+
+
+def _threads_for(outputs) -> int:
+    """How many threads this callback may use: 1 unless it is large enough to split."""
+    if not outputs or outputs[0].size < 2 * config.parallel_min_size or config.num_threads < 2:
+        return 0
+    return _THREADS.enter()
+
+
+def run_calls(calls: HostCalls, arrays, outputs) -> None:
+    """Evaluate ``calls`` on numpy ``arrays``, writing each call's outputs into ``outputs`` in order.
+
+    A call that fails fills its outputs with NaN and reports it (``errstate``); nothing is raised.
+    """
+    if not isinstance(calls, HostCalls):
+        calls = HostCalls(calls)
+    threads = _threads_for(outputs)
+    try:
+        with _IeeeFloatingPoint():
+            start = 0
+            for qualname, statics, indices, count, given in calls.prepared():
+                mine = outputs[start:start + count]
+                start += count
+                try:
+                    function = lookup(qualname)
+                    arguments = [arrays[i] for i in indices]
+                    # Only elementwise calls split: one with given output shapes (roots_legendre(n)) is not.
+                    if threads > 1 and indices and not given:
+                        _evaluate_call(function.scipy_callable(), statics, arguments, mine, threads)
+                    else:
+                        _evaluate_into(function.scipy_callable(), statics, arguments, mine)
+                except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+                    _warn(qualname, exc)
+                    for output in mine:
+                        _fill(output)
     finally:
-        fesetenv(saved)
-
-
-class CallbackWarning(RuntimeWarning):
-    """SciPy failed inside a callback; the affected outputs are NaN."""
-
-
-def _fill(shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind in "fc":
-        return np.full(shape, np.nan, dtype=dtype)
-    return np.zeros(shape, dtype=dtype)
-
-
-def _as_output(value, dtype, shape):
-    array = np.asarray(value)
-    if array.shape != shape:
-        array = np.broadcast_to(array, shape)
-    # np.asarray(order="C") keeps 0-d arrays 0-d, unlike np.ascontiguousarray.
-    return np.asarray(array, dtype=dtype, order="C")
+        if threads:
+            _THREADS.leave()
 
 
 def evaluate_calls(calls: tuple, *operands):
-    """``calls``: ((qualname, statics, operand indices, output dtypes[, output shapes]), ...) -> flat outputs.
+    """``pure_callback``'s host function: returns the flat outputs, allocated here.
 
     Output shapes are given for functions of static arguments only; otherwise outputs broadcast.
     """
@@ -83,24 +239,26 @@ def evaluate_calls(calls: tuple, *operands):
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
         _warn(calls[0][0] if calls else "?", exc)
-        return tuple(_fill((), dt) for call in calls for dt in call[3])
-    results = []
-    for qualname, statics, indices, dtypes, *given in calls:
-        shapes = given[0] if given else (shape,) * len(dtypes)
-        try:
-            function = lookup(qualname)
-            with np.errstate(all="ignore"), _ieee_floating_point():
-                out = function.scipy_callable()(*(arrays[i] for i in indices), **dict(statics))
-            outs = out if isinstance(out, tuple) else (out,)
-            if len(outs) != len(dtypes):
-                raise ValueError(f"SciPy returned {len(outs)} outputs, the spec declares {len(dtypes)}")
-            results.extend(_as_output(o, dt, s) for o, dt, s in zip(outs, dtypes, shapes))
-        except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
-            _warn(qualname, exc)
-            results.extend(_fill(s, dt) for s, dt in zip(shapes, dtypes))
-    return tuple(results)
+        outputs = [_empty((), dt) for call in calls for dt in call[3]]
+        for output in outputs:
+            _fill(output)
+        return tuple(outputs)
+    outputs = [_empty(given[0][k] if given else shape, dt)
+               for _, _, _, dtypes, *given in calls for k, dt in enumerate(dtypes)]
+    run_calls(calls, arrays, outputs)
+    return tuple(outputs)
+
+
+def evaluate_calls_in_place(calls: tuple, context, out_buffers, *in_buffers) -> None:
+    """``buffer_callback``'s host function: reads the operands and writes the outputs where XLA keeps them."""
+    try:
+        arrays = [np.asarray(b) for b in in_buffers]
+        outputs = [np.asarray(b) for b in out_buffers]
+    except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+        _warn(calls[0][0] if calls else "?", exc)
+        return
+    run_calls(calls, arrays, outputs)
 
 
 def _warn(qualname: str, exc: BaseException) -> None:
-    warnings.warn(f"jaxsci.{qualname}: SciPy raised {type(exc).__name__}: {exc}; the result is NaN",
-                  CallbackWarning, stacklevel=2)
+    report(qualname, exc)

@@ -6,6 +6,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .guards import guarded
+
 REGISTRY: dict[str, "Function"] = {}
 
 
@@ -73,6 +75,8 @@ class Function:
     vmap_method: str
     rules: dict = field(default_factory=dict)  # condition -> {traced index: Rule}
     native: str | None = None  # a native JAX implementation for real inputs ("jax.scipy.special.i0e")
+    # where SciPy may be called: numpy booleans from the traced operands (the spec's guard.valid), or None
+    guard: Callable | None = None
 
     @property
     def public_name(self) -> str:
@@ -91,14 +95,19 @@ class Function:
         return self.rules.get(condition, {})
 
     def scipy_callable(self) -> Callable:
-        cached = _SCIPY_CALLABLES.get(self.scipy)
+        """What the host calls: SciPy's callable, behind the spec's guard when it has one."""
+        key = (self.scipy, self.guard)
+        cached = _SCIPY_CALLABLES.get(key)
         if cached is None:
             module, _, name = self.scipy.rpartition(".")
-            cached = _SCIPY_CALLABLES[self.scipy] = getattr(importlib.import_module(module), name)
+            cached = getattr(importlib.import_module(module), name)
+            if self.guard is not None:
+                cached = guarded(cached, self.guard)
+            _SCIPY_CALLABLES[key] = cached
         return cached
 
-
     def native_callable(self) -> Callable:
+        """The spec's native JAX implementation (``native``), imported on first use."""
         cached = _NATIVE_CALLABLES.get(self.native)
         if cached is None:
             cached = _NATIVE_CALLABLES[self.native] = _resolve(self.native)
@@ -119,7 +128,7 @@ def _resolve(dotted: str) -> Callable:
     raise ImportError(f"jaxsci: cannot import {dotted}")
 
 
-_SCIPY_CALLABLES: dict[str, Callable] = {}
+_SCIPY_CALLABLES: dict[tuple, Callable] = {}
 _NATIVE_CALLABLES: dict[str, Callable] = {}
 
 

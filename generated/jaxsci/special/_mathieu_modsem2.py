@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
 
@@ -21,6 +22,11 @@ def _mathieu_modsem2_x_derivative(m, q, x, values, needs):
     return (yp, y*(mathieu_b_1 - 2*q*jnp.cosh(2*x)), )
 
 
+def _mathieu_modsem2_valid(m, q, x):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(m <= 1000, q <= 1e7)"""
+    return np.logical_and((m <= 1000), (q <= 10000000.0))
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.mathieu_modsem2',
@@ -32,6 +38,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('y', 'promoted'), _core.Output('yp', 'promoted'), ),
         vmap_method='expand_dims',
+        guard=_mathieu_modsem2_valid,
         rules={
             (): {
                 2: _core.Rule((_mathieu_modsem2_x_needs, ), _mathieu_modsem2_x_derivative),
@@ -60,6 +67,9 @@ def mathieu_modsem2(m, q, x):
     Returns:
       y: array of the promoted input dtype The value Ms2_m(x, q).
       yp: array of the promoted input dtype The derivative of Ms2_m(x, q) with respect to x.
+
+    Guard: SciPy is called only where And(m <= 1000, q <= 1e7); elsewhere every output is NaN.
+    SciPy's Zhang-Jin routine (MTU12) converts qm(q) + m/2 to an int, where qm grows like 0.0037 q**1.5: for NaN q, q >= 1e8 (about 7e7, where the conversion overflows) or m >= 2**31 it crashes the interpreter (segmentation fault), and at m = 2**31 - 1 it does not return. Where that int reaches 251 (every q > 3e3 and every m > 502) SciPy returns NaN without computing, so the guard bounds q <= 1e7 and m <= 1000 change no value SciPy returns, and keep every crash out (negative q is NaN in SciPy either way; probed with SciPy 1.17 in subprocesses over m up to 1e7 and 2**40, q up to 1e300, NaN and infinities, tests/tools/probe_zhang_jin.py).
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

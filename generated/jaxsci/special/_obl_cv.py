@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
+
+
+def _obl_cv_valid(m, n, c):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(c >= 0, floor((n - m)/2 + c) <= 290, n <= 1000000000)"""
+    return np.logical_and((c >= 0), np.logical_and((np.floor(c - 1/2*m + (1/2)*n) <= 290), (n <= 1000000000)))
 
 
 _FUNCTION = _core.register(
@@ -18,6 +24,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        guard=_obl_cv_valid,
         rules={
             (): {
             },
@@ -43,6 +50,9 @@ def obl_cv(m, n, c):
 
     Returns:
       out: array of the promoted input dtype
+
+    Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + c) <= 290, n <= 1000000000); elsewhere every output is NaN.
+    SciPy's Zhang-Jin routine (SEGV) fills fixed arrays of 300 entries up to index 10 + floor((n - m)/2 + c): beyond 290 it writes past them and crashes the interpreter (c >= 260 at n - m = 100, c >= 300 at n = m; NaN c crashes too). It computes in C ints, which overflow from n of about 1.07e9 (and crash or hang from 2**31). For c < 0 it returns the value at c = 0, though the characteristic value is even in c (pro_cv(1, 2, -1) is 6, pro_cv(1, 2, 1) is 6.4247): wrong, so negative c is excluded too. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

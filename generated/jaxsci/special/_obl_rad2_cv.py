@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
 
@@ -18,6 +19,11 @@ def _obl_rad2_cv_x_derivative(m, n, c, cv, x, values, needs):
     return (sp, (s*(-c**2*x**2 + cv - m**2/(x**2 + 1)) - 2*sp*x)/(x**2 + 1), )
 
 
+def _obl_rad2_cv_valid(m, n, c, cv, x):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(c >= 0, floor((n - m)/2 + c) <= 174, m + floor((n - m)/2 + c) <= 175, m + 2*floor((n - m)/2) + 2*floor(c) <= 201)"""
+    return np.logical_and((c >= 0), np.logical_and((np.floor(c - 1/2*m + (1/2)*n) <= 174), np.logical_and((m + 2*np.floor(c) + 2*np.floor(-1/2*m + (1/2)*n) <= 201), (m + np.floor(c - 1/2*m + (1/2)*n) <= 175))))
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.obl_rad2_cv',
@@ -31,6 +37,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('s', 'promoted'), _core.Output('sp', 'promoted'), ),
         vmap_method='expand_dims',
+        guard=_obl_rad2_cv_valid,
         rules={
             (): {
                 4: _core.Rule((_obl_rad2_cv_x_needs, ), _obl_rad2_cv_x_derivative),
@@ -62,6 +69,9 @@ def obl_rad2_cv(m, n, c, cv, x):
     Returns:
       s: array of the promoted input dtype The value R2_mn(c, x).
       sp: array of the promoted input dtype The derivative of R2_mn(c, x) with respect to x.
+
+    Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + c) <= 174, m + floor((n - m)/2 + c) <= 175, m + 2*floor((n - m)/2) + 2*floor(c) <= 201); elsewhere every output is NaN.
+    SciPy's Zhang-Jin routines (SDMN, RMN1, RMN2L, RMN2SO, KMN, QSTAR, CBK) index fixed arrays: 200 entries up to 25 + floor((n - m)/2 + c) (plus m in KMN), and 252 spherical Bessel values up to m + 2 (25 + floor((n - m)/2) + floor(c)). Past them they write outside the arrays, and the interpreter crashes or aborts (observed from c = 100 at n = m, c = 50 at n - m = 198 or m >= 100, every c from m = 1e5, and for c <= -100; NaN c crashes too). For -100 < c < 0 SciPy's values are wrong (the function depends on c**2). The bounds are from the code, for every x. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py. SciPy does not check n - m <= 198 for this function (it does for the one without cv): the bounds keep n - m below 350, and the Bessel bound below 202.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

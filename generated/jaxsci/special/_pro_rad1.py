@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
 
@@ -21,6 +22,11 @@ def _pro_rad1_x_derivative(m, n, c, x, values, needs):
     return (sp, (-s*(pro_cv_1 - c**2*x**2 - m**2/(1 - x**2)) + 2*sp*x)/(1 - x**2), )
 
 
+def _pro_rad1_valid(m, n, c, x):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(c >= 0, floor((n - m)/2 + c) <= 174, m + 2*floor((n - m)/2) + 2*floor(c) <= 201)"""
+    return np.logical_and((c >= 0), np.logical_and((np.floor(c - 1/2*m + (1/2)*n) <= 174), (m + 2*np.floor(c) + 2*np.floor(-1/2*m + (1/2)*n) <= 201)))
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.pro_rad1',
@@ -33,6 +39,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('s', 'promoted'), _core.Output('sp', 'promoted'), ),
         vmap_method='expand_dims',
+        guard=_pro_rad1_valid,
         rules={
             (): {
                 3: _core.Rule((_pro_rad1_x_needs, ), _pro_rad1_x_derivative),
@@ -62,6 +69,9 @@ def pro_rad1(m, n, c, x):
     Returns:
       s: array of the promoted input dtype The value R1_mn(c, x).
       sp: array of the promoted input dtype The derivative of R1_mn(c, x) with respect to x.
+
+    Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + c) <= 174, m + 2*floor((n - m)/2) + 2*floor(c) <= 201); elsewhere every output is NaN.
+    SciPy's Zhang-Jin routines (SEGV, SDMN, RMN1) index fixed arrays: 200 entries up to 25 + floor((n - m)/2 + c), and 252 spherical Bessel values up to m + 2 (25 + floor((n - m)/2) + floor(c)). Past them they write outside the arrays, and the interpreter crashes (observed from c = 100 at m = 2, n = 5, from c = 50 at n - m = 198 or m >= 100, at every c from m = 1e5; NaN c crashes too). For c < 0 SciPy computes with c = 0 or crashes (the function depends on c**2). The bound is from the code, for every x; at small c x the Bessel recurrence may stop early and stay inside. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

@@ -1,0 +1,155 @@
+"""The device-host boundary: every evaluation of the core crosses it here, in one callback.
+
+On CPU the core calls SciPy through XLA's buffer callback (the custom call behind
+``jax.experimental.buffer_callback``): XLA hands the callback its operand and result buffers, which
+numpy reads and SciPy fills in place, with no ``device_put`` of operands or copy of results (about 10x
+less overhead per call than ``pure_callback``). jaxsci binds that custom call through a primitive of
+its own, ``jaxsci_host_callback``, for one reason: under ``jit`` over several devices, its lowering
+marks the call elementwise (a Shardy sharding rule, and XLA's batch partitioner), so each device
+evaluates its own shard where it lives and the result keeps the input's sharding. Under
+``jax.distributed`` the same holds per process: each host evaluates the shards it owns.
+
+Elsewhere (GPU buffers live on the device; other backends have no buffer callbacks), and where this
+jax lacks the pieces, the core uses ``jax.pure_callback``, which moves data device -> host -> device.
+The choice is made per lowering platform with ``lax.platform_dependent``, so one traced function
+serves CPU and GPU. ``jaxsci.config.callback = "pure"`` (or ``JAXSCI_CALLBACK=pure``) forces
+``pure_callback`` everywhere.
+
+Both are pure: no side effects, removed by dead-code elimination when unused, and batched by the
+spec's ``vmap_method``.
+"""
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+from jax import lax
+
+from .config import config
+from .errors import ExportError
+from .export import explain
+from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
+
+_CPU_TARGET = "xla_buffer_python_cpu_callback"
+
+
+def _lean_primitive():
+    """The buffer-callback primitive, or None where this jax lacks what it is built from."""
+    try:
+        from jax._src import core, dispatch, ffi, sharding_impls
+        from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir, str_to_sdy_sharding_rule
+        from jax._src.interpreters import batching, mlir
+        from jax._src.lax import lax as lax_internal
+    except ImportError:
+        return None
+    if not all(hasattr(mlir, name) for name in ("reshape", "broadcast_in_dim", "aval_to_ir_type")) or not hasattr(
+            lax_internal, "broadcasting_sharding_rule"):
+        return None
+
+    primitive = core.Primitive("jaxsci_host_callback")
+    primitive.multiple_results = True
+    dispatch.simple_impl(primitive)
+
+    @primitive.def_abstract_eval
+    def _abstract_eval(*operands, callback, result_avals, vmap_method):
+        # Elementwise: with explicit mesh axes the results carry the operands' broadcast sharding,
+        # as jax.numpy's elementwise functions do.
+        shape = result_avals[0].shape if result_avals else ()
+        if not operands or any(a.shape != shape for a in result_avals) or any(len(o.shape) != len(shape) for o in operands):
+            return result_avals
+        sharding = lax_internal.broadcasting_sharding_rule("jaxsci_host_callback", *operands)
+        return tuple(a.update(sharding=sharding) for a in result_avals)
+
+    batching.primitive_batchers[primitive] = functools.partial(ffi.ffi_batching_rule, primitive)
+
+    def _elementwise_over_devices(ctx) -> bool:
+        axis_context = ctx.module_context.axis_context
+        if not isinstance(axis_context, sharding_impls.ShardingContext) or axis_context.num_devices < 2:
+            return False
+        shape = ctx.avals_out[0].shape if ctx.avals_out else ()
+        return bool(shape) and all(a.shape == shape for a in ctx.avals_out) and all(
+            len(a.shape) == len(shape) for a in ctx.avals_in)
+
+    def _lowering(ctx, *operands, callback, result_avals, vmap_method):
+        if getattr(ctx.module_context.lowering_parameters, "for_export", False):
+            raise ExportError(explain(call[0] for call in callback.args[0]))
+        if len(ctx.module_context.platforms) > 1:
+            raise NotImplementedError("jaxsci's buffer callback lowers for one platform at a time")
+        count = len(operands)
+
+        def host(execution_context, *buffers):
+            callback(execution_context, buffers[count:], *buffers[:count])
+            return ()
+
+        ctx.module_context.add_host_callback(host)
+        index = np.uint64(len(ctx.module_context.host_callbacks) - 1)
+        if not _elementwise_over_devices(ctx):
+            return ffi.ffi_lowering(_CPU_TARGET)(ctx, *operands, index=index)
+        # XLA partitions a batch-partitionable custom call along its leading num_batch_dims axes, all
+        # of them shared by every operand and result and followed by at least one more axis: so the
+        # operands are broadcast to the result's shape (per shard, after partitioning) and every
+        # buffer gets a trailing axis of size 1. The host sees the same elements either way.
+        shape = ctx.avals_out[0].shape
+        widened = []
+        for operand, aval in zip(operands, ctx.avals_in):
+            if aval.shape != shape:
+                operand = mlir.broadcast_in_dim(ctx, operand, aval.update(shape=shape),
+                                                broadcast_dimensions=tuple(range(len(shape))))
+            widened.append(mlir.reshape(ctx, operand, aval.update(shape=shape + (1,))))
+        avals_in = [a.update(shape=shape + (1,)) for a in ctx.avals_in]
+        avals_out = [a.update(shape=shape + (1,)) for a in ctx.avals_out]
+        operand_factors = ", ".join(["... k"] * len(avals_in))
+        result_factors = ", ".join(["... k"] * len(avals_out))
+        rule = sdy_sharding_rule_to_mlir(
+            str_to_sdy_sharding_rule(f"{operand_factors} -> {result_factors}"),
+            [mlir.aval_to_ir_type(ctx.module_context, a) for a in avals_in],
+            [mlir.aval_to_ir_type(ctx.module_context, a) for a in avals_out])
+        attributes = {"mhlo.frontend_attributes": mlir.ir_attribute({"num_batch_dims": str(len(shape))}),
+                      "sdy.sharding_rule": rule}
+        wide_ctx = ctx.replace(avals_in=avals_in, avals_out=avals_out)
+        results = ffi.ffi_lowering(_CPU_TARGET, extra_attributes=attributes)(wide_ctx, *widened, index=index)
+        return [mlir.reshape(ctx, r, aval) for r, aval in zip(results, ctx.avals_out)]
+
+    mlir.register_lowering(primitive, _lowering, platform="cpu")
+    ffi.register_ffi_target_as_batch_partitionable(_CPU_TARGET)
+    return primitive
+
+
+try:
+    _LEAN = _lean_primitive()
+except Exception:  # noqa: BLE001 - any incompatibility in jax's internals means: use pure_callback
+    _LEAN = None
+
+
+@functools.lru_cache(maxsize=4096)
+def _pure_function(host_calls: tuple):
+    """One callable per distinct plan, so JAX's compilation caches recognise repeated calls."""
+    return functools.partial(evaluate_calls, HostCalls(host_calls))
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_place_function(host_calls: tuple):
+    return functools.partial(evaluate_calls_in_place, HostCalls(host_calls))
+
+
+def lean_available() -> bool:
+    return _LEAN is not None
+
+
+def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_method: str) -> tuple:
+    """Evaluate ``host_calls`` (see ``host.run_calls``) on ``operands``; returns one array per result type."""
+
+    def pure(*ops):
+        return tuple(jax.pure_callback(_pure_function(host_calls), result_types, *ops, vmap_method=vmap_method))
+
+    if config.callback == "pure" or _LEAN is None:
+        return pure(*operands)
+
+    result_avals = tuple(jax.core.ShapedArray(t.shape, t.dtype) for t in result_types)
+
+    def lean(*ops):
+        return tuple(_LEAN.bind(*ops, callback=_in_place_function(host_calls), result_avals=result_avals,
+                                vmap_method=vmap_method))
+
+    return tuple(lax.platform_dependent(*operands, cpu=lean, default=pure))
