@@ -554,10 +554,11 @@ def test_native_is_recorded():
          "native.tolerance names 'float16'; dtypes are float32, float64"),
         (lambda t: t.replace("tests:\n", "outputs:\n  - name: out\n    dtype: complex\ntests:\n"), 23,
          "native: output 'out' is complex for real inputs"),
+        (lambda t: t + "guard:\n  valid: x < 10\n  reason: a demo\n", 20, "native and guard cannot be combined"),
     ],
     ids=["unknown-key", "no-why", "no-tolerance", "not-a-mapping", "function-not-a-string", "not-jax", "not-in-jax",
          "no-such-module", "not-callable", "too-many-arguments", "too-few-arguments", "missing-dtype", "missing-bound",
-         "negative-tolerance", "infinite-tolerance", "tolerance-not-a-number", "yaml-exponent", "unknown-dtype", "complex-output"],
+         "negative-tolerance", "infinite-tolerance", "tolerance-not-a-number", "yaml-exponent", "unknown-dtype", "complex-output", "with-guard"],
 )
 def test_native_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(NATIVE))
