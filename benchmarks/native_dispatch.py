@@ -19,7 +19,7 @@ For every scipy.special function that jax.scipy.special also has, with the same 
   largest |native - scipy| / |scipy| where SciPy's value is a finite nonzero normal number; ``abs`` the
   largest |native - scipy| where it is finite; ``nan`` counts the points where exactly one of them is
   NaN, or one is infinite and the other is not the same infinity. The wide values are evaluated in a
-  child process: "no result in 240 s" means the native function did not return (jax's exp1 and expi
+  child process: "no result in 60 s" means the native function did not return (jax's exp1 and expi
   do not at x = 1e-300).
 
 The spec of a function chosen native (the ``native`` key, specs/README.md) records the tolerance and
@@ -128,7 +128,7 @@ def accuracy(name: str, jax_name: str, dtype: str, *, wide: bool) -> tuple[float
     return _errors(got, expected, dtype)
 
 
-def wide_accuracy(name: str, jax_name: str, timeout: float = 240) -> dict:
+def wide_accuracy(name: str, jax_name: str, timeout: float = 60) -> dict:
     """``accuracy(..., wide=True)`` for both dtypes, in a child process: some native functions never
     return for some inputs (jax's exp1 and expi at x = 1e-300), and a JAX computation cannot be
     interrupted. dtype -> (rel, abs, mismatches), or None after ``timeout`` seconds."""
@@ -212,7 +212,7 @@ def main() -> None:
                 ratios.append(f"{t_native / t_scipy:.2f}")
             dom = accuracy(name, jax_name, dtype, wide=False)
             wide = wide_errors[dtype]
-            wide_cells = ("no result", "in 240 s", "-") if wide is None else (f"{wide[0]:.1e}", f"{wide[1]:.1e}", str(wide[2]))
+            wide_cells = ("no result", "in 60 s", "-") if wide is None else (f"{wide[0]:.1e}", f"{wide[1]:.1e}", str(wide[2]))
             row = (name, dtype, *ratios, f"{dom[0]:.1e}", f"{dom[1]:.1e}", str(dom[2]), *wide_cells)
             print(" | ".join(row), flush=True)
             lines.append("| " + " | ".join(row) + " |")

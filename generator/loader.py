@@ -229,14 +229,17 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     derivatives = _derivatives(top, path, args, outputs, static_bools)
     reference, finite_differences = _reference(top, path, static_bools, required=any(a.differentiable for a in args))
     tests = _tests(top, path, args, traced_names)
-    guard = _guard(top, path, args, tests)
     native = _native(top, path, args, outputs)
+    guard = _guard(top, path, args, tests)
+    if native is not None and guard is not None:
+        raise SpecError(path, native.loc.line, "native and guard cannot be combined: the native implementation "
+                                               "would run where the guard keeps SciPy from running")
     top.done()
     spec = model.Spec(
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
-        finite_differences=finite_differences, guard=guard, native=native,
+        finite_differences=finite_differences, native=native, guard=guard,
     )
     _check_consistency(spec)
     comment = text.find(f"# {SCAFFOLD_TODO}")
@@ -655,79 +658,6 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
                           gradient_tolerance=tolerance, expected_failures=tuple(failures), loc=m.loc())
 
 
-def _guard(top: _Mapping, path: str, args: tuple, tests: model.TestPlan) -> model.Guard | None:
-    """``guard: {valid: <condition>, reason: <why>}``: SciPy is called only where the condition holds."""
-    if not top.has("guard"):
-        top.taken.add("guard")
-        return None
-    m = _Mapping(top.get("guard", dict), path, "guard", top.value_line("guard"))
-    valid = _formula(m.get("valid", str, required=True), m.loc("valid"), "guard.valid")
-    reason = " ".join(m.get("reason", str, required=True).split())
-    m.done()
-    line = valid.loc.line
-    traced = [a for a in args if a.traced]
-    if not traced:
-        raise SpecError(path, m.line, "a guard needs traced arguments; this function has none")
-    optional = [a.name for a in traced if a.optional]
-    if optional:
-        raise SpecError(path, m.line, f"a guard cannot be combined with the optional argument {optional[0]!r}")
-    try:
-        expr = parse_guard(valid.text, [a.name for a in traced])
-    except FormulaError as exc:
-        statics = sorted(a.name for a in args if not a.traced and a.name in str(exc))
-        hint = f" (static arguments such as {statics[0]!r} cannot be guarded)" if statics else ""
-        raise SpecError(path, line, f"guard.valid: {exc}{hint}") from None
-    for arg in traced:
-        if arg.kind == "complex" and _outside_abs(expr, arg.name):
-            raise SpecError(path, line, f"guard.valid compares the complex argument {arg.name!r}; compare abs({arg.name})")
-    try:
-        code = GuardPrinter().doprint(expr)
-    except PrintError as exc:
-        raise SpecError(path, line, f"guard.valid: {exc}") from None
-    points = list(_domain_points(traced, tests))
-    # the very code the generated module runs on the host, on every point at once
-    holds = sympy.lambdify([sympy.Symbol(a.name) for a in traced], expr, modules=[{"np": np}], printer=GuardPrinter)
-    try:
-        with np.errstate(all="ignore"):
-            admitted = np.broadcast_to(holds(*(np.asarray([p[a.name] for p, _ in points]) for a in traced)), (len(points),))
-    except Exception as exc:  # noqa: BLE001 - numpy's complaint, whatever it is, is about this formula
-        raise SpecError(path, line, f"guard.valid cannot be evaluated on the test domain ({code}): "
-                                    f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
-    for (point, where), ok in zip(points, admitted):
-        if not ok:
-            shown = ", ".join(f"{k}={v:g}" for k, v in point.items())
-            raise SpecError(path, line, f"guard.valid excludes {shown}, {where}: a guard may only exclude inputs "
-                                        "outside the test domain")
-    return model.Guard(valid=valid, expr=expr, reason=reason, loc=m.loc())
-
-
-def _outside_abs(expr, name: str) -> bool:
-    if isinstance(expr, sympy.Abs):
-        return False
-    if isinstance(expr, sympy.Symbol):
-        return expr.name == name
-    return any(_outside_abs(a, name) for a in expr.args)
-
-
-def _domain_points(traced: list, tests: model.TestPlan):
-    """Points of the test domain a guard must admit: a grid over the box (every integer of a short
-    integer interval) and the special points."""
-    axes = []
-    for arg in traced:
-        lo, hi = tests.domain[arg.name]
-        if arg.kind == "integer":
-            values = list(range(int(lo), int(hi) + 1)) if hi - lo <= 64 else sorted({lo, lo + 1, (lo + hi) // 2, hi - 1, hi})
-        else:
-            values = sorted({lo + (hi - lo) * k / 8 for k in range(9)})
-            if arg.name in tests.complex_domain:
-                (rlo, rhi), (ilo, ihi) = tests.complex_domain[arg.name]
-                values += [complex(r, i) for r in (rlo, rhi) for i in (ilo, ihi)]
-        axes.append(values)
-    names = [a.name for a in traced]
-    for values in itertools.product(*axes):
-        yield dict(zip(names, values)), "a point of tests.domain"
-    for i, point in enumerate(tests.points):
-        yield {n: point[n] for n in names}, f"tests.points[{i}]"
 def _tolerances(parent: _Mapping, key: str, path: str, what: str, defaults: dict | None) -> dict:
     """``{float32: {rtol, atol}, float64: {rtol, atol}}``: dtype -> Tolerance.
 
@@ -835,6 +765,81 @@ def _check_native_signature(target, function: str, args: tuple, path: str, line:
 def _fixed(arg: model.Arg) -> bool:
     """A static argument that supports one value only (``choices: [false]``)."""
     return arg.choices is not None and len(arg.choices) == 1
+
+
+def _guard(top: _Mapping, path: str, args: tuple, tests: model.TestPlan) -> model.Guard | None:
+    """``guard: {valid: <condition>, reason: <why>}``: SciPy is called only where the condition holds."""
+    if not top.has("guard"):
+        top.taken.add("guard")
+        return None
+    m = _Mapping(top.get("guard", dict), path, "guard", top.value_line("guard"))
+    valid = _formula(m.get("valid", str, required=True), m.loc("valid"), "guard.valid")
+    reason = " ".join(m.get("reason", str, required=True).split())
+    m.done()
+    line = valid.loc.line
+    traced = [a for a in args if a.traced]
+    if not traced:
+        raise SpecError(path, m.line, "a guard needs traced arguments; this function has none")
+    optional = [a.name for a in traced if a.optional]
+    if optional:
+        raise SpecError(path, m.line, f"a guard cannot be combined with the optional argument {optional[0]!r}")
+    try:
+        expr = parse_guard(valid.text, [a.name for a in traced])
+    except FormulaError as exc:
+        statics = sorted(a.name for a in args if not a.traced and a.name in str(exc))
+        hint = f" (static arguments such as {statics[0]!r} cannot be guarded)" if statics else ""
+        raise SpecError(path, line, f"guard.valid: {exc}{hint}") from None
+    for arg in traced:
+        if arg.kind == "complex" and _outside_abs(expr, arg.name):
+            raise SpecError(path, line, f"guard.valid compares the complex argument {arg.name!r}; compare abs({arg.name})")
+    try:
+        code = GuardPrinter().doprint(expr)
+    except PrintError as exc:
+        raise SpecError(path, line, f"guard.valid: {exc}") from None
+    points = list(_domain_points(traced, tests))
+    # the very code the generated module runs on the host, on every point at once
+    holds = sympy.lambdify([sympy.Symbol(a.name) for a in traced], expr, modules=[{"np": np}], printer=GuardPrinter)
+    try:
+        with np.errstate(all="ignore"):
+            admitted = np.broadcast_to(holds(*(np.asarray([p[a.name] for p, _ in points]) for a in traced)), (len(points),))
+    except Exception as exc:  # noqa: BLE001 - numpy's complaint, whatever it is, is about this formula
+        raise SpecError(path, line, f"guard.valid cannot be evaluated on the test domain ({code}): "
+                                    f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
+    for (point, where), ok in zip(points, admitted):
+        if not ok:
+            shown = ", ".join(f"{k}={v:g}" for k, v in point.items())
+            raise SpecError(path, line, f"guard.valid excludes {shown}, {where}: a guard may only exclude inputs "
+                                        "outside the test domain")
+    return model.Guard(valid=valid, expr=expr, reason=reason, loc=m.loc())
+
+
+def _outside_abs(expr, name: str) -> bool:
+    if isinstance(expr, sympy.Abs):
+        return False
+    if isinstance(expr, sympy.Symbol):
+        return expr.name == name
+    return any(_outside_abs(a, name) for a in expr.args)
+
+
+def _domain_points(traced: list, tests: model.TestPlan):
+    """Points of the test domain a guard must admit: a grid over the box (every integer of a short
+    integer interval) and the special points."""
+    axes = []
+    for arg in traced:
+        lo, hi = tests.domain[arg.name]
+        if arg.kind == "integer":
+            values = list(range(int(lo), int(hi) + 1)) if hi - lo <= 64 else sorted({lo, lo + 1, (lo + hi) // 2, hi - 1, hi})
+        else:
+            values = sorted({lo + (hi - lo) * k / 8 for k in range(9)})
+            if arg.name in tests.complex_domain:
+                (rlo, rhi), (ilo, ihi) = tests.complex_domain[arg.name]
+                values += [complex(r, i) for r in (rlo, rhi) for i in (ilo, ihi)]
+        axes.append(values)
+    names = [a.name for a in traced]
+    for values in itertools.product(*axes):
+        yield dict(zip(names, values)), "a point of tests.domain"
+    for i, point in enumerate(tests.points):
+        yield {n: point[n] for n in names}, f"tests.points[{i}]"
 
 
 def _check_consistency(spec: model.Spec) -> None:

@@ -178,8 +178,8 @@ class Spec:
     tests: TestPlan
     loc: Location = field(compare=False)
     finite_differences: str | None = None  # why mpmath cannot serve: gradients are checked against SciPy's differences
-    guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
     native: Native | None = None  # a native JAX implementation for real inputs
+    guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
 
     @property
     def traced_args(self) -> tuple:

@@ -463,6 +463,25 @@ def test_bad_guards_are_located(valid, line, message):
     assert error.line == line and message in error.message, str(error)
     assert str(error).startswith(f"{PATH}:{line}: ") and "\n" not in str(error)
 
+
+@pytest.mark.parametrize(
+    "mutate, line, message",
+    [
+        (lambda t: t.replace("  reason: SciPy crashes beyond.\n", ""), 21, "guard is missing required key 'reason'"),
+        (lambda t: t + "  why: typo\n", 23, "unknown key 'why' in guard"),
+        (lambda t: t.replace("guard:\n  valid: And(v <= 100, abs(z) <= 1e3)\n  reason: SciPy crashes beyond.\n",
+                             "guard: v <= 100\n"), 20, "guard must be a mapping"),
+        (lambda t: t.replace("And(v <= 100, abs(z) <= 1e3)", "[1, 2]"), 21, "guard.valid must be a string"),
+        (lambda t: t.replace("  domain: {v: [0, 3], z: [0.5, 5]}\n", "  domain: {v: [0, 3], z: [0.5, 5]}\n  points:\n    - {v: 150, z: 1}\n"),
+         23, "guard.valid excludes v=150, z=1, tests.points[0]"),
+    ],
+    ids=["no-reason", "unknown-key", "not-a-mapping", "valid-not-a-string", "excludes-a-point"],
+)
+def test_guard_structure_errors_are_located(mutate, line, message):
+    error = error_of(load, mutate(GUARDED))
+    assert error.line == line and message in error.message, str(error)
+
+
 # ---- native: a native JAX implementation for real inputs ------------------------------------------
 NATIVE = """\
 name: demo
@@ -503,24 +522,6 @@ def test_native_is_recorded():
 @pytest.mark.parametrize(
     "mutate, line, message",
     [
-        (lambda t: t.replace("  reason: SciPy crashes beyond.\n", ""), 21, "guard is missing required key 'reason'"),
-        (lambda t: t + "  why: typo\n", 23, "unknown key 'why' in guard"),
-        (lambda t: t.replace("guard:\n  valid: And(v <= 100, abs(z) <= 1e3)\n  reason: SciPy crashes beyond.\n",
-                             "guard: v <= 100\n"), 20, "guard must be a mapping"),
-        (lambda t: t.replace("And(v <= 100, abs(z) <= 1e3)", "[1, 2]"), 21, "guard.valid must be a string"),
-        (lambda t: t.replace("  domain: {v: [0, 3], z: [0.5, 5]}\n", "  domain: {v: [0, 3], z: [0.5, 5]}\n  points:\n    - {v: 150, z: 1}\n"),
-         23, "guard.valid excludes v=150, z=1, tests.points[0]"),
-    ],
-    ids=["no-reason", "unknown-key", "not-a-mapping", "valid-not-a-string", "excludes-a-point"],
-)
-def test_guard_structure_errors_are_located(mutate, line, message):
-    error = error_of(load, mutate(GUARDED))
-    assert error.line == line and message in error.message, str(error)
-
-
-@pytest.mark.parametrize(
-    "mutate, line, message",
-    [
         (lambda t: t + "  speedup: 2\n", 25, "unknown key 'speedup' in native"),
         (lambda t: t.replace("  why: measured by benchmarks/native_dispatch.py\n", ""), 20, "native is missing required key 'why'"),
         (lambda t: t.replace("  tolerance:\n    float64: {rtol: 1.0e-15, atol: 0}\n    float32: {rtol: 1.0e-6, atol: 0}\n", ""), 20,
@@ -553,10 +554,11 @@ def test_guard_structure_errors_are_located(mutate, line, message):
          "native.tolerance names 'float16'; dtypes are float32, float64"),
         (lambda t: t.replace("tests:\n", "outputs:\n  - name: out\n    dtype: complex\ntests:\n"), 23,
          "native: output 'out' is complex for real inputs"),
+        (lambda t: t + "guard:\n  valid: x < 10\n  reason: a demo\n", 20, "native and guard cannot be combined"),
     ],
     ids=["unknown-key", "no-why", "no-tolerance", "not-a-mapping", "function-not-a-string", "not-jax", "not-in-jax",
          "no-such-module", "not-callable", "too-many-arguments", "too-few-arguments", "missing-dtype", "missing-bound",
-         "negative-tolerance", "infinite-tolerance", "tolerance-not-a-number", "yaml-exponent", "unknown-dtype", "complex-output"],
+         "negative-tolerance", "infinite-tolerance", "tolerance-not-a-number", "yaml-exponent", "unknown-dtype", "complex-output", "with-guard"],
 )
 def test_native_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(NATIVE))

@@ -74,9 +74,9 @@ class Function:
     outputs: tuple
     vmap_method: str
     rules: dict = field(default_factory=dict)  # condition -> {traced index: Rule}
+    native: str | None = None  # a native JAX implementation for real inputs ("jax.scipy.special.i0e")
     # where SciPy may be called: numpy booleans from the traced operands (the spec's guard.valid), or None
     guard: Callable | None = None
-    native: str | None = None  # a native JAX implementation for real inputs ("jax.scipy.special.i0e")
 
     @property
     def public_name(self) -> str:
@@ -106,8 +106,8 @@ class Function:
             _SCIPY_CALLABLES[key] = cached
         return cached
 
-
     def native_callable(self) -> Callable:
+        """The spec's native JAX implementation (``native``), imported on first use."""
         cached = _NATIVE_CALLABLES.get(self.native)
         if cached is None:
             cached = _NATIVE_CALLABLES[self.native] = _resolve(self.native)
