@@ -12,7 +12,7 @@ import scipy.special as sc
 
 import jaxsci
 from jaxsci import _core
-from jaxsci._core.host import CallbackWarning
+from jaxsci import CallbackWarning
 from jaxsci.special import jv
 
 

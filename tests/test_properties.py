@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jaxsci._core.host import CallbackWarning
+from jaxsci import CallbackWarning
 from specdata import assert_matches_scipy, cases, declared_dtype, native_tolerance, params
 
 CASES = [c for c in cases() if c.spec.traced_args]

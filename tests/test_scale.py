@@ -13,7 +13,7 @@ import scipy.special as sc
 
 import jaxsci
 from jaxsci._core import host, transport
-from jaxsci._core.host import CallbackWarning
+from jaxsci import CallbackWarning
 from jaxsci.special import hyp2f1, jv, lambertw, roots_legendre
 
 CPU_BUFFER_TARGET = "xla_buffer_python_cpu_callback"

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .config import config
-from .errstate import CallbackWarning, report  # noqa: F401 - CallbackWarning is re-exported
+from .errstate import report
 from .registry import lookup
 
 
