@@ -27,7 +27,6 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
-        native='jax.scipy.special.entr',
         rules={
             (): {
                 0: _core.Rule((_entr_x_needs, ), _entr_x_derivative),
@@ -41,15 +40,8 @@ def entr(x):
     """Elementwise entropy, -x log(x) for x > 0, 0 at x = 0, -inf for x < 0.
 
     Wraps ``scipy.special.entr`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``.
-
-    Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.entr``, which is
-    faster than a SciPy callback and agrees with SciPy to within rtol=1e-15, atol=0 in float64 and
-    rtol=1e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and XLA
-    flushes subnormal numbers to zero there. To force SciPy (bit-identical to
-    ``scipy.special.entr``, evaluated on the host in one callback per call and one per derivative
-    order), set ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0``
-    before the first call, or call ``jax.clear_caches()`` after changing it.
+    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
+    (and one per derivative order).
 
     The derivative -log(x) - 1 is +inf at x = 0 (the one-sided derivative) and NaN for x < 0, where
     the function is the constant -inf.

@@ -27,7 +27,6 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
-        native='jax.scipy.special.erf',
         rules={
             (): {
                 0: _core.Rule((_erf_z_needs, ), _erf_z_derivative),
@@ -41,15 +40,8 @@ def erf(z):
     """Error function of real or complex argument.
 
     Wraps ``scipy.special.erf`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``.
-
-    Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.erf``, which is
-    faster than a SciPy callback and agrees with SciPy to within rtol=2e-15, atol=0 in float64 and
-    rtol=1e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and XLA
-    flushes subnormal numbers to zero there. To force SciPy (bit-identical to ``scipy.special.erf``,
-    evaluated on the host in one callback per call and one per derivative order), set
-    ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0`` before the
-    first call, or call ``jax.clear_caches()`` after changing it. Complex inputs always go to SciPy.
+    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
+    (and one per derivative order).
 
     Args:
       z: real or complex array. Real or complex argument.

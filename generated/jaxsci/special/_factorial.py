@@ -32,7 +32,6 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
-        native='jax.scipy.special.factorial',
         rules={
             (('exact', False),): {
                 0: _core.Rule((_factorial_exact_false_n_needs, ), _factorial_exact_false_n_derivative),
@@ -46,15 +45,8 @@ def factorial(n, exact=False, extend='zero'):
     """Factorial n! = gamma(n + 1), elementwise in floating point (exact=False).
 
     Wraps ``scipy.special.factorial`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``.
-
-    Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.factorial``, which
-    is faster than a SciPy callback and agrees with SciPy to within rtol=2e-13, atol=0 in float64
-    and rtol=0.0001, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and
-    XLA flushes subnormal numbers to zero there. To force SciPy (bit-identical to
-    ``scipy.special.factorial``, evaluated on the host in one callback per call and one per
-    derivative order), set ``jaxsci.config.native = False`` or the environment variable
-    ``JAXSCI_NATIVE=0`` before the first call, or call ``jax.clear_caches()`` after changing it.
+    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
+    (and one per derivative order).
 
     Args:
       n: real array. Argument; SciPy returns 0 for n < 0.

@@ -27,7 +27,6 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
-        native='jax.scipy.special.ndtri',
         rules={
             (): {
                 0: _core.Rule((_ndtri_y_needs, ), _ndtri_y_derivative),
@@ -41,15 +40,8 @@ def ndtri(y):
     """Inverse of the standard normal cumulative distribution function (the normal quantile), for real y in [0, 1].
 
     Wraps ``scipy.special.ndtri`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``.
-
-    Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.ndtri``, which is
-    faster than a SciPy callback and agrees with SciPy to within rtol=4e-15, atol=0 in float64 and
-    rtol=1e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate it, and XLA
-    flushes subnormal numbers to zero there. To force SciPy (bit-identical to
-    ``scipy.special.ndtri``, evaluated on the host in one callback per call and one per derivative
-    order), set ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0``
-    before the first call, or call ``jax.clear_caches()`` after changing it.
+    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
+    (and one per derivative order).
 
     Args:
       y: real array. Probability in [0, 1].
