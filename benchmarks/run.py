@@ -260,7 +260,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer sizes and repetitions")
     parser.add_argument("--output", default="RESULTS.md", help="file name under benchmarks/ for the table")
     options = parser.parse_args()
+    load_before = os.getloadavg()[0]
     results = rows(options.quick) + sharded_rows(options.quick)
+    load_after = os.getloadavg()[0]
     cpu = platform.processor() or platform.machine()
     try:
         cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
@@ -273,6 +275,8 @@ def main() -> None:
         f"numpy {np.__version__}, scipy {scipy.__version__}; {datetime.date.today()}.",
         f"Command: `{' '.join([Path(sys.executable).name, 'benchmarks/run.py', *sys.argv[1:]])}` "
         f"(commit {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=HERE).stdout.strip()}).",
+        f"Load average before and after: {load_before:.1f}, {load_after:.1f} (the multi-core rows need the "
+        f"machine's cores free: a load above about 1 means other work shared them).",
         "Medians of interleaved repetitions; ratio = jaxsci / baseline (below 1: jaxsci is faster).",
         "",
         "| comparison | N | jaxsci | baseline | ratio |",
