@@ -195,7 +195,7 @@ os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
 import jax, jax.numpy as jnp, numpy as np, scipy.special as sc
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 jax.config.update("jax_enable_x64", True)
-from jaxsci.special import jv, hyp2f1
+from jaxsci.special import jv, hyp2f1, roots_legendre
 from jaxsci._core import host
 
 seen = []
@@ -231,6 +231,10 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
     assert h.sharding.spec == P("a", "b"), h.sharding
     assert set(seen) == {{(4, 3, 1)}}, seen
     np.testing.assert_array_equal(np.asarray(h), sc.hyp2f1(0.5, np.asarray(b), 3.0, np.asarray(z)))
+# a function of static arguments only is computed whole, whatever sharding its result is given
+mesh = jax.make_mesh((4,), ("d",))
+nodes = jax.jit(lambda: roots_legendre(8)[0], out_shardings=NamedSharding(mesh, P("d")))()
+np.testing.assert_array_equal(np.asarray(nodes), sc.roots_legendre(8)[0])
 print("ok")
 """
 

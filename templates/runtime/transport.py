@@ -68,7 +68,8 @@ def _lean_primitive():
         if not isinstance(axis_context, sharding_impls.ShardingContext) or axis_context.num_devices < 2:
             return False
         shape = ctx.avals_out[0].shape if ctx.avals_out else ()
-        return bool(shape) and all(a.shape == shape for a in ctx.avals_out) and all(
+        # A call without operands (roots_legendre(n)) is not elementwise: it is computed whole.
+        return bool(shape) and bool(ctx.avals_in) and all(a.shape == shape for a in ctx.avals_out) and all(
             len(a.shape) == len(shape) for a in ctx.avals_in)
 
     def _lowering(ctx, *operands, callback, result_avals, vmap_method):
