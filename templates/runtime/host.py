@@ -78,10 +78,6 @@ def _fill(output: np.ndarray) -> None:
     output[...] = np.nan if output.dtype.kind in "fc" else 0
 
 
-def _empty(shape, dtype) -> np.ndarray:
-    return np.empty(shape, dtype=dtype)
-
-
 def _aligned(array: np.ndarray, rank: int) -> np.ndarray:
     return array.reshape((1,) * (rank - array.ndim) + array.shape) if array.ndim < rank else array
 
@@ -239,11 +235,11 @@ def evaluate_calls(calls: tuple, *operands):
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
         _warn(calls[0][0] if calls else "?", exc)
-        outputs = [_empty((), dt) for call in calls for dt in call[3]]
+        outputs = [np.empty((), dt) for call in calls for dt in call[3]]
         for output in outputs:
             _fill(output)
         return tuple(outputs)
-    outputs = [_empty(given[0][k] if given else shape, dt)
+    outputs = [np.empty(given[0][k] if given else shape, dt)
                for _, _, _, dtypes, *given in calls for k, dt in enumerate(dtypes)]
     run_calls(calls, arrays, outputs)
     return tuple(outputs)
@@ -256,6 +252,11 @@ def evaluate_calls_in_place(calls: tuple, context, out_buffers, *in_buffers) -> 
         outputs = [np.asarray(b) for b in out_buffers]
     except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
         _warn(calls[0][0] if calls else "?", exc)
+        for buffer in out_buffers:  # NaN wherever the outputs can be reached, never stale memory
+            try:
+                _fill(np.asarray(buffer))
+            except Exception:  # noqa: BLE001
+                pass
         return
     run_calls(calls, arrays, outputs)
 
