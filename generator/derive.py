@@ -14,7 +14,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from . import model
-from .errors import SpecError
+from .errors import SpecError, SpecErrors
 from .formulas import Catalog, FormulaError, arg_symbols, parse, sympy_namespace
 from .loader import _all_conditions, _matches
 from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
@@ -318,7 +318,20 @@ class _Deriver:
         rng = random.Random(f"{spec.name}:{arg.name}:{condition}")
         samples = _sample_points(spec, rng, CROSS_CHECK_POINTS, real=True)
         complex_samples = _sample_points(spec, rng, CROSS_CHECK_POINTS, real=False) if spec.tests.complex_domain else []
-        t = sympy.Symbol("t", real=True)
+        t = sympy.Dummy("t", real=True)  # a Dummy: an argument may be called t (stdtr)
+        x = symbols[arg.name]
+        slopes: dict = {}  # direction -> d/dt definition(x + direction t), differentiated once
+        expected_at: dict = {}  # (point index, direction) -> sympy's derivative there, shared by every candidate
+
+        def expected(index, point, direction):
+            if (index, direction) not in expected_at:
+                if direction not in slopes:
+                    slopes[direction] = sympy.diff(definition.xreplace({x: x + direction * t}), t)
+                values = {symbols[a.name]: point[a.name] for a in spec.traced_args}
+                expected_at[index, direction] = complex(slopes[direction].xreplace(values).subs(t, 0)
+                                                        .evalf(CROSS_CHECK_DIGITS))
+            return expected_at[index, direction]
+
         checked = 0
         for label, candidate in candidates:
             try:
@@ -331,18 +344,14 @@ class _Deriver:
                 return f"not cross-checked: sympy cannot substitute into {definition} ({type(exc).__name__})"
             if rule is None or (conj is not None and conj_rule is None):
                 return f"not cross-checked: no sympy expression for {', '.join(missing)} (verified against mpmath by the test suite)"
-            for point, directions in [(p, (1,)) for p in samples] + [(p, (1, sympy.I)) for p in complex_samples]:
+            for index, (point, directions) in enumerate([(p, (1,)) for p in samples] + [(p, (1, sympy.I)) for p in complex_samples]):
                 for direction in directions:
-                    x0 = point[arg.name]
                     try:
-                        shifted = definition.xreplace({symbols[arg.name]: x0 + direction * t})
-                        subs = {symbols[a.name]: point[a.name] for a in spec.traced_args if a.name != arg.name}
-                        expected = sympy.diff(shifted.xreplace(subs), t).subs(t, 0)
+                        e = expected(index, point, direction)
                         got = rule * direction
                         if conj_rule is not None:
                             got += conj_rule * sympy.conjugate(direction)
-                        got = got.xreplace({**subs, symbols[arg.name]: x0})
-                        e = complex(expected.evalf(CROSS_CHECK_DIGITS))
+                        got = got.xreplace({symbols[a.name]: point[a.name] for a in spec.traced_args})
                         g = complex(got.evalf(CROSS_CHECK_DIGITS))
                     except Exception as exc:  # noqa: BLE001 - sympy raises many types on what it cannot evaluate
                         return f"not cross-checked: sympy cannot evaluate the derivative numerically at {point} ({type(exc).__name__})"
@@ -518,44 +527,63 @@ def _safe(expr, symbol, value):
 
 
 def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
+    """Every case's rules; all the spec's errors are raised together (one per argument and case)."""
     static_bools = {a.name for a in spec.args if a.kind == "static_bool"}
-    cases = []
+    cases, errors = [], []
     choices = {a.name: a.choices for a in spec.args if a.choices is not None}
+    traced_index = {a.name: i for i, a in enumerate(spec.traced_args)}
     for condition in _all_conditions(static_bools):
-        statics = dict(condition)
         if any(name in choices and value not in choices[name] for name, value in condition):
             continue  # an unsupported value: the core rejects it before any rule is needed
         rules = []
-        traced_index = {a.name: i for i, a in enumerate(spec.traced_args)}
         for arg in spec.differentiable_args:
-            written = [r for r in spec.derivatives if r.arg == arg.name and _matches(r.when, condition)]
-            rule = written[0] if written else None
-            if rule is not None and rule.method == "formula":
-                exprs, conj, points = deriver.explicit(spec, rule, statics)
-                check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
-                method, source = "formula", rule.source
-                shown = tuple((name, f.text) for name, f in rule.formulas)
-            elif rule is not None and rule.method == "implicit":
-                exprs, conj, points = [deriver.implicit(spec, rule, arg, statics)], None, []
-                check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
-                if check.startswith("not cross-checked"):
-                    check = f"implicit-function rule on {rule.implicit.text!r}, from the spec'd derivatives of the functions in it"
-                method, source = "implicit", rule.source
-                shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
-            else:
-                exprs, conj, points = deriver.derived(spec, arg, condition), None, []
-                check = "derived by sympy"
-                method, source = "sympy", "derived by sympy"
-                shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
-            loc = rule.loc if rule is not None else arg.loc
-            needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points, loc)
-            rules.append(ArgRule(arg=arg, traced_index=traced_index[arg.name], method=method, source=source,
-                                 formulas=shown, needs=needs, derivative=derivative, conjugate=conjugate, check=check))
+            try:
+                rules.append(_derive_arg(deriver, spec, condition, arg, traced_index[arg.name]))
+            except SpecError as exc:
+                if str(exc) not in map(str, errors):  # the same error under several static cases is one
+                    errors.append(exc)
         cases.append(CaseRules(condition=condition, rules=tuple(rules)))
+    if errors:
+        raise SpecErrors(errors)
     return tuple(cases)
 
 
+def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.Arg, index: int) -> ArgRule:
+    statics = dict(condition)
+    written = [r for r in spec.derivatives if r.arg == arg.name and _matches(r.when, condition)]
+    rule = written[0] if written else None
+    if rule is not None and rule.method == "formula":
+        exprs, conj, points = deriver.explicit(spec, rule, statics)
+        check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
+        method, source = "formula", rule.source
+        shown = tuple((name, f.text) for name, f in rule.formulas)
+    elif rule is not None and rule.method == "implicit":
+        exprs, conj, points = [deriver.implicit(spec, rule, arg, statics)], None, []
+        check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
+        if check.startswith("not cross-checked"):
+            check = f"implicit-function rule on {rule.implicit.text!r}, from the spec'd derivatives of the functions in it"
+        method, source = "implicit", rule.source
+        shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
+    else:
+        exprs, conj, points = deriver.derived(spec, arg, condition), None, []
+        check = "derived by sympy"
+        method, source = "sympy", "derived by sympy"
+        shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
+    loc = rule.loc if rule is not None else arg.loc
+    needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points, loc)
+    return ArgRule(arg=arg, traced_index=index, method=method, source=source, formulas=shown, needs=needs,
+                   derivative=derivative, conjugate=conjugate, check=check)
+
+
 def derive_all(specs) -> dict:
-    """name -> CaseRules per static condition, for every spec."""
+    """name -> CaseRules per static condition, for every spec; every spec's errors are raised together."""
     deriver = _Deriver(specs)
-    return {spec.name: derive_spec(deriver, spec) for spec in specs}
+    rules, errors = {}, []
+    for spec in specs:
+        try:
+            rules[spec.name] = derive_spec(deriver, spec)
+        except SpecErrors as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise SpecErrors(errors)
+    return rules

@@ -17,9 +17,16 @@ class SpecError(Exception):
         return f"{where}: {self.message}"
 
 
-class SpecErrors(Exception):
-    """Several spec errors, reported together so one run shows them all."""
+class SpecErrors(SpecError):
+    """Several spec errors, reported together so one run shows them all.
+
+    A ``SpecError`` itself (located at the first of them), so code that expects one error still works.
+    """
 
     def __init__(self, errors: list[SpecError]):
-        super().__init__("\n".join(str(e) for e in errors))
+        first = errors[0]
+        super().__init__(first.path, first.line, first.message)
         self.errors = errors
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)

@@ -223,8 +223,8 @@ def parse(text: str, names: dict) -> sympy.Basic:
     except NameError as exc:
         missing = str(exc).split("'")[1] if "'" in str(exc) else str(exc)
         raise FormulaError(f"unknown name {missing!r} in {text!r}") from None
-    except (SyntaxError, tokenize.TokenError) as exc:
-        raise FormulaError(f"cannot parse {text!r}: {exc.msg if hasattr(exc, 'msg') else exc}") from None
+    except (SyntaxError, tokenize.TokenError):
+        raise FormulaError(f"cannot parse {text!r}: {_syntax_problem(text)}") from None
     except Exception as exc:  # sympy raises many types while evaluating; all mean "bad formula"
         raise FormulaError(f"cannot evaluate {text!r}: {type(exc).__name__}: {exc}") from None
     if isinstance(result, (bool, int, float, complex)):
@@ -232,6 +232,20 @@ def parse(text: str, names: dict) -> sympy.Basic:
     if not isinstance(result, sympy.Basic):
         raise FormulaError(f"{text!r} is not an expression (got {type(result).__name__})")
     return result
+
+
+def _syntax_problem(text: str) -> str:
+    """What is wrong with a formula, in Python's own words ("'(' was never closed"), with a column.
+
+    sympy's tokenizer reports an unclosed bracket as its internal ``('EOF in multi-line statement',
+    (2, 0))``; Python's parser says which bracket and where.
+    """
+    try:
+        compile(text.strip(), "<formula>", "eval")
+    except SyntaxError as exc:
+        where = f" at column {exc.offset}" if exc.offset else ""
+        return f"{exc.msg}{where}"
+    return "not an expression sympy can read"
 
 
 def sympy_namespace(spec: model.Spec, statics: dict) -> dict:

@@ -174,10 +174,20 @@ def load_spec(path: Path, root: Path | None = None) -> model.Spec:
 
 def load_specs(specs_dir: Path, root: Path | None = None) -> list[model.Spec]:
     """Load every ``specs/<module>/<name>.yaml``; all errors are collected, then raised together."""
+    specs, errors = load_specs_and_errors(specs_dir, root)
+    if errors:
+        raise SpecErrors(errors)
+    return specs
+
+
+def load_specs_and_errors(specs_dir: Path, root: Path | None = None) -> tuple[list, list]:
+    """The specs that load, and every error of those that do not (each file's errors, all of them)."""
     specs, errors = [], []
     for path in sorted(specs_dir.glob("*/*.yaml")):
         try:
             specs.append(load_spec(path, root))
+        except SpecErrors as exc:
+            errors.extend(exc.errors)
         except SpecError as exc:
             errors.append(exc)
     seen: dict[tuple, model.Spec] = {}
@@ -189,13 +199,37 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> list[model.Spec]:
     stray = sorted(p for p in specs_dir.glob("*/*") if p.suffix in (".yml", ".YAML", ".json"))
     for path in stray:
         errors.append(SpecError(str(path.relative_to(root) if root else path), None, "specs must be named <name>.yaml"))
-    if errors:
-        raise SpecErrors(errors)
-    return specs
+    return specs, errors
+
+
+def _scaffold_leftovers(data, text: str, path: str) -> list[SpecError]:
+    """Every placeholder value and every TODO comment `python -m generator new` left, in one list."""
+    errors = []
+
+    def walk(value, where: str, line):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{where}.{key}" if where else str(key), getattr(value, "value_lines", {}).get(key, line))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{where}[{i}]", _item_line(value, i, line))
+        elif isinstance(value, str) and SCAFFOLD_TODO in value:
+            errors.append(SpecError(path, line, f"{where} is a placeholder left by `python -m generator new`: "
+                                                f"{' '.join(value.split())}"))
+
+    walk(data, "", 1)
+    for number, line_text in enumerate(text.splitlines(), 1):
+        if f"# {SCAFFOLD_TODO}" in line_text:
+            errors.append(SpecError(path, number, f"a '# {SCAFFOLD_TODO}' comment from `python -m generator new` "
+                                                  "is left: do what it says, then delete it"))
+    return sorted(errors, key=lambda e: e.line or 0)
 
 
 def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) -> model.Spec:
     data = load_yaml(text, path)
+    leftovers = _scaffold_leftovers(data, text, path)
+    if leftovers:
+        raise SpecErrors(leftovers)
     top = _Mapping(data, path, "the spec", 1)
     name = _identifier(top.get("name", str, required=True), path, top.value_line("name"), "function name")
     if stem is not None and stem != name:
@@ -242,10 +276,6 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         finite_differences=finite_differences, native=native, guard=guard,
     )
     _check_consistency(spec)
-    comment = text.find(f"# {SCAFFOLD_TODO}")
-    if comment >= 0:
-        raise SpecError(path, line_at(text, comment),
-                        f"a '# {SCAFFOLD_TODO}' comment from `python -m generator new` is left: do what it says, then delete it")
     return spec
 
 

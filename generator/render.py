@@ -259,20 +259,20 @@ def existing_files(out_dir: Path) -> dict:
     return found
 
 
-def write(files: dict, out_dir: Path) -> list[str]:
-    """Write what changed and remove what is no longer generated; returns the paths touched."""
-    touched = []
+def write(files: dict, out_dir: Path) -> tuple[list[str], list[str]]:
+    """Write what changed and remove what is no longer generated; returns (written, removed) paths."""
+    written, removed = [], []
     current = existing_files(out_dir)
     for rel, content in files.items():
         if current.get(rel) != content:
             path = out_dir / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")
-            touched.append(rel)
+            written.append(rel)
     for rel in sorted(set(current) - set(files)):
         (out_dir / rel).unlink()
-        touched.append(rel)
-    return touched
+        removed.append(rel)
+    return written, removed
 
 
 def diff(files: dict, out_dir: Path) -> str:
