@@ -234,12 +234,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     name = _identifier(top.get("name", str, required=True), path, top.value_line("name"), "function name")
     if stem is not None and stem != name:
         raise SpecError(path, top.value_line("name"), f"name {name!r} does not match the file name {stem}.yaml")
-    scipy = top.get("scipy", str, required=True)
-    expected_prefix = f"scipy.{module}."
-    if not scipy.startswith(expected_prefix) or not _IDENTIFIER.match(scipy[len(expected_prefix):]):
-        raise SpecError(
-            path, top.value_line("scipy"), f"scipy must name a callable in scipy.{module}, like '{expected_prefix}{name}', got {scipy!r}"
-        )
+    scipy = _host_callable(top, path, module, name)
     summary = top.get("summary", str, required=True).strip()
     description = (top.get("description", str, default="") or "").strip()
     references = _references(top, path)
@@ -277,6 +272,55 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     )
     _check_consistency(spec)
     return spec
+
+
+def _host_callable(top: _Mapping, path: str, module: str, name: str) -> str:
+    """What the host evaluates: ``scipy: scipy.<module>.NAME``, or for a derivative kernel in
+    specs/kernels/, ``host: jaxsci._core.kernels.<family>.NAME``, a function of templates/runtime/kernels/."""
+    if module != model.KERNELS:
+        if top.has("host"):
+            raise SpecError(path, top.key_line("host"), f"host: names a derivative kernel, for specs in specs/{model.KERNELS}/ only; "
+                                                        f"a scipy.{module} function is named by scipy:")
+        scipy = top.get("scipy", str, required=True)
+        expected_prefix = f"scipy.{module}."
+        if not scipy.startswith(expected_prefix) or not _IDENTIFIER.match(scipy[len(expected_prefix):]):
+            raise SpecError(path, top.value_line("scipy"),
+                            f"scipy must name a callable in scipy.{module}, like '{expected_prefix}{name}', got {scipy!r}")
+        return scipy
+    if top.has("scipy"):
+        raise SpecError(path, top.key_line("scipy"), f"a derivative kernel in specs/{model.KERNELS}/ is named by host: "
+                                                     f"(jaxsci._core.kernels.<family>.{name}), not scipy:")
+    host = top.get("host", str, required=True)
+    parts = host.split(".")
+    if parts[:3] != ["jaxsci", "_core", "kernels"] or len(parts) != 5 or not all(map(_IDENTIFIER.match, parts[3:])):
+        raise SpecError(path, top.value_line("host"),
+                        f"host must name a function of templates/runtime/kernels/<family>.py as "
+                        f"'jaxsci._core.kernels.<family>.{name}', got {host!r}")
+    family, function = parts[3], parts[4]
+    source = _KERNELS_DIR / f"{family}.py"
+    if not source.is_file():
+        raise SpecError(path, top.value_line("host"), f"host {host!r}: there is no templates/runtime/kernels/{family}.py")
+    defined = _kernel_names(source)
+    if function not in defined:
+        hint = difflib.get_close_matches(function, sorted(defined), n=1)
+        raise SpecError(path, top.value_line("host"), f"host {host!r}: templates/runtime/kernels/{family}.py defines no "
+                                                      f"function {function!r}" + (f"; did you mean {hint[0]!r}?" if hint else ""))
+    return host
+
+
+_KERNELS_DIR = Path(__file__).resolve().parent.parent / "templates" / "runtime" / "kernels"
+
+
+def _kernel_names(source: Path) -> set:
+    """The module-level functions and assigned names of a kernel module, read without running it."""
+    import ast
+
+    tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
 
 
 def _references(top: _Mapping, path: str) -> tuple:
@@ -683,9 +727,26 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
             raise SpecError(path, fm.value_line("dtype"), f"dtype must be one of {', '.join(model.TEST_DTYPES)}")
         fm.done()
         failures.append(model.ExpectedFailure(test=test, reason=reason.strip(), dtype=dtype, loc=fm.loc()))
+    first_order_only = _first_order_only(m, path, args)
     m.done()
     return model.TestPlan(domain=domain, complex_domain=complex_domain, points=tuple(points), statics=statics,
-                          gradient_tolerance=tolerance, expected_failures=tuple(failures), loc=m.loc())
+                          gradient_tolerance=tolerance, expected_failures=tuple(failures), loc=m.loc(),
+                          first_order_only=first_order_only)
+
+
+def _first_order_only(m: _Mapping, path: str, args: tuple) -> tuple:
+    """``tests.first_order_only: {arg: why}``: the suite checks the first derivative in ``arg`` and that
+    the second raises NonDifferentiableError (a kernel whose next order is its parent's third)."""
+    raw = m.get("first_order_only", dict, default=LocatedDict())
+    fm = _Mapping(raw, path, "tests.first_order_only", m.value_line("first_order_only"))
+    differentiable = {a.name for a in args if a.differentiable}
+    out = []
+    for name in raw:
+        if name not in differentiable:
+            raise SpecError(path, fm.key_line(name), f"tests.first_order_only names {name!r}, which is not a differentiable argument")
+        out.append((name, fm.get(name, str).strip()))
+    fm.done()
+    return tuple(out)
 
 
 def _tolerances(parent: _Mapping, key: str, path: str, what: str, defaults: dict | None) -> dict:

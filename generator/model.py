@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+KERNELS = "kernels"  # specs/kernels/: jaxsci's own derivative kernels, evaluated on the host like SciPy
 ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int", "static_float", "static_str")
 TRACED_KINDS = ("real", "complex", "integer")
 STATIC_KINDS = ("static_bool", "static_int", "static_float", "static_str")
@@ -139,6 +140,7 @@ class TestPlan:
     expected_failures: tuple  # ExpectedFailure, ...
     loc: Location
     statics: dict = field(default_factory=dict)  # static int/float/str argument -> values the suites try
+    first_order_only: tuple = ()  # ((arg, why), ...): the second derivative raises, by design
 
     def expected_failure(self, test: str, dtype: str | None = None) -> ExpectedFailure | None:
         for failure in self.expected_failures:
@@ -198,6 +200,11 @@ class Spec:
             if a.name == name:
                 return a
         raise KeyError(name)
+
+    @property
+    def kernel(self) -> bool:
+        """A derivative kernel of jaxsci's own (specs/kernels/), not a SciPy function."""
+        return self.module == KERNELS
 
     @property
     def qualname(self) -> str:

@@ -157,9 +157,12 @@ def render_all(specs: list, rules: dict, templates: Path) -> dict:
     files[f"{PACKAGE}/__init__.py"] = env.get_template("root_init.py.j2").render(
         modules=modules, version=VERSION, source="specs/")
     files[COVERAGE] = render_coverage(env, specs, rules)
-    for path in sorted((templates / RUNTIME_DIR).glob("*.py")):
-        source = f"templates/{RUNTIME_DIR}/{path.name}"
-        files[f"{PACKAGE}/{CORE_PACKAGE}/{path.name}"] = _header_copy(source) + path.read_text(encoding="utf-8")
+    runtime = templates / RUNTIME_DIR
+    for path in sorted(runtime.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        rel = path.relative_to(runtime).as_posix()
+        files[f"{PACKAGE}/{CORE_PACKAGE}/{rel}"] = _header_copy(f"templates/{RUNTIME_DIR}/{rel}") + path.read_text(encoding="utf-8")
     return files
 
 
@@ -178,7 +181,11 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict) -> str:
     by_method = {"sympy": 0, "formula": 0, "implicit": 0}
     pairs = differentiable = not_differentiable = mpmath_verified = fd_verified = complex_functions = 0
     rows, unverified, natives = [], [], []
+    kernels = []
     for spec in sorted(specs, key=lambda s: (s.module, s.name)):
+        if spec.kernel:
+            kernels.append(_kernel_row(spec, rules[spec.name]))
+            continue
         if spec.native is not None:
             natives.append({
                 "name": spec.name,
@@ -227,7 +234,8 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict) -> str:
                 f"finite differences ({spec.finite_differences})" if spec.finite_differences else "mpmath")),
         })
     counts = {
-        "functions": len(specs),
+        "functions": len(specs) - len(kernels),
+        "kernels": len(kernels),
         "ufuncs_total": len(ufuncs),
         "ufuncs_covered": len(set(ufuncs) & names),
         "ufuncs_missing": sorted(set(ufuncs) - names),
@@ -245,7 +253,18 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict) -> str:
         "not_differentiable": not_differentiable,
         "native": len(natives),
     }
-    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives)
+    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels)
+
+
+def _kernel_row(spec: model.Spec, cases: tuple) -> dict:
+    rules = {rule.arg.name: rule for case in cases for rule in case.rules}
+    cells = []
+    for arg in spec.args:
+        if arg.kind not in ("real", "complex"):
+            continue
+        rule = rules.get(arg.name)
+        cells.append(f"`{arg.name}`: " + (_rule_text(rule) if rule is not None else f"not differentiable ({arg.why})"))
+    return {"name": spec.name, "host": spec.scipy, "summary": _cell(spec.summary), "rules": _cell("<br>".join(cells))}
 
 
 def existing_files(out_dir: Path) -> dict:

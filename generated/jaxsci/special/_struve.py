@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _struve_v_needs(v, x, values, needs):
+    """Evaluations d struve / d v uses besides struve itself."""
+    return (
+        _core.Need('kernels.struve_dv', (), (0, 1, )),
+    )
+
+
+def _struve_v_derivative(v, x, values, needs):
+    """d struve / d v: struve_dv(v, x) [no closed form in v (DLMF 11.2.1): jaxsci's kernel struve_dv, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (struve_dv_1,) = needs
+    return (struve_dv_1, )
+
+
 def _struve_x_needs(v, x, values, needs):
     """Evaluations d struve / d x uses besides struve itself."""
     return (
@@ -30,13 +44,14 @@ _FUNCTION = _core.register(
         qualname='special.struve',
         scipy='scipy.special.struve',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Struve or Bessel functions', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_struve_v_needs, ), _struve_v_derivative),
                 1: _core.Rule((_struve_x_needs, ), _struve_x_derivative),
             },
         },
@@ -53,7 +68,7 @@ def struve(v, x):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Struve or Bessel functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: struve_dv(v, x) (no closed form in v (DLMF 11.2.1): jaxsci's kernel struve_dv, Ridders' extrapolated differences of SciPy; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       x: real array. Argument (must be positive unless v is an integer).
         Differentiable: struve(v - 1, x) - v / x * struve(v, x) (DLMF 11.4.27, (x^v H_v)' = x^v H_(v-1); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 

@@ -1,0 +1,1 @@
+"""jaxsci's own derivative kernels: vectorised numpy, evaluated on the host like SciPy (specs/kernels/)."""
