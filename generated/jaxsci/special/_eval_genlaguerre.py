@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _eval_genlaguerre_alpha_needs(n, alpha, x, values, needs):
+    """Evaluations d eval_genlaguerre / d alpha uses besides eval_genlaguerre itself."""
+    return (
+        _core.Need('kernels.eval_genlaguerre_dalpha', (), (0, 1, 2, )),
+    )
+
+
+def _eval_genlaguerre_alpha_derivative(n, alpha, x, values, needs):
+    """d eval_genlaguerre / d alpha: eval_genlaguerre_dalpha(n, alpha, x) [jaxsci's kernel eval_genlaguerre_dalpha, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (eval_genlaguerre_dalpha_1,) = needs
+    return (eval_genlaguerre_dalpha_1, )
+
+
 def _eval_genlaguerre_x_needs(n, alpha, x, values, needs):
     """Evaluations d eval_genlaguerre / d x uses besides eval_genlaguerre itself."""
     return (
@@ -27,13 +41,14 @@ _FUNCTION = _core.register(
         scipy='scipy.special.eval_genlaguerre',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('alpha', 'real', differentiable=False, why="the derivative in alpha has no closed form in spec'd functions (for an integer degree it is the sum of L_k^(alpha)(x) / (n - k) over all k < n, a number of evaluations that grows with n; for a float degree a hypergeometric parameter derivative)", accepts_float=False, truncates_float=False),
+            _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                1: _core.Rule((_eval_genlaguerre_alpha_needs, ), _eval_genlaguerre_alpha_derivative),
                 2: _core.Rule((_eval_genlaguerre_x_needs, ), _eval_genlaguerre_x_derivative),
             },
         },
@@ -56,7 +71,7 @@ def eval_genlaguerre(n, alpha, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Laguerre function of that degree).
       alpha: real array. Parameter, alpha > -1.
-        Not differentiable: the derivative in alpha has no closed form in spec'd functions (for an integer degree it is the sum of L_k^(alpha)(x) / (n - k) over all k < n, a number of evaluations that grows with n; for a float degree a hypergeometric parameter derivative). A tangent on it raises NonDifferentiableError.
+        Differentiable: eval_genlaguerre_dalpha(n, alpha, x) (jaxsci's kernel eval_genlaguerre_dalpha, Ridders' extrapolated differences of SciPy; not cross-checked: no sympy expression for eval_genlaguerre_dalpha (verified against mpmath by the test suite))
       x: real or complex array. Argument.
         Differentiable: -eval_genlaguerre(n - 1, alpha + 1, x) (DLMF 18.9.23; agrees with sympy's derivative of assoc_laguerre(n, alpha, x) at 12 sample points)
 

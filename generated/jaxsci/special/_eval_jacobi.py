@@ -7,6 +7,34 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _eval_jacobi_alpha_needs(n, alpha, beta, x, values, needs):
+    """Evaluations d eval_jacobi / d alpha uses besides eval_jacobi itself."""
+    return (
+        _core.Need('kernels.eval_jacobi_dalpha', (), (0, 1, 2, 3, )),
+    )
+
+
+def _eval_jacobi_alpha_derivative(n, alpha, beta, x, values, needs):
+    """d eval_jacobi / d alpha: eval_jacobi_dalpha(n, alpha, beta, x) [jaxsci's kernel eval_jacobi_dalpha, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (eval_jacobi_dalpha_1,) = needs
+    return (eval_jacobi_dalpha_1, )
+
+
+def _eval_jacobi_beta_needs(n, alpha, beta, x, values, needs):
+    """Evaluations d eval_jacobi / d beta uses besides eval_jacobi itself."""
+    return (
+        _core.Need('kernels.eval_jacobi_dbeta', (), (0, 1, 2, 3, )),
+    )
+
+
+def _eval_jacobi_beta_derivative(n, alpha, beta, x, values, needs):
+    """d eval_jacobi / d beta: eval_jacobi_dbeta(n, alpha, beta, x) [jaxsci's kernel eval_jacobi_dbeta, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (eval_jacobi_dbeta_1,) = needs
+    return (eval_jacobi_dbeta_1, )
+
+
 def _eval_jacobi_x_needs(n, alpha, beta, x, values, needs):
     """Evaluations d eval_jacobi / d x uses besides eval_jacobi itself."""
     return (
@@ -27,14 +55,16 @@ _FUNCTION = _core.register(
         scipy='scipy.special.eval_jacobi',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('alpha', 'real', differentiable=False, why="the derivatives in alpha and beta have no closed form in spec'd functions (for an integer degree they are sums over all lower degrees, a number of evaluations that grows with n; for a float degree hypergeometric parameter derivatives)", accepts_float=False, truncates_float=False),
-            _core.Arg('beta', 'real', differentiable=False, why="the derivatives in alpha and beta have no closed form in spec'd functions (for an integer degree they are sums over all lower degrees, a number of evaluations that grows with n; for a float degree hypergeometric parameter derivatives)", accepts_float=False, truncates_float=False),
+            _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('beta', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                1: _core.Rule((_eval_jacobi_alpha_needs, ), _eval_jacobi_alpha_derivative),
+                2: _core.Rule((_eval_jacobi_beta_needs, ), _eval_jacobi_beta_derivative),
                 3: _core.Rule((_eval_jacobi_x_needs, ), _eval_jacobi_x_derivative),
             },
         },
@@ -56,9 +86,9 @@ def eval_jacobi(n, alpha, beta, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Jacobi function of that degree).
       alpha: real array. Parameter, alpha > -1.
-        Not differentiable: the derivatives in alpha and beta have no closed form in spec'd functions (for an integer degree they are sums over all lower degrees, a number of evaluations that grows with n; for a float degree hypergeometric parameter derivatives). A tangent on it raises NonDifferentiableError.
+        Differentiable: eval_jacobi_dalpha(n, alpha, beta, x) (jaxsci's kernel eval_jacobi_dalpha, Ridders' extrapolated differences of SciPy; not cross-checked: no sympy expression for eval_jacobi_dalpha (verified against mpmath by the test suite))
       beta: real array. Parameter, beta > -1.
-        Not differentiable: the derivatives in alpha and beta have no closed form in spec'd functions (for an integer degree they are sums over all lower degrees, a number of evaluations that grows with n; for a float degree hypergeometric parameter derivatives). A tangent on it raises NonDifferentiableError.
+        Differentiable: eval_jacobi_dbeta(n, alpha, beta, x) (jaxsci's kernel eval_jacobi_dbeta, Ridders' extrapolated differences of SciPy; not cross-checked: no sympy expression for eval_jacobi_dbeta (verified against mpmath by the test suite))
       x: real or complex array. Argument.
         Differentiable: (n + alpha + beta + 1) / 2 * eval_jacobi(n - 1, alpha + 1, beta + 1, x) (DLMF 18.9.15; agrees with sympy's derivative of jacobi(n, alpha, beta, x) at 12 sample points)
 

@@ -7,6 +7,34 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _eval_sh_jacobi_p_needs(n, p, q, x, values, needs):
+    """Evaluations d eval_sh_jacobi / d p uses besides eval_sh_jacobi itself."""
+    return (
+        _core.Need('kernels.eval_sh_jacobi_dp', (), (0, 1, 2, 3, )),
+    )
+
+
+def _eval_sh_jacobi_p_derivative(n, p, q, x, values, needs):
+    """d eval_sh_jacobi / d p: eval_sh_jacobi_dp(n, p, q, x) [jaxsci's kernel eval_sh_jacobi_dp, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (eval_sh_jacobi_dp_1,) = needs
+    return (eval_sh_jacobi_dp_1, )
+
+
+def _eval_sh_jacobi_q_needs(n, p, q, x, values, needs):
+    """Evaluations d eval_sh_jacobi / d q uses besides eval_sh_jacobi itself."""
+    return (
+        _core.Need('kernels.eval_sh_jacobi_dq', (), (0, 1, 2, 3, )),
+    )
+
+
+def _eval_sh_jacobi_q_derivative(n, p, q, x, values, needs):
+    """d eval_sh_jacobi / d q: eval_sh_jacobi_dq(n, p, q, x) [jaxsci's kernel eval_sh_jacobi_dq, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (eval_sh_jacobi_dq_1,) = needs
+    return (eval_sh_jacobi_dq_1, )
+
+
 def _eval_sh_jacobi_x_needs(n, p, q, x, values, needs):
     """Evaluations d eval_sh_jacobi / d x uses besides eval_sh_jacobi itself."""
     return (
@@ -27,14 +55,16 @@ _FUNCTION = _core.register(
         scipy='scipy.special.eval_sh_jacobi',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why="the derivatives in p and q have no closed form in spec'd functions (for an integer degree they are sums over all lower degrees, a number of evaluations that grows with n; for a float degree hypergeometric parameter derivatives)", accepts_float=False, truncates_float=False),
-            _core.Arg('q', 'real', differentiable=False, why="the derivatives in p and q have no closed form in spec'd functions (for an integer degree they are sums over all lower degrees, a number of evaluations that grows with n; for a float degree hypergeometric parameter derivatives)", accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('q', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                1: _core.Rule((_eval_sh_jacobi_p_needs, ), _eval_sh_jacobi_p_derivative),
+                2: _core.Rule((_eval_sh_jacobi_q_needs, ), _eval_sh_jacobi_q_derivative),
                 3: _core.Rule((_eval_sh_jacobi_x_needs, ), _eval_sh_jacobi_x_derivative),
             },
         },
@@ -57,9 +87,9 @@ def eval_sh_jacobi(n, p, q, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Jacobi function of that degree).
       p: real array. Parameter, p - q > -1.
-        Not differentiable: the derivatives in p and q have no closed form in spec'd functions (for an integer degree they are sums over all lower degrees, a number of evaluations that grows with n; for a float degree hypergeometric parameter derivatives). A tangent on it raises NonDifferentiableError.
+        Differentiable: eval_sh_jacobi_dp(n, p, q, x) (jaxsci's kernel eval_sh_jacobi_dp, Ridders' extrapolated differences of SciPy; not cross-checked: no sympy expression for eval_sh_jacobi_dp (verified against mpmath by the test suite))
       q: real array. Parameter, q > 0.
-        Not differentiable: the derivatives in p and q have no closed form in spec'd functions (for an integer degree they are sums over all lower degrees, a number of evaluations that grows with n; for a float degree hypergeometric parameter derivatives). A tangent on it raises NonDifferentiableError.
+        Differentiable: eval_sh_jacobi_dq(n, p, q, x) (jaxsci's kernel eval_sh_jacobi_dq, Ridders' extrapolated differences of SciPy; not cross-checked: no sympy expression for eval_sh_jacobi_dq (verified against mpmath by the test suite))
       x: real or complex array. Argument.
         Differentiable: n * eval_sh_jacobi(Piecewise((0, Eq(n, 0)), (n - 1, True)), p + 2, q + 1, x) (DLMF 18.9.15 with G_n^(p,q)(x) = P_n^(p-q, q-1)(2x - 1) / binom(2n + p - 1, n) (Abramowitz and Stegun 22.2.2); agrees with sympy's derivative of jacobi(n, p - q, q - 1, 2*x - 1)/binomial(2*n + p - 1, n) at 12 sample points)
 

@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _lpmv_v_needs(m, v, x, values, needs):
+    """Evaluations d lpmv / d v uses besides lpmv itself."""
+    return (
+        _core.Need('kernels.lpmv_dv', (), (0, 1, 2, )),
+    )
+
+
+def _lpmv_v_derivative(m, v, x, values, needs):
+    """d lpmv / d v: lpmv_dv(m, v, x) [no closed form in the degree (DLMF 14.11): jaxsci's kernel lpmv_dv, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (lpmv_dv_1,) = needs
+    return (lpmv_dv_1, )
+
+
 def _lpmv_x_needs(m, v, x, values, needs):
     """Evaluations d lpmv / d x uses besides lpmv itself."""
     return (
@@ -27,13 +41,14 @@ _FUNCTION = _core.register(
         scipy='scipy.special.lpmv',
         args=(
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('v', 'real', differentiable=False, why="the derivative in the degree has no closed form in spec'd functions (DLMF 14.11 gives it as series or integrals)", accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                1: _core.Rule((_lpmv_v_needs, ), _lpmv_v_derivative),
                 2: _core.Rule((_lpmv_x_needs, ), _lpmv_x_derivative),
             },
         },
@@ -56,7 +71,7 @@ def lpmv(m, v, x):
     Args:
       m: integer array. Order (an integer; SciPy returns NaN for a float that is not an integer).
       v: real array. Degree.
-        Not differentiable: the derivative in the degree has no closed form in spec'd functions (DLMF 14.11 gives it as series or integrals). A tangent on it raises NonDifferentiableError.
+        Differentiable: lpmv_dv(m, v, x) (no closed form in the degree (DLMF 14.11): jaxsci's kernel lpmv_dv, Ridders' extrapolated differences of SciPy; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       x: real array. Argument, |x| <= 1.
         Differentiable: ((v + m) * lpmv(m, v - 1, x) - v * x * lpmv(m, v, x)) / (1 - x**2) (DLMF 14.10.4; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 

@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _modstruve_v_needs(v, x, values, needs):
+    """Evaluations d modstruve / d v uses besides modstruve itself."""
+    return (
+        _core.Need('kernels.modstruve_dv', (), (0, 1, )),
+    )
+
+
+def _modstruve_v_derivative(v, x, values, needs):
+    """d modstruve / d v: modstruve_dv(v, x) [no closed form in v (DLMF 11.2.2): jaxsci's kernel modstruve_dv, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (modstruve_dv_1,) = needs
+    return (modstruve_dv_1, )
+
+
 def _modstruve_x_needs(v, x, values, needs):
     """Evaluations d modstruve / d x uses besides modstruve itself."""
     return (
@@ -30,13 +44,14 @@ _FUNCTION = _core.register(
         qualname='special.modstruve',
         scipy='scipy.special.modstruve',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Struve or Bessel functions', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_modstruve_v_needs, ), _modstruve_v_derivative),
                 1: _core.Rule((_modstruve_x_needs, ), _modstruve_x_derivative),
             },
         },
@@ -53,7 +68,7 @@ def modstruve(v, x):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Struve or Bessel functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: modstruve_dv(v, x) (no closed form in v (DLMF 11.2.2): jaxsci's kernel modstruve_dv, Ridders' extrapolated differences of SciPy; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       x: real array. Argument (must be positive unless v is an integer).
         Differentiable: modstruve(v - 1, x) - v / x * modstruve(v, x) (DLMF 11.4.28, (x^v L_v)' = x^v L_(v-1); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 

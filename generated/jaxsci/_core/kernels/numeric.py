@@ -9,8 +9,8 @@ are smallest, as in Ridders, "Accurate computation of F'(x) and F'(x) F''(x)", A
 (1982), and the dfridr routine of Press et al., Numerical Recipes, 3rd ed., section 5.7.
 
 The rule is never silently inaccurate: where the tableau's own error estimate exceeds the tolerance
-(``FIRST_RTOL``, ``SECOND_RTOL`` of the larger of the derivative and the function value), the result
-is NaN. Its accuracy over each spec's domain is checked against mpmath by the gradient suite like any
+(``FIRST_RTOL``, ``SECOND_RTOL`` of the derivative, or of ``VALUE_FLOOR`` times the function value
+where the derivative is smaller), the result is NaN. Its accuracy over each spec's domain is checked against mpmath by the gradient suite like any
 other rule.
 """
 from __future__ import annotations
@@ -53,8 +53,14 @@ def _tableau(difference, h0):
     return best, best_error
 
 
+VALUE_FLOOR = 1e-3  # near a zero of the derivative, its scale is taken as this fraction of |f|
+
+
 def _checked(estimate, error, value, rtol):
-    scale = np.maximum(np.abs(estimate), np.abs(value))
+    # Relative to the derivative itself, not to f: where SciPy's own last digits are noisy in the
+    # parameter (modstruve for negative orders and large x, 3e-11), a second difference can be off by
+    # 1e-9 of f and still by 1e-5 of the derivative; that must be NaN, not a number.
+    scale = np.maximum(np.abs(estimate), VALUE_FLOOR * np.abs(value))
     return np.where(error <= rtol * scale, estimate, np.nan)
 
 
@@ -93,3 +99,53 @@ struve_dv = partial_derivative(sc.struve, 0)
 struve_dv2 = partial_derivative(sc.struve, 0, order=2)
 modstruve_dv = partial_derivative(sc.modstruve, 0)
 modstruve_dv2 = partial_derivative(sc.modstruve, 0, order=2)
+
+
+def mixed_derivative(function, first: int, second: int):
+    """d² function / d args[first] d args[second] by Ridders' method on the cross difference
+    (f(+,+) - f(+,-) - f(-,+) + f(-,-)) / (4 h_1 h_2), both steps shrinking together (error even in h)."""
+
+    def kernel(*args):
+        with np.errstate(all="ignore"):
+            arrays = np.broadcast_arrays(*_as_arrays(args))
+            value = function(*arrays)
+            x, y = arrays[first], arrays[second]
+            hx, hy = STEP * np.maximum(1.0, np.abs(x)), STEP * np.maximum(1.0, np.abs(y))
+
+            def at(sx, sy):
+                moved = list(arrays)
+                moved[first], moved[second] = x + sx, y + sy
+                return function(*moved)
+
+            def cross(t):
+                a, b = hx * t, hy * t
+                return (at(a, b) - at(a, -b) - at(-a, b) + at(-a, -b)) / (4 * a * b)
+
+            estimate, error = _tableau(cross, np.ones_like(hx))
+            return np.asarray(_checked(estimate, error, value, SECOND_RTOL))
+
+    kernel.__name__ = f"{getattr(function, '__name__', 'f')}_d{first}d{second}"
+    kernel.__doc__ = (f"d² {getattr(function, '__name__', 'f')} / d(argument {first}) d(argument {second}): Ridders' "
+                      f"extrapolated cross differences of SciPy, NaN where the error estimate exceeds {SECOND_RTOL:g}.")
+    return kernel
+
+
+# d/dv of the associated Legendre function P_v^m(x) in its degree (DLMF 14.11: series or integrals only)
+lpmv_dv = partial_derivative(sc.lpmv, 1)
+lpmv_dv2 = partial_derivative(sc.lpmv, 1, order=2)
+# parameter derivatives of the classical orthogonal polynomials (for an integer degree, sums over all
+# lower degrees whose length grows with n; for a float degree, hypergeometric parameter derivatives)
+eval_jacobi_dalpha = partial_derivative(sc.eval_jacobi, 1)
+eval_jacobi_dbeta = partial_derivative(sc.eval_jacobi, 2)
+eval_jacobi_dalpha2 = partial_derivative(sc.eval_jacobi, 1, order=2)
+eval_jacobi_dbeta2 = partial_derivative(sc.eval_jacobi, 2, order=2)
+eval_jacobi_dalphadbeta = mixed_derivative(sc.eval_jacobi, 1, 2)
+eval_sh_jacobi_dp = partial_derivative(sc.eval_sh_jacobi, 1)
+eval_sh_jacobi_dq = partial_derivative(sc.eval_sh_jacobi, 2)
+eval_sh_jacobi_dp2 = partial_derivative(sc.eval_sh_jacobi, 1, order=2)
+eval_sh_jacobi_dq2 = partial_derivative(sc.eval_sh_jacobi, 2, order=2)
+eval_sh_jacobi_dpdq = mixed_derivative(sc.eval_sh_jacobi, 1, 2)
+eval_gegenbauer_dalpha = partial_derivative(sc.eval_gegenbauer, 1)
+eval_gegenbauer_dalpha2 = partial_derivative(sc.eval_gegenbauer, 1, order=2)
+eval_genlaguerre_dalpha = partial_derivative(sc.eval_genlaguerre, 1)
+eval_genlaguerre_dalpha2 = partial_derivative(sc.eval_genlaguerre, 1, order=2)
