@@ -288,6 +288,25 @@ def test_float_orders_are_truncated_like_scipy_in_values_and_derivatives(name):
         assert float(truncated) == float(integer)
 
 
+TRUNCATED_ORDERS = [("yn", {}), ("kn", {}), ("expn", {}), ("spherical_jn", {"derivative": True})]
+
+
+@pytest.mark.parametrize("name, kwargs", TRUNCATED_ORDERS)
+def test_a_tangent_on_a_truncated_order_raises_like_a_floored_argument(name, kwargs):
+    """One policy for every argument SciPy floors or truncates: a tangent on it raises, at any order
+    (never jnp.trunc's silent zero), as for bdtr's k; the other arguments stay differentiable."""
+    import jaxsci.special as special
+
+    fn = getattr(special, name)
+    x = jnp.asarray(1.3)
+    for transform in (jax.grad, jax.jacfwd, lambda f: jax.grad(jax.grad(f)), jax.hessian):
+        with pytest.raises(jaxsci.NonDifferentiableError, match="truncates a float value"):
+            transform(lambda n: fn(n, x, **kwargs))(2.7)
+    assert np.isfinite(float(jax.grad(lambda x: fn(2.7, x, **kwargs))(x)))
+    with pytest.raises(jaxsci.NonDifferentiableError, match="piecewise constant in k"):
+        jax.grad(lambda k: special.bdtr(k, 5, 0.3))(2.7)
+
+
 def test_jax_export_of_a_jaxsci_function_explains_why_it_cannot_work():
     from jaxsci.special import jv
 

@@ -2,16 +2,12 @@
 """The entry point every generated function calls."""
 from __future__ import annotations
 
-import functools
-
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .config import config
-from .errors import NonDifferentiableError
 from .evaluate import Call, Plan, evaluate, evaluate_constant
-from .promote import prepare
+from .promote import no_tangent, prepare
 from .registry import Function
 
 
@@ -47,7 +43,7 @@ def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, 
     guarded = []
     for spec, operand in zip(traced_specs, operands):
         if spec.kind in ("real", "complex") and not spec.differentiable:
-            operand = _no_tangent(fn.public_name, spec.name, spec.why or f"{spec.kind} arguments are not differentiable", operand)
+            operand = no_tangent(fn.public_name, spec.name, spec.why or f"{spec.kind} arguments are not differentiable", operand)
         guarded.append(operand)
     # a static argument with a single supported value is fixed: the native function has that behaviour
     keywords = {spec.name: _plain(value) for spec, value in zip(fn.static_args, statics)
@@ -56,17 +52,6 @@ def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, 
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     outputs = tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, public_dtypes))
     return outputs[0] if len(outputs) == 1 else outputs
-
-
-@functools.partial(jax.custom_jvp, nondiff_argnums=(0, 1, 2))
-def _no_tangent(function: str, argument: str, reason: str, x):
-    """The identity; JAX calls its JVP rule only when a tangent reaches ``x``, at any order."""
-    return x
-
-
-@_no_tangent.defjvp
-def _no_tangent_jvp(function, argument, reason, primals, tangents):
-    raise NonDifferentiableError(function, argument, reason)
 
 
 def _constant(fn: Function, static_items: tuple, public_dtypes):

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .errors import NonDifferentiableError
 from .registry import Function
 
 _HOST_FLOATS = (np.dtype("float32"), np.dtype("float64"), np.dtype("complex64"), np.dtype("complex128"))
@@ -93,8 +94,11 @@ def prepare(fn: Function, traced: tuple, statics: tuple):
             target = dtype if jnp.issubdtype(dtype, jnp.integer) else np.dtype(jnp.int_)  # booleans count as integers
         elif arg.kind == "integer" and arg.truncates_float:
             # SciPy truncates a float order; truncating here too keeps values unchanged and lets the
-            # derivative rules, which multiply by the order, see the order SciPy used.
-            operands.append(jnp.trunc(jnp.asarray(value, dtype=real_dtype(computed))))
+            # derivative rules, which multiply by the order, see the order SciPy used. The function is
+            # then piecewise constant in it, and a tangent on it raises, as for every argument SciPy
+            # floors or truncates (one policy: never jnp.trunc's silent zero).
+            order = no_tangent(fn.public_name, arg.name, TRUNCATED_WHY, jnp.asarray(value, dtype=real_dtype(computed)))
+            operands.append(jnp.trunc(order))
             continue
         elif arg.kind == "integer":
             target = real_dtype(computed)  # SciPy's float loop takes the value as it is
@@ -144,3 +148,18 @@ def _check_static(fn: Function, arg, value) -> None:
     if arg.choices is not None and value not in arg.choices:
         allowed = ", ".join(map(repr, arg.choices))
         raise ValueError(f"{fn.public_name}: argument {arg.name}={value!r} is not supported (supported: {allowed}): {arg.why_choices}")
+
+
+TRUNCATED_WHY = ("SciPy truncates a float value of it to an integer, so the function is piecewise constant in it: "
+                 "its derivative is zero between integers and undefined at them")
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0, 1, 2))
+def no_tangent(function: str, argument: str, reason: str, x):
+    """The identity; JAX calls its JVP rule only when a tangent reaches ``x``, at any order."""
+    return x
+
+
+@no_tangent.defjvp
+def _no_tangent_jvp(function, argument, reason, primals, tangents):
+    raise NonDifferentiableError(function, argument, reason)
