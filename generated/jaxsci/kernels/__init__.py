@@ -14,12 +14,28 @@ from ._eval_sh_jacobi_dp2 import eval_sh_jacobi_dp2 as eval_sh_jacobi_dp2
 from ._eval_sh_jacobi_dpdq import eval_sh_jacobi_dpdq as eval_sh_jacobi_dpdq
 from ._eval_sh_jacobi_dq import eval_sh_jacobi_dq as eval_sh_jacobi_dq
 from ._eval_sh_jacobi_dq2 import eval_sh_jacobi_dq2 as eval_sh_jacobi_dq2
+from ._hyp1f1_da import hyp1f1_da as hyp1f1_da
+from ._hyp1f1_da2 import hyp1f1_da2 as hyp1f1_da2
+from ._hyp1f1_dadb import hyp1f1_dadb as hyp1f1_dadb
+from ._hyp1f1_db import hyp1f1_db as hyp1f1_db
+from ._hyp1f1_db2 import hyp1f1_db2 as hyp1f1_db2
+from ._hyp2f1_da import hyp2f1_da as hyp2f1_da
+from ._hyp2f1_da2 import hyp2f1_da2 as hyp2f1_da2
+from ._hyp2f1_dadb import hyp2f1_dadb as hyp2f1_dadb
+from ._hyp2f1_dadc import hyp2f1_dadc as hyp2f1_dadc
+from ._hyp2f1_db import hyp2f1_db as hyp2f1_db
+from ._hyp2f1_db2 import hyp2f1_db2 as hyp2f1_db2
+from ._hyp2f1_dbdc import hyp2f1_dbdc as hyp2f1_dbdc
+from ._hyp2f1_dc import hyp2f1_dc as hyp2f1_dc
+from ._hyp2f1_dc2 import hyp2f1_dc2 as hyp2f1_dc2
 from ._lpmv_dv import lpmv_dv as lpmv_dv
 from ._lpmv_dv2 import lpmv_dv2 as lpmv_dv2
 from ._modstruve_dv import modstruve_dv as modstruve_dv
 from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
 from ._struve_dv import struve_dv as struve_dv
 from ._struve_dv2 import struve_dv2 as struve_dv2
+from ._zetac_dx import zetac_dx as zetac_dx
+from ._zetac_dx2 import zetac_dx2 as zetac_dx2
 
 __all__ = [
     'eval_gegenbauer_dalpha',
@@ -36,10 +52,26 @@ __all__ = [
     'eval_sh_jacobi_dpdq',
     'eval_sh_jacobi_dq',
     'eval_sh_jacobi_dq2',
+    'hyp1f1_da',
+    'hyp1f1_da2',
+    'hyp1f1_dadb',
+    'hyp1f1_db',
+    'hyp1f1_db2',
+    'hyp2f1_da',
+    'hyp2f1_da2',
+    'hyp2f1_dadb',
+    'hyp2f1_dadc',
+    'hyp2f1_db',
+    'hyp2f1_db2',
+    'hyp2f1_dbdc',
+    'hyp2f1_dc',
+    'hyp2f1_dc2',
     'lpmv_dv',
     'lpmv_dv2',
     'modstruve_dv',
     'modstruve_dv2',
     'struve_dv',
     'struve_dv2',
+    'zetac_dx',
+    'zetac_dx2',
 ]

@@ -7,6 +7,34 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _hyp1f1_a_needs(a, b, x, values, needs):
+    """Evaluations d hyp1f1 / d a uses besides hyp1f1 itself."""
+    return (
+        _core.Need('kernels.hyp1f1_da', (), (0, 1, 2, )),
+    )
+
+
+def _hyp1f1_a_derivative(a, b, x, values, needs):
+    """d hyp1f1 / d a: hyp1f1_da(a, b, x) [jaxsci's kernel hyp1f1_da: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq)]"""
+    (out,) = values
+    (hyp1f1_da_1,) = needs
+    return (hyp1f1_da_1, )
+
+
+def _hyp1f1_b_needs(a, b, x, values, needs):
+    """Evaluations d hyp1f1 / d b uses besides hyp1f1 itself."""
+    return (
+        _core.Need('kernels.hyp1f1_db', (), (0, 1, 2, )),
+    )
+
+
+def _hyp1f1_b_derivative(a, b, x, values, needs):
+    """d hyp1f1 / d b: hyp1f1_db(a, b, x) [jaxsci's kernel hyp1f1_db: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq)]"""
+    (out,) = values
+    (hyp1f1_db_1,) = needs
+    return (hyp1f1_db_1, )
+
+
 def _hyp1f1_x_needs(a, b, x, values, needs):
     """Evaluations d hyp1f1 / d x uses besides hyp1f1 itself."""
     return (
@@ -26,14 +54,16 @@ _FUNCTION = _core.register(
         qualname='special.hyp1f1',
         scipy='scipy.special.hyp1f1',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why="the derivatives in the parameters a and b are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions", accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why="the derivatives in the parameters a and b are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions", accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_hyp1f1_a_needs, ), _hyp1f1_a_derivative),
+                1: _core.Rule((_hyp1f1_b_needs, ), _hyp1f1_b_derivative),
                 2: _core.Rule((_hyp1f1_x_needs, ), _hyp1f1_x_derivative),
             },
         },
@@ -50,9 +80,9 @@ def hyp1f1(a, b, x):
 
     Args:
       a: real array. Parameter.
-        Not differentiable: the derivatives in the parameters a and b are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: hyp1f1_da(a, b, x) (jaxsci's kernel hyp1f1_da: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq); not cross-checked: no sympy expression for hyp1f1_da (verified against mpmath by the test suite))
       b: real array. Parameter (not 0, -1, -2, ...).
-        Not differentiable: the derivatives in the parameters a and b are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: hyp1f1_db(a, b, x) (jaxsci's kernel hyp1f1_db: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq); not cross-checked: no sympy expression for hyp1f1_db (verified against mpmath by the test suite))
       x: real or complex array. Argument.
         Differentiable: a / b * hyp1f1(a + 1, b + 1, x) (DLMF 13.3.15 with n = 1; agrees with sympy's derivative of hyper((a,), (b,), x) at 12 sample points)
 

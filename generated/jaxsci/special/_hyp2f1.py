@@ -7,6 +7,48 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _hyp2f1_a_needs(a, b, c, z, values, needs):
+    """Evaluations d hyp2f1 / d a uses besides hyp2f1 itself."""
+    return (
+        _core.Need('kernels.hyp2f1_da', (), (0, 1, 2, 3, )),
+    )
+
+
+def _hyp2f1_a_derivative(a, b, c, z, values, needs):
+    """d hyp2f1 / d a: hyp2f1_da(a, b, c, z) [jaxsci's kernel hyp2f1_da: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1)]"""
+    (out,) = values
+    (hyp2f1_da_1,) = needs
+    return (hyp2f1_da_1, )
+
+
+def _hyp2f1_b_needs(a, b, c, z, values, needs):
+    """Evaluations d hyp2f1 / d b uses besides hyp2f1 itself."""
+    return (
+        _core.Need('kernels.hyp2f1_db', (), (0, 1, 2, 3, )),
+    )
+
+
+def _hyp2f1_b_derivative(a, b, c, z, values, needs):
+    """d hyp2f1 / d b: hyp2f1_db(a, b, c, z) [jaxsci's kernel hyp2f1_db: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1)]"""
+    (out,) = values
+    (hyp2f1_db_1,) = needs
+    return (hyp2f1_db_1, )
+
+
+def _hyp2f1_c_needs(a, b, c, z, values, needs):
+    """Evaluations d hyp2f1 / d c uses besides hyp2f1 itself."""
+    return (
+        _core.Need('kernels.hyp2f1_dc', (), (0, 1, 2, 3, )),
+    )
+
+
+def _hyp2f1_c_derivative(a, b, c, z, values, needs):
+    """d hyp2f1 / d c: hyp2f1_dc(a, b, c, z) [jaxsci's kernel hyp2f1_dc: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1)]"""
+    (out,) = values
+    (hyp2f1_dc_1,) = needs
+    return (hyp2f1_dc_1, )
+
+
 def _hyp2f1_z_needs(a, b, c, z, values, needs):
     """Evaluations d hyp2f1 / d z uses besides hyp2f1 itself."""
     return (
@@ -26,15 +68,18 @@ _FUNCTION = _core.register(
         qualname='special.hyp2f1',
         scipy='scipy.special.hyp2f1',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why="the derivatives in the parameters a, b and c are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions", accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why="the derivatives in the parameters a, b and c are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions", accepts_float=False, truncates_float=False),
-            _core.Arg('c', 'real', differentiable=False, why="the derivatives in the parameters a, b and c are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions", accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('c', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_hyp2f1_a_needs, ), _hyp2f1_a_derivative),
+                1: _core.Rule((_hyp2f1_b_needs, ), _hyp2f1_b_derivative),
+                2: _core.Rule((_hyp2f1_c_needs, ), _hyp2f1_c_derivative),
                 3: _core.Rule((_hyp2f1_z_needs, ), _hyp2f1_z_derivative),
             },
         },
@@ -51,11 +96,11 @@ def hyp2f1(a, b, c, z):
 
     Args:
       a: real array. Parameter.
-        Not differentiable: the derivatives in the parameters a, b and c are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: hyp2f1_da(a, b, c, z) (jaxsci's kernel hyp2f1_da: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); not cross-checked: no sympy expression for hyp2f1_da (verified against mpmath by the test suite))
       b: real array. Parameter.
-        Not differentiable: the derivatives in the parameters a, b and c are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: hyp2f1_db(a, b, c, z) (jaxsci's kernel hyp2f1_db: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); not cross-checked: no sympy expression for hyp2f1_db (verified against mpmath by the test suite))
       c: real array. Parameter (not 0, -1, -2, ...).
-        Not differentiable: the derivatives in the parameters a, b and c are double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: hyp2f1_dc(a, b, c, z) (jaxsci's kernel hyp2f1_dc: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); not cross-checked: no sympy expression for hyp2f1_dc (verified against mpmath by the test suite))
       z: real or complex array. Argument (real z > 1 lies on the branch cut).
         Differentiable: a * b / c * hyp2f1(a + 1, b + 1, c + 1, z) (DLMF 15.5.1; agrees with sympy's derivative of hyper((a, b), (c,), z) at 12 sample points)
 

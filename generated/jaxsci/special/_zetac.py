@@ -7,17 +7,32 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _zetac_x_needs(x, values, needs):
+    """Evaluations d zetac / d x uses besides zetac itself."""
+    return (
+        _core.Need('kernels.zetac_dx', (), (0, )),
+    )
+
+
+def _zetac_x_derivative(x, values, needs):
+    """d zetac / d x: zetac_dx(x) [zeta'(x) = -sum log(n) n**-x (DLMF 25.2.3): jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015)]"""
+    (out,) = values
+    (zetac_dx_1,) = needs
+    return (zetac_dx_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.zetac',
         scipy='scipy.special.zetac',
         args=(
-            _core.Arg('x', 'real', differentiable=False, why="zeta'(x) = -sum log(n) n**-x (DLMF 25.2.3) has no closed form in elementary functions or in SciPy's special functions (SciPy has no derivative of zeta)", accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_zetac_x_needs, ), _zetac_x_derivative),
             },
         },
     )
@@ -33,7 +48,7 @@ def zetac(x):
 
     Args:
       x: real array. Real argument (x != 1).
-        Not differentiable: zeta'(x) = -sum log(n) n**-x (DLMF 25.2.3) has no closed form in elementary functions or in SciPy's special functions (SciPy has no derivative of zeta). A tangent on it raises NonDifferentiableError.
+        Differentiable: zetac_dx(x) (zeta'(x) = -sum log(n) n**-x (DLMF 25.2.3): jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015); not cross-checked: no sympy expression for zetac_dx (verified against mpmath by the test suite))
 
     Returns:
       out: array of the promoted input dtype
