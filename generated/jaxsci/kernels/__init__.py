@@ -30,6 +30,10 @@ from ._hyp2f1_dc import hyp2f1_dc as hyp2f1_dc
 from ._hyp2f1_dc2 import hyp2f1_dc2 as hyp2f1_dc2
 from ._lpmv_dv import lpmv_dv as lpmv_dv
 from ._lpmv_dv2 import lpmv_dv2 as lpmv_dv2
+from ._mathieu_a_dq import mathieu_a_dq as mathieu_a_dq
+from ._mathieu_a_dq2 import mathieu_a_dq2 as mathieu_a_dq2
+from ._mathieu_b_dq import mathieu_b_dq as mathieu_b_dq
+from ._mathieu_b_dq2 import mathieu_b_dq2 as mathieu_b_dq2
 from ._modstruve_dv import modstruve_dv as modstruve_dv
 from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
 from ._struve_dv import struve_dv as struve_dv
@@ -68,6 +72,10 @@ __all__ = [
     'hyp2f1_dc2',
     'lpmv_dv',
     'lpmv_dv2',
+    'mathieu_a_dq',
+    'mathieu_a_dq2',
+    'mathieu_b_dq',
+    'mathieu_b_dq2',
     'modstruve_dv',
     'modstruve_dv2',
     'struve_dv',

@@ -8,6 +8,20 @@ import numpy as np
 from .. import _core
 
 
+def _mathieu_a_q_needs(m, q, values, needs):
+    """Evaluations d mathieu_a / d q uses besides mathieu_a itself."""
+    return (
+        _core.Need('kernels.mathieu_a_dq', (), (0, 1, )),
+    )
+
+
+def _mathieu_a_q_derivative(m, q, values, needs):
+    """d mathieu_a / d q: mathieu_a_dq(m, q) [by Hellmann-Feynman an integral with no finite form (DLMF 28): jaxsci's kernel mathieu_a_dq, Ridders' extrapolated differences of SciPy]"""
+    (out,) = values
+    (mathieu_a_dq_1,) = needs
+    return (mathieu_a_dq_1, )
+
+
 def _mathieu_a_valid(m, q):
     """Where SciPy is called, on the host (the outputs are NaN elsewhere): m <= 1000000"""
     return (m <= 1000000)
@@ -19,13 +33,14 @@ _FUNCTION = _core.register(
         scipy='scipy.special.mathieu_a',
         args=(
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('q', 'real', differentiable=False, why='da_m/dq has no closed form: by Hellmann-Feynman it is (1/pi) times the integral of 2 cos(2x) ce_m(x, q)^2 over [0, 2 pi] (ce_m normalized as in DLMF 28.2(vi)), an integral DLMF 28 does not reduce to a finite expression', accepts_float=False, truncates_float=False),
+            _core.Arg('q', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         guard=_mathieu_a_valid,
         rules={
             (): {
+                1: _core.Rule((_mathieu_a_q_needs, ), _mathieu_a_q_derivative),
             },
         },
     )
@@ -44,7 +59,7 @@ def mathieu_a(m, q):
     Args:
       m: integer array. Order, a nonnegative integer (SciPy returns NaN for any other value).
       q: real array. Parameter.
-        Not differentiable: da_m/dq has no closed form: by Hellmann-Feynman it is (1/pi) times the integral of 2 cos(2x) ce_m(x, q)^2 over [0, 2 pi] (ce_m normalized as in DLMF 28.2(vi)), an integral DLMF 28 does not reduce to a finite expression. A tangent on it raises NonDifferentiableError.
+        Differentiable: mathieu_a_dq(m, q) (by Hellmann-Feynman an integral with no finite form (DLMF 28): jaxsci's kernel mathieu_a_dq, Ridders' extrapolated differences of SciPy; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 
     Returns:
       out: array of the promoted input dtype

@@ -63,9 +63,27 @@ def _checked(estimate, error, value, rtol):
     return np.where(error <= rtol * scale, estimate, np.nan)
 
 
-def partial_derivative(function, index: int, order: int = 1):
-    """d^order function / d args[index]^order by Ridders' method, for order 1 or 2."""
+def _per_output(kernel_of_one, function):
+    """A kernel for each output of a function with several (SciPy's pbdv returns (d, dp)), as a tuple."""
+    probe = function(*(np.float64(0.5) for _ in range(getattr(function, "nin", 1))))
+    if not isinstance(probe, tuple):
+        return kernel_of_one(function)
+    parts = [kernel_of_one(lambda *a, k=k: function(*a)[k]) for k in range(len(probe))]
+    return lambda *args: tuple(part(*args) for part in parts)
 
+
+def partial_derivative(function, index: int, order: int = 1):
+    """d^order function / d args[index]^order by Ridders' method, for order 1 or 2; a tuple of them
+    for a function with several outputs."""
+    kernel = _per_output(lambda f: _partial(f, index, order), function)
+    kernel.__name__ = f"{getattr(function, '__name__', 'f')}_d{index}{'' if order == 1 else order}"
+    kernel.__doc__ = (f"d{'' if order == 1 else order} {getattr(function, '__name__', 'f')} / d(argument {index})"
+                      f"{'' if order == 1 else order}: Ridders' extrapolated central differences of SciPy, NaN where "
+                      f"the tableau's error estimate exceeds {FIRST_RTOL if order == 1 else SECOND_RTOL:g} of the scale.")
+    return kernel
+
+
+def _partial(function, index: int, order: int):
     def kernel(*args):
         with np.errstate(all="ignore"):
             arrays = np.broadcast_arrays(*_as_arrays(args))
@@ -86,10 +104,6 @@ def partial_derivative(function, index: int, order: int = 1):
                 result = _checked(estimate, error, value, SECOND_RTOL)
             return np.asarray(result)
 
-    kernel.__name__ = f"{getattr(function, '__name__', 'f')}_d{index}{'' if order == 1 else order}"
-    kernel.__doc__ = (f"d{'' if order == 1 else order} {getattr(function, '__name__', 'f')} / d(argument {index})"
-                      f"{'' if order == 1 else order}: Ridders' extrapolated central differences of SciPy, NaN where "
-                      f"the tableau's error estimate exceeds {FIRST_RTOL if order == 1 else SECOND_RTOL:g} of the scale.")
     return kernel
 
 
@@ -148,3 +162,14 @@ eval_gegenbauer_dalpha = partial_derivative(sc.eval_gegenbauer, 1)
 eval_gegenbauer_dalpha2 = partial_derivative(sc.eval_gegenbauer, 1, order=2)
 eval_genlaguerre_dalpha = partial_derivative(sc.eval_genlaguerre, 1)
 eval_genlaguerre_dalpha2 = partial_derivative(sc.eval_genlaguerre, 1, order=2)
+# the characteristic values of Mathieu's equation in q (by Hellmann-Feynman an integral of ce_m^2 or
+# se_m^2 against cos 2x, which DLMF 28 does not reduce to a finite expression)
+mathieu_a_dq = partial_derivative(sc.mathieu_a, 1)
+mathieu_a_dq2 = partial_derivative(sc.mathieu_a, 1, order=2)
+mathieu_b_dq = partial_derivative(sc.mathieu_b, 1)
+mathieu_b_dq2 = partial_derivative(sc.mathieu_b, 1, order=2)
+# parabolic cylinder functions in the order, value and x-derivative together (DLMF 12: no closed form)
+pbdv_dv = partial_derivative(sc.pbdv, 0)
+pbdv_dv2 = partial_derivative(sc.pbdv, 0, order=2)
+pbvv_dv = partial_derivative(sc.pbvv, 0)
+pbvv_dv2 = partial_derivative(sc.pbvv, 0, order=2)
