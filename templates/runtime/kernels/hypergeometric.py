@@ -84,7 +84,7 @@ def _is_nonpos_int(p, cap=1e7):
     return (p <= 0) & (p == np.floor(p)) & (p > -cap)
 
 
-def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=False):
+def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=False, p0=None):
     """Sum the pFq series in w and its parameter derivatives.
 
     nums, dens: lists of float64 arrays (same length n); w: float64 or complex128 array.
@@ -93,7 +93,8 @@ def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=Fa
     Returns (list of sums, list of sum|t| magnitudes or None, number of terms used per element).
     Elements not converged within maxiter are NaN.  polepass: 1/(p)_n is taken as 0 past a pole
     p = -k (the convention of a series that terminates before the pole; the caller keeps the
-    result only where it does).
+    result only where it does).  p0: a factor multiplying every term (e.g. Kummer's e^x, applied
+    term by term so that neither it nor the sum overflows alone).
     """
     params = list(nums) + list(dens)
     npar = len(params)
@@ -108,7 +109,7 @@ def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=Fa
     mult = [[d.count(i) for i in range(npar)] for d in derivs]
     # state (all arrays over the active elements)
     F = [[np.ones(n)] + [np.zeros(n) for _ in range(order[i])] for i in range(npar)]
-    P = np.ones(n, dtype=dt)
+    P = np.ones(n, dtype=dt) if p0 is None else np.array(p0, dtype=dt)
     sums = [np.zeros(n, dtype=dt) for _ in derivs]
     mags = [np.zeros(n) for _ in derivs] if want_mag else None
     small = [np.zeros(n, dtype=bool) for _ in derivs]      # previous check already small
@@ -273,12 +274,12 @@ def _hyp1f1_core(a, b, x, key):
         i = np.nonzero(kum)[0]
         comb = _H1_KUMMER[key]
         dl = [()] + [c[1] for c in comb]
-        sums, mags, _ = _pfq_series([b[i] - a[i]], [b[i]], -x[i], dl, want_mag=True)
         ex = np.exp(x[i])
+        sums, mags, _ = _pfq_series([b[i] - a[i]], [b[i]], -x[i], dl, want_mag=True, p0=ex)
         val = _combine([c[0] for c in comb], sums[1:])
         err = 2 * _EPS * 4 * _combine([abs(c[0]) for c in comb], mags[1:])
         bad = err > tol * np.maximum(np.abs(val), np.abs(sums[0]))
-        out[i] = np.where(bad, np.nan, ex * val)
+        out[i] = np.where(bad, np.nan, val)
     return out
 
 
