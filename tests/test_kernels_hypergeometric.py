@@ -1,0 +1,192 @@
+"""Host kernels: parameter derivatives of hyp0f1, hyp1f1, hyp2f1, hyperu, wright_bessel vs mpmath."""
+
+import sys
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "templates" / "runtime"))
+from kernels import hypergeometric as H  # noqa: E402
+
+mpmath.mp.dps = 40
+SUFFIX = {"a": "a", "b": "b", "c": "c", "aa": "a2", "bb": "b2", "cc": "c2", "ab": "adb",
+          "ac": "adc", "bc": "bdc", "v": "v", "vv": "v2"}
+
+
+def _tol(key):
+    return 1e-10 if len(key) == 1 else 1e-8
+
+
+def _check(fn, pts, ref, key, floor=1e-300):
+    args = [np.array([p[i] for p in pts]) for i in range(len(pts[0]))]
+    got = fn(*args)
+    for g, p in zip(got, pts):
+        r = ref(*p)
+        r = complex(r) if isinstance(r, mpmath.mpc) else float(r)
+        assert np.isfinite(g), (key, p)
+        assert abs(g - r) <= _tol(key) * max(abs(r), floor), (key, p, g, r)
+
+
+def _pts2f1(seed, n):
+    rng = np.random.default_rng(seed)
+    pts = list(zip(rng.uniform(-2, 2, n), rng.uniform(-2, 2, n), rng.uniform(0.5, 4, n),
+                   rng.uniform(-3, 0.9, n)))
+    pts += [(1.0, 2.0, 3.0, 0.0), (0.5, 0.5, 1.0, 0.5), (-2.0, 1.5, 2.5, -4.0),
+            (1.5, -2.0, 2.5, -4.0), (-3.0, 1.2, 0.7, 0.95), (0.3, 0.4, 1.5, 0.99),
+            (0.3, 0.4, 1.5, -50.0), (1.3, -1.0, -2.5, 0.3)]
+    cp = list(zip(rng.uniform(-2, 2, 6), rng.uniform(-2, 2, 6), rng.uniform(0.5, 4, 6),
+                  rng.uniform(-0.7, 0.7, 6) + 1j * rng.uniform(-0.7, 0.7, 6)))
+    cp += [(0.4, -0.6, 1.7, 0.5 + 0.7j), (1.4, 0.6, 2.7, 0.68 - 0.7j)]
+    return pts, cp
+
+
+@pytest.mark.parametrize("key", ["a", "b", "c", "aa", "bb", "cc", "ab", "ac", "bc"])
+def test_hyp2f1(key):
+    n = (key.count("a"), key.count("b"), key.count("c"))
+    fn = getattr(H, "hyp2f1_d" + SUFFIX[key])
+
+    def ref(a, b, c, z):
+        return mpmath.diff(lambda A, B, C: mpmath.hyp2f1(A, B, C, z), (a, b, c), n)
+    real, cplx = _pts2f1(0, 10)
+    _check(fn, real, ref, key)
+    _check(fn, cplx, ref, key)
+
+
+def test_hyp2f1_terminating_and_poles():
+    # Jacobi-type polynomials: a = -m, derivatives in b and c are finite sums, any z
+    for (a, b, c, z) in [(-3.0, 2.5, 1.5, 0.999), (-4.0, 5.5, 1.2, 1.0), (-2.0, 1.5, 2.5, -9.0),
+                         (-5.0, 0.7, 3.0, 2.5)]:
+        for key in ("b", "c", "bb", "bc", "cc"):
+            n = (0, key.count("b"), key.count("c"))
+            r = mpmath.diff(lambda A, B, C: mpmath.hyp2f1(A, B, C, z), (a, b, c), n)
+            g = getattr(H, "hyp2f1_d" + SUFFIX[key])(a, b, c, z)
+            assert abs(g - float(r)) <= _tol(key) * abs(float(r)), (a, b, c, z, key)
+            # symmetric: b terminating
+            g2 = getattr(H, "hyp2f1_d" + SUFFIX[{"b": "a", "c": "c", "bb": "aa", "bc": "ac",
+                                                 "cc": "cc"}[key]])(b, a, c, z)
+            assert abs(g2 - g) <= 1e-13 * abs(g)
+    # c a non-positive integer: polynomial before the pole, NaN otherwise
+    assert abs(H.hyp2f1_db(-1.0, 1.3, -2.0, 0.3) - 0.15) < 1e-14
+    assert np.isnan(H.hyp2f1_da(-1.0, 1.3, -2.0, 0.3))
+    assert np.isnan(H.hyp2f1_db(0.5, 1.3, -2.0, 0.3))
+    assert np.isnan(H.hyp2f1_da(0.5, 1.3, 2.0, 1.5))          # real branch cut
+
+
+@pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
+def test_hyp1f1(key):
+    rng = np.random.default_rng(1)
+    n = (key.count("a"), key.count("b"))
+    fn = getattr(H, "hyp1f1_d" + SUFFIX[key])
+
+    def ref(a, b, x):
+        return mpmath.diff(lambda A, B: mpmath.hyp1f1(A, B, x), (a, b), n)
+    pts = list(zip(rng.uniform(-3, 3, 20), rng.uniform(0.5, 4, 20), rng.uniform(-8, 8, 20)))
+    pts += [(1.0, 2.0, 0.0), (-2.0, 1.5, 3.0), (0.5, 1.5, -2.0), (-2.0, 1.5, -3.0), (-3.0, 0.5, 8.0),
+            (2.5, 3.0, 30.0), (-1.5, 2.0, -40.0), (0.3, 1.2, 100.0)]
+    _check(fn, pts, ref, key)
+    cp = list(zip(rng.uniform(-3, 3, 8), rng.uniform(0.5, 4, 8),
+                  rng.uniform(-5, 5, 8) + 1j * rng.uniform(-5, 5, 8)))
+    _check(fn, cp, ref, key)
+
+
+def test_hyp1f1_terminating():
+    # generalized Laguerre: M(-n, alpha + 1, x)
+    for (a, b, x) in [(-4.0, 1.5, 3.0), (-6.0, 0.5, 10.0), (-3.0, 2.0, -5.0)]:
+        r = mpmath.diff(lambda B: mpmath.hyp1f1(a, B, x), b)
+        assert abs(H.hyp1f1_db(a, b, x) - float(r)) <= 1e-10 * abs(float(r))
+    assert abs(H.hyp1f1_db(-1.0, -2.0, 0.5) - 0.125) < 1e-15    # 1 + x a/b, before the pole
+    assert np.isnan(H.hyp1f1_da(0.5, -2.0, 0.5))
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_hyp0f1(order):
+    rng = np.random.default_rng(2)
+    fn = H.hyp0f1_dv if order == 1 else H.hyp0f1_dv2
+    key = "v" * order
+
+    def ref(v, z):
+        return mpmath.diff(lambda t: mpmath.hyp0f1(t, z), v, order)
+    pts = list(zip(rng.uniform(0.5, 5, 20), rng.uniform(-10, 10, 20)))
+    pts += [(2.5, -3.0), (1.0, -50.0), (1.0, -400.0), (3.0, 1000.0), (-1.5, 4.0)]
+    _check(fn, pts, ref, key)
+    cp = list(zip(rng.uniform(0.5, 5, 8), rng.uniform(-5, 5, 8) + 1j * rng.uniform(-5, 5, 8)))
+    _check(fn, cp, ref, key)
+    assert fn(1.0, 0.0) == 0.0
+
+
+@pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
+def test_hyperu(key):
+    rng = np.random.default_rng(3)
+    n = (key.count("a"), key.count("b"))
+    fn = getattr(H, "hyperu_d" + SUFFIX[key])
+    mpmath.mp.dps = 30
+
+    def ref(a, b, x):
+        return mpmath.diff(lambda A, B: mpmath.hyperu(A, B, x), (a, b), n)
+    pts = list(zip(rng.uniform(0.1, 2, 12), rng.uniform(-2, 3, 12), rng.uniform(0.2, 2, 12)))
+    pts += [(1.0, 1.0, 1.0), (2.0, 0.5, 0.5), (0.1, 3.0, 0.2), (2.0, -2.0, 0.2), (0.5, 1.0, 1e-3),
+            (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)]
+    try:
+        _check(fn, pts, ref, key)
+    finally:
+        mpmath.mp.dps = 40
+
+
+@pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
+def test_wright_bessel(key):
+    rng = np.random.default_rng(4)
+    n = (key.count("a"), key.count("b"))
+    fn = getattr(H, "wright_bessel_d" + SUFFIX[key])
+    mpmath.mp.dps = 30
+
+    def W(a, b, x):
+        return mpmath.fsum(mpmath.power(x, k) / mpmath.factorial(k) * mpmath.rgamma(a * k + b)
+                           for k in range(120))
+
+    def ref(a, b, x):
+        return mpmath.diff(lambda A, B: W(A, B, x), (a, b), n)
+    pts = list(zip(rng.uniform(0.1, 2.5, 8), rng.uniform(0.1, 3, 8), rng.uniform(0.1, 8, 8)))
+    pts += [(0.0, 1.0, 2.0), (1.0, 1.0, 0.0), (0.5, 0.0, 1.5), (2.0, 0.5, 7.5)]
+    try:
+        _check(fn, pts, ref, key)
+    finally:
+        mpmath.mp.dps = 40
+
+
+ALL = [(H.hyp1f1_da, 3), (H.hyp1f1_dadb, 3), (H.hyp2f1_dc, 4), (H.hyp2f1_dadb, 4),
+       (H.hyp0f1_dv, 2), (H.hyp0f1_dv2, 2), (H.hyperu_db, 3), (H.hyperu_da2, 3),
+       (H.wright_bessel_da, 3), (H.wright_bessel_db2, 3)]
+
+
+@pytest.mark.parametrize("fn,nargs", ALL)
+def test_edges_and_shapes(fn, nargs):
+    good = {2: (1.5, 0.5), 3: (0.5, 1.5, 0.5), 4: (0.5, 0.7, 1.5, 0.3)}[nargs]
+    with np.errstate(all="raise"):
+        for j in range(nargs):
+            args = list(good)
+            args[j] = np.nan
+            assert np.isnan(fn(*args))
+        r = fn(*[np.float32(v) for v in good])
+    assert r.shape == () and r.dtype == np.float64 and np.isfinite(r)
+    shp = [np.full((2, 1), good[0])] + [np.full((3,), v) for v in good[1:]]
+    assert fn(*shp).shape == (2, 3)
+    assert fn(*[np.zeros((0,)) + v for v in good]).shape == (0,)
+    big = [np.full(20000, v) for v in good]
+    np.testing.assert_allclose(fn(*big), np.full(20000, fn(*good)), rtol=0)
+
+
+def test_complex_output_types():
+    r = H.hyp2f1_da(0.5, 0.7, 1.5, np.complex64(0.3 + 0.2j))
+    assert r.dtype == np.complex128
+    r = H.hyp1f1_db(0.5, 1.5, np.array([0.3 + 0.2j, -2.0]))
+    assert r.dtype == np.complex128 and r.shape == (2,)
+    assert H.hyp1f1_db(0.5, 1.5, 0.3).dtype == np.float64
+
+
+def test_out_of_domain():
+    assert np.isnan(H.hyperu_da(-0.5, 1.0, 1.0)) and np.isnan(H.hyperu_db(0.5, 1.0, -1.0))
+    assert np.isnan(H.wright_bessel_da(-0.5, 1.0, 1.0)) and np.isnan(H.wright_bessel_db(0.5, 1.0, -1.0))
+    assert np.isnan(H.hyp0f1_dv(-2.0, 0.5)) and np.isnan(H.hyp1f1_da(0.5, 0.0, 0.5))
