@@ -14,6 +14,8 @@ from ._eval_sh_jacobi_dp2 import eval_sh_jacobi_dp2 as eval_sh_jacobi_dp2
 from ._eval_sh_jacobi_dpdq import eval_sh_jacobi_dpdq as eval_sh_jacobi_dpdq
 from ._eval_sh_jacobi_dq import eval_sh_jacobi_dq as eval_sh_jacobi_dq
 from ._eval_sh_jacobi_dq2 import eval_sh_jacobi_dq2 as eval_sh_jacobi_dq2
+from ._hyp0f1_dv import hyp0f1_dv as hyp0f1_dv
+from ._hyp0f1_dv2 import hyp0f1_dv2 as hyp0f1_dv2
 from ._hyp1f1_da import hyp1f1_da as hyp1f1_da
 from ._hyp1f1_da2 import hyp1f1_da2 as hyp1f1_da2
 from ._hyp1f1_dadb import hyp1f1_dadb as hyp1f1_dadb
@@ -28,6 +30,11 @@ from ._hyp2f1_db2 import hyp2f1_db2 as hyp2f1_db2
 from ._hyp2f1_dbdc import hyp2f1_dbdc as hyp2f1_dbdc
 from ._hyp2f1_dc import hyp2f1_dc as hyp2f1_dc
 from ._hyp2f1_dc2 import hyp2f1_dc2 as hyp2f1_dc2
+from ._hyperu_da import hyperu_da as hyperu_da
+from ._hyperu_da2 import hyperu_da2 as hyperu_da2
+from ._hyperu_dadb import hyperu_dadb as hyperu_dadb
+from ._hyperu_db import hyperu_db as hyperu_db
+from ._hyperu_db2 import hyperu_db2 as hyperu_db2
 from ._lpmv_dv import lpmv_dv as lpmv_dv
 from ._lpmv_dv2 import lpmv_dv2 as lpmv_dv2
 from ._mathieu_a_dq import mathieu_a_dq as mathieu_a_dq
@@ -38,6 +45,11 @@ from ._modstruve_dv import modstruve_dv as modstruve_dv
 from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
 from ._struve_dv import struve_dv as struve_dv
 from ._struve_dv2 import struve_dv2 as struve_dv2
+from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
+from ._wright_bessel_da2 import wright_bessel_da2 as wright_bessel_da2
+from ._wright_bessel_dadb import wright_bessel_dadb as wright_bessel_dadb
+from ._wright_bessel_db import wright_bessel_db as wright_bessel_db
+from ._wright_bessel_db2 import wright_bessel_db2 as wright_bessel_db2
 from ._zetac_dx import zetac_dx as zetac_dx
 from ._zetac_dx2 import zetac_dx2 as zetac_dx2
 
@@ -56,6 +68,8 @@ __all__ = [
     'eval_sh_jacobi_dpdq',
     'eval_sh_jacobi_dq',
     'eval_sh_jacobi_dq2',
+    'hyp0f1_dv',
+    'hyp0f1_dv2',
     'hyp1f1_da',
     'hyp1f1_da2',
     'hyp1f1_dadb',
@@ -70,6 +84,11 @@ __all__ = [
     'hyp2f1_dbdc',
     'hyp2f1_dc',
     'hyp2f1_dc2',
+    'hyperu_da',
+    'hyperu_da2',
+    'hyperu_dadb',
+    'hyperu_db',
+    'hyperu_db2',
     'lpmv_dv',
     'lpmv_dv2',
     'mathieu_a_dq',
@@ -80,6 +99,11 @@ __all__ = [
     'modstruve_dv2',
     'struve_dv',
     'struve_dv2',
+    'wright_bessel_da',
+    'wright_bessel_da2',
+    'wright_bessel_dadb',
+    'wright_bessel_db',
+    'wright_bessel_db2',
     'zetac_dx',
     'zetac_dx2',
 ]

@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _hyp0f1_v_needs(v, z, values, needs):
+    """Evaluations d hyp0f1 / d v uses besides hyp0f1 itself."""
+    return (
+        _core.Need('kernels.hyp0f1_dv', (), (0, 1, )),
+    )
+
+
+def _hyp0f1_v_derivative(v, z, values, needs):
+    """d hyp0f1 / d v: hyp0f1_dv(v, z) [jaxsci's kernel hyp0f1_dv: the series differentiated term by term (DLMF 16.2.1)]"""
+    (out,) = values
+    (hyp0f1_dv_1,) = needs
+    return (hyp0f1_dv_1, )
+
+
 def _hyp0f1_z_needs(v, z, values, needs):
     """Evaluations d hyp0f1 / d z uses besides hyp0f1 itself."""
     return (
@@ -26,13 +40,14 @@ _FUNCTION = _core.register(
         qualname='special.hyp0f1',
         scipy='scipy.special.hyp0f1',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why="the derivative in the parameter v is a double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions", accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_hyp0f1_v_needs, ), _hyp0f1_v_derivative),
                 1: _core.Rule((_hyp0f1_z_needs, ), _hyp0f1_z_derivative),
             },
         },
@@ -49,7 +64,7 @@ def hyp0f1(v, z):
 
     Args:
       v: real array. Parameter (not 0, -1, -2, ...).
-        Not differentiable: the derivative in the parameter v is a double hypergeometric series (Kampe de Feriet type) with no closed form in spec'd functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: hyp0f1_dv(v, z) (jaxsci's kernel hyp0f1_dv: the series differentiated term by term (DLMF 16.2.1); not cross-checked: no sympy expression for hyp0f1_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: hyp0f1(v + 1, z) / v (DLMF 16.3.1 with p = 0, q = 1; agrees with sympy's derivative of hyper((), (v,), z) at 12 sample points)
 

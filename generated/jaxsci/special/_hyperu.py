@@ -7,6 +7,34 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _hyperu_a_needs(a, b, x, values, needs):
+    """Evaluations d hyperu / d a uses besides hyperu itself."""
+    return (
+        _core.Need('kernels.hyperu_da', (), (0, 1, 2, )),
+    )
+
+
+def _hyperu_a_derivative(a, b, x, values, needs):
+    """d hyperu / d a: hyperu_da(a, b, x) [jaxsci's kernel hyperu_da: DLMF 13.4.4 differentiated under the integral]"""
+    (out,) = values
+    (hyperu_da_1,) = needs
+    return (hyperu_da_1, )
+
+
+def _hyperu_b_needs(a, b, x, values, needs):
+    """Evaluations d hyperu / d b uses besides hyperu itself."""
+    return (
+        _core.Need('kernels.hyperu_db', (), (0, 1, 2, )),
+    )
+
+
+def _hyperu_b_derivative(a, b, x, values, needs):
+    """d hyperu / d b: hyperu_db(a, b, x) [jaxsci's kernel hyperu_db: DLMF 13.4.4 differentiated under the integral]"""
+    (out,) = values
+    (hyperu_db_1,) = needs
+    return (hyperu_db_1, )
+
+
 def _hyperu_x_needs(a, b, x, values, needs):
     """Evaluations d hyperu / d x uses besides hyperu itself."""
     return (
@@ -26,14 +54,16 @@ _FUNCTION = _core.register(
         qualname='special.hyperu',
         scipy='scipy.special.hyperu',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why="the derivatives in the parameters a and b have no closed form in spec'd functions (they are double series of Kampe de Feriet type)", accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why="the derivatives in the parameters a and b have no closed form in spec'd functions (they are double series of Kampe de Feriet type)", accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_hyperu_a_needs, ), _hyperu_a_derivative),
+                1: _core.Rule((_hyperu_b_needs, ), _hyperu_b_derivative),
                 2: _core.Rule((_hyperu_x_needs, ), _hyperu_x_derivative),
             },
         },
@@ -54,9 +84,9 @@ def hyperu(a, b, x):
 
     Args:
       a: real array. Parameter.
-        Not differentiable: the derivatives in the parameters a and b have no closed form in spec'd functions (they are double series of Kampe de Feriet type). A tangent on it raises NonDifferentiableError.
+        Differentiable: hyperu_da(a, b, x) (jaxsci's kernel hyperu_da: DLMF 13.4.4 differentiated under the integral; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       b: real array. Parameter.
-        Not differentiable: the derivatives in the parameters a and b have no closed form in spec'd functions (they are double series of Kampe de Feriet type). A tangent on it raises NonDifferentiableError.
+        Differentiable: hyperu_db(a, b, x) (jaxsci's kernel hyperu_db: DLMF 13.4.4 differentiated under the integral; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       x: real array. Argument, x > 0 (SciPy returns NaN on the branch cut x < 0).
         Differentiable: -a * hyperu(a + 1, b + 1, x) (DLMF 13.3.22 with n = 1; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 

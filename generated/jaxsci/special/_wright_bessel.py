@@ -7,6 +7,34 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _wright_bessel_a_needs(a, b, x, values, needs):
+    """Evaluations d wright_bessel / d a uses besides wright_bessel itself."""
+    return (
+        _core.Need('kernels.wright_bessel_da', (), (0, 1, 2, )),
+    )
+
+
+def _wright_bessel_a_derivative(a, b, x, values, needs):
+    """d wright_bessel / d a: wright_bessel_da(a, b, x) [jaxsci's kernel wright_bessel_da: DLMF 10.46.1 differentiated term by term]"""
+    (out,) = values
+    (wright_bessel_da_1,) = needs
+    return (wright_bessel_da_1, )
+
+
+def _wright_bessel_b_needs(a, b, x, values, needs):
+    """Evaluations d wright_bessel / d b uses besides wright_bessel itself."""
+    return (
+        _core.Need('kernels.wright_bessel_db', (), (0, 1, 2, )),
+    )
+
+
+def _wright_bessel_b_derivative(a, b, x, values, needs):
+    """d wright_bessel / d b: wright_bessel_db(a, b, x) [jaxsci's kernel wright_bessel_db: DLMF 10.46.1 differentiated term by term]"""
+    (out,) = values
+    (wright_bessel_db_1,) = needs
+    return (wright_bessel_db_1, )
+
+
 def _wright_bessel_x_needs(a, b, x, values, needs):
     """Evaluations d wright_bessel / d x uses besides wright_bessel itself."""
     return (
@@ -26,14 +54,16 @@ _FUNCTION = _core.register(
         qualname='special.wright_bessel',
         scipy='scipy.special.wright_bessel',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why='a enters only through Gamma(a k + b) inside the series: the derivative is the series of -k x^k psi(a k + b) / (k! Gamma(a k + b)), which is no Wright function and has no closed form', accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why='the derivative in b is the series of -x^k psi(a k + b) / (k! Gamma(a k + b)), which is no Wright function and has no closed form', accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_wright_bessel_a_needs, ), _wright_bessel_a_derivative),
+                1: _core.Rule((_wright_bessel_b_needs, ), _wright_bessel_b_derivative),
                 2: _core.Rule((_wright_bessel_x_needs, ), _wright_bessel_x_derivative),
             },
         },
@@ -54,9 +84,9 @@ def wright_bessel(a, b, x):
 
     Args:
       a: real array. Parameter, a >= 0.
-        Not differentiable: a enters only through Gamma(a k + b) inside the series: the derivative is the series of -k x^k psi(a k + b) / (k! Gamma(a k + b)), which is no Wright function and has no closed form. A tangent on it raises NonDifferentiableError.
+        Differentiable: wright_bessel_da(a, b, x) (jaxsci's kernel wright_bessel_da: DLMF 10.46.1 differentiated term by term; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       b: real array. Parameter, b >= 0.
-        Not differentiable: the derivative in b is the series of -x^k psi(a k + b) / (k! Gamma(a k + b)), which is no Wright function and has no closed form. A tangent on it raises NonDifferentiableError.
+        Differentiable: wright_bessel_db(a, b, x) (jaxsci's kernel wright_bessel_db: DLMF 10.46.1 differentiated term by term; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       x: real array. Argument, x >= 0.
         Differentiable: wright_bessel(a, a + b, x) (term-by-term differentiation of DLMF 10.46.1 (Wright 1935); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 

@@ -85,7 +85,7 @@ def _is_nonpos_int(p, cap=1e7):
     return (p <= 0) & (p == np.floor(p)) & (p > -cap)
 
 
-def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=False):
+def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=False, p0=None):
     """Sum the pFq series in w and its parameter derivatives.
 
     nums, dens: lists of float64 arrays (same length n); w: float64 or complex128 array.
@@ -94,7 +94,8 @@ def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=Fa
     Returns (list of sums, list of sum|t| magnitudes or None, number of terms used per element).
     Elements not converged within maxiter are NaN.  polepass: 1/(p)_n is taken as 0 past a pole
     p = -k (the convention of a series that terminates before the pole; the caller keeps the
-    result only where it does).
+    result only where it does).  p0: a factor multiplying every term (e.g. Kummer's e^x, applied
+    term by term so that neither it nor the sum overflows alone).
     """
     params = list(nums) + list(dens)
     npar = len(params)
@@ -109,7 +110,7 @@ def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=Fa
     mult = [[d.count(i) for i in range(npar)] for d in derivs]
     # state (all arrays over the active elements)
     F = [[np.ones(n)] + [np.zeros(n) for _ in range(order[i])] for i in range(npar)]
-    P = np.ones(n, dtype=dt)
+    P = np.ones(n, dtype=dt) if p0 is None else np.array(p0, dtype=dt)
     sums = [np.zeros(n, dtype=dt) for _ in derivs]
     mags = [np.zeros(n) for _ in derivs] if want_mag else None
     small = [np.zeros(n, dtype=bool) for _ in derivs]      # previous check already small
@@ -274,12 +275,12 @@ def _hyp1f1_core(a, b, x, key):
         i = np.nonzero(kum)[0]
         comb = _H1_KUMMER[key]
         dl = [()] + [c[1] for c in comb]
-        sums, mags, _ = _pfq_series([b[i] - a[i]], [b[i]], -x[i], dl, want_mag=True)
         ex = np.exp(x[i])
+        sums, mags, _ = _pfq_series([b[i] - a[i]], [b[i]], -x[i], dl, want_mag=True, p0=ex)
         val = _combine([c[0] for c in comb], sums[1:])
         err = 2 * _EPS * 4 * _combine([abs(c[0]) for c in comb], mags[1:])
         bad = err > tol * np.maximum(np.abs(val), np.abs(sums[0]))
-        out[i] = np.where(bad, np.nan, ex * val)
+        out[i] = np.where(bad, np.nan, val)
     return out
 
 
@@ -380,17 +381,15 @@ def _ridders(dq, h0, ntab=8, con=1.4):
     return best, err
 
 
-def _hyp2f1_ridders(a, b, c, z, key):
-    """Last resort: Ridders-extrapolated central differences of scipy.special.hyp2f1 in the
-    parameters; NaN where the estimated relative error exceeds 1e-9."""
-    d = _H2_KEYS[key]
-    base = [a, b, c]
-
+def _ridders_param(fn, base, d, rtol=1e-9):
+    """Last resort: Ridders-extrapolated central differences of the SciPy function fn(*base) in
+    the parameters d (one index, or two for a second derivative; mixed by the 4-point formula,
+    even in h); NaN where the estimated relative error exceeds rtol."""
     def at(shifts):
         p = list(base)
         for i, s in shifts:
             p[i] = p[i] + s
-        return _sp.hyp2f1(p[0], p[1], p[2], z)
+        return fn(*p)
 
     h0 = 0.1 * np.maximum(1.0, np.abs(base[d[0]]))
     if len(d) == 1:
@@ -406,8 +405,13 @@ def _hyp2f1_ridders(a, b, c, z, key):
             return (at([(d[0], h), (d[1], h)]) - at([(d[0], h), (d[1], -h)])
                     - at([(d[0], -h), (d[1], h)]) + at([(d[0], -h), (d[1], -h)])) / (4.0 * h * h)
     val, err = _ridders(dq, h0)
-    bad = ~(err <= 1e-9 * np.abs(val))
+    bad = ~(err <= rtol * np.abs(val))
     return np.where(bad, np.nan, val)
+
+
+def _hyp2f1_ridders(a, b, c, z, key):
+    """Ridders on scipy.special.hyp2f1 (last resort; NaN where the estimate exceeds 1e-9)."""
+    return _ridders_param(_sp.hyp2f1, [a, b, c, z], _H2_KEYS[key])
 
 
 def _hyp2f1_core(a, b, c, z, key):
@@ -517,3 +521,288 @@ hyp2f1_dc2 = _mk2("cc", "d2/dc2")
 hyp2f1_dadb = _mk2("ab", "d2/dadb")
 hyp2f1_dadc = _mk2("ac", "d2/dadc")
 hyp2f1_dbdc = _mk2("bc", "d2/dbdc")
+
+
+# --------------------------------------------------------------------------------------------
+# 0F1
+# --------------------------------------------------------------------------------------------
+
+def _hyp0f1_core(v, z, d):
+    cplx = np.iscomplexobj(z)
+    out = np.full(v.shape[0], np.nan, dtype=np.complex128 if cplx else np.float64)
+    tol = 1e-11 if len(d) == 1 else 1e-9
+    ok = np.isfinite(v) & np.isfinite(z) & ~_is_nonpos_int(v)
+    if np.any(ok):
+        i = np.nonzero(ok)[0]
+        (f0, fd), (m0, md), _ = _pfq_series([], [v[i]], z[i], [(), d], want_mag=True)
+        err = 8 * _EPS * md
+        bad = err > tol * np.maximum(np.abs(fd), np.abs(f0))
+        out[i] = fd
+        if np.any(bad):
+            # cancellation (large negative z): Ridders on scipy.special.hyp0f1
+            j = i[bad]
+            out[j] = _ridders_param(_sp.hyp0f1, [v[j], z[j]], d)
+    return out
+
+
+def _hyp0f1(v, z, d):
+    with np.errstate(all="ignore"):
+        shape, cplx, (v, z) = _prep((v, z), complex_last=True)
+        sk = np.where(np.isnan(np.abs(z)), 0.0, np.abs(z))
+        res = _chunked(lambda v_, z_: _hyp0f1_core(v_, z_, d), v.shape[0], (v, z),
+                       np.complex128 if cplx else np.float64, key=sk)
+        return _finish(res, shape, cplx)
+
+
+def hyp0f1_dv(v, z):
+    """d/dv of scipy.special.hyp0f1(v, z) (z real or complex).
+
+    Method: the series DLMF 16.2.1 (p = 0, q = 1) differentiated term by term in v (product rule
+    on 1/(v)_n); converges for every z.  For large negative z (or large |z| off the positive axis)
+    the series cancels (terms up to about exp(2 sqrt|z|)): the kernel keeps a rounding-error
+    estimate 8 eps sum |t_n| and where it exceeds 1e-11 of the result (real z below about -30
+    for v ~ 1) falls back to Ridders' extrapolated central differences of scipy.special.hyp0f1
+    in v (Numerical Recipes 5.7), NaN where its error estimate exceeds 1e-9 relative.  NaN for v a
+    non-positive integer (SciPy: NaN/inf).  Sources: DLMF 16.2.1; Stan Math grad_pFq.
+    """
+    return _hyp0f1(v, z, (0,))
+
+
+def hyp0f1_dv2(v, z):
+    """d2/dv2 of scipy.special.hyp0f1(v, z); method and regimes as hyp0f1_dv (NaN where the
+    cancellation estimate exceeds 1e-9)."""
+    return _hyp0f1(v, z, (0, 0))
+
+
+# --------------------------------------------------------------------------------------------
+# U (hyperu)
+# --------------------------------------------------------------------------------------------
+
+def _de_nodes(h=0.1, tmin=-9.0, tmax=5.6):
+    """exp-sinh type double-exponential nodes for int_0^inf f(s) e^-s ds (Ooura & Mori, "The double
+    exponential formula for oscillatory functions over the half infinite interval", J. Comput. Appl.
+    Math. 38 (1991), transformation s = exp(tau - exp(-tau))): returns (log s, s, h * ds/dtau / s)."""
+    tau = np.arange(tmin, tmax + h / 2, h)
+    e = np.exp(-tau)
+    ls = tau - e
+    s = np.exp(ls)
+    wgt = h * (1.0 + e)
+    return ls, s, wgt
+
+
+_DE_LS, _DE_S, _DE_W = _de_nodes()
+
+
+def _trigamma(x):
+    """psi'(x) for x > 0: recurrence to x >= 8, then the asymptotic series (DLMF 5.15.8)."""
+    acc = np.zeros_like(x)
+    y = x.copy()
+    for _ in range(8):
+        m = y < 8.0
+        acc = acc + np.where(m, 1.0 / (y * y), 0.0)
+        y = np.where(m, y + 1.0, y)
+    iy = 1.0 / y
+    i2 = iy * iy
+    # 1/y + 1/(2y^2) + sum B_2k / y^(2k+1)
+    ser = iy * (1.0 + iy * (0.5 + iy * (1 / 6 + i2 * (-1 / 30 + i2 * (1 / 42 + i2 * (-1 / 30
+                + i2 * (5 / 66 + i2 * (-691 / 2730 + i2 * (7 / 6)))))))))
+    return acc + ser
+
+
+def _hyperu_core(a, b, x, key):
+    out = np.full(a.shape[0], np.nan)
+    ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(x) & (a > 0) & (x > 0)
+    if not np.any(ok):
+        return out
+    i = np.nonzero(ok)[0]
+    a, b, x = a[i], b[i], x[i]
+    lx = np.log(x)
+    ix = 1.0 / x
+    psi = _sp.psi(a)
+    bam1 = b - a - 1.0
+    # U = x^-a / Gamma(a) * int_0^inf e^-s s^(a-1) (1 + s/x)^(b-a-1) ds   (DLMF 13.4.4, t = s/x)
+    # log t - log(1+t) - psi(a) = l1, log(1+t) = l2
+    acc = [np.zeros_like(a) for _ in range(3)]
+    for ls, s, w in zip(_DE_LS, _DE_S, _DE_W):
+        l2 = np.log1p(s * ix)
+        g = np.exp(a * ls - s + bam1 * l2) * w
+        if key == "b":
+            acc[0] += g * l2
+        elif key == "bb":
+            acc[0] += g * (l2 * l2)
+        else:
+            l1 = ls - lx - l2 - psi
+            if key == "a":
+                acc[0] += g * l1
+            elif key == "aa":
+                acc[0] += g * (l1 * l1)
+                acc[1] += g
+            else:                                   # "ab"
+                acc[0] += g * (l1 * l2)
+    pre = np.exp(-a * lx - _sp.gammaln(a))           # x^-a / Gamma(a), a > 0
+    if key == "aa":
+        val = acc[0] - _trigamma(a) * acc[1]
+    else:
+        val = acc[0]
+    out[i] = pre * val
+    return out
+
+
+def _hyperu(a, b, x, key):
+    with np.errstate(all="ignore"):
+        shape, _, (a, b, x) = _prep((a, b, x))
+        res = _chunked(lambda a_, b_, x_: _hyperu_core(a_, b_, x_, key), a.shape[0], (a, b, x),
+                       np.float64)
+        return res.reshape(shape)
+
+
+_HU_DOC = """{what} of Tricomi's function scipy.special.hyperu(a, b, x), a > 0, x > 0.
+
+    Method: the integral U(a,b,x) = 1/Gamma(a) int_0^inf e^(-xt) t^(a-1) (1+t)^(b-a-1) dt
+    (DLMF 13.4.4) differentiated under the integral sign (d/da brings log(t/(1+t)) - psi(a),
+    d/db brings log(1+t); d2/da2 adds -psi'(a) U), evaluated with t = s/x by the double-exponential
+    rule s = exp(tau - exp(-tau)) (Ooura & Mori 1991), 147 fixed nodes (step 0.1, tau in
+    [-9, 5.6]) shared by all elements, which handles the endpoint singularity t^(a-1) and the log factors.  NaN for a <= 0 (the integral
+    diverges; SciPy uses other formulas there), x <= 0 (SciPy: NaN on the cut) and non-finite input.
+    """
+
+
+def hyperu_da(a, b, x):
+    return _hyperu(a, b, x, "a")
+
+
+def hyperu_db(a, b, x):
+    return _hyperu(a, b, x, "b")
+
+
+def hyperu_da2(a, b, x):
+    return _hyperu(a, b, x, "aa")
+
+
+def hyperu_dadb(a, b, x):
+    return _hyperu(a, b, x, "ab")
+
+
+def hyperu_db2(a, b, x):
+    return _hyperu(a, b, x, "bb")
+
+
+hyperu_da.__doc__ = _HU_DOC.format(what="d/da")
+hyperu_db.__doc__ = _HU_DOC.format(what="d/db")
+hyperu_da2.__doc__ = _HU_DOC.format(what="d2/da2")
+hyperu_dadb.__doc__ = _HU_DOC.format(what="d2/dadb")
+hyperu_db2.__doc__ = _HU_DOC.format(what="d2/db2")
+
+
+# --------------------------------------------------------------------------------------------
+# Wright's generalized Bessel function
+# --------------------------------------------------------------------------------------------
+
+def _rgamma012(y, order):
+    """1/Gamma(y) and its first `order` derivatives: (1/Gamma)' = -psi/Gamma,
+    (1/Gamma)'' = (psi^2 - psi')/Gamma (DLMF 5.2.2); at the poles y = -m the limits
+    (-1)^m m! and -2 (-1)^m m! psi(m+1) (from 1/Gamma(y) = Gamma(1-y) sin(pi y)/pi)."""
+    rg = _sp.rgamma(y)
+    ps = _sp.psi(y)
+    pole = (y <= 0) & (y == np.floor(y))
+    m = np.where(pole, -y, 0.0)
+    sg = np.where(np.fmod(m, 2.0) == 0, 1.0, -1.0)
+    mf = _sp.gamma(m + 1.0)
+    d1 = np.where(pole, sg * mf, -ps * rg)
+    if order < 2:
+        return rg, d1, None
+    yy = np.where(y > 0, y, 1.0 - y)
+    tg = _trigamma(yy)
+    # psi'(y) for y <= 0 by reflection: psi'(1-y) + psi'(y) = pi^2 / sin^2(pi y) (DLMF 5.15.6)
+    tg = np.where(y > 0, tg, np.pi ** 2 / np.sin(np.pi * y) ** 2 - tg)
+    d2 = np.where(pole, -2.0 * sg * mf * _sp.psi(m + 1.0), (ps * ps - tg) * rg)
+    return rg, d1, d2
+
+
+def _wright_core(a, b, x, key, maxiter=400):
+    out = np.full(a.shape[0], np.nan)
+    ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(x) & (a >= 0) & (b >= 0) & (x >= 0)
+    if not np.any(ok):
+        return out
+    idx = np.nonzero(ok)[0]
+    a, b, x = a[idx], b[idx], x[idx]
+    pa = key.count("a")                     # power of k from the chain rule d/da (ak+b) = k
+    order = len(key)
+    lx = np.log(x)
+    s = np.zeros_like(a)
+    prev_small = np.zeros(a.shape, dtype=bool)
+    lt_prev = np.full(a.shape, np.inf)
+    for k in range(maxiter):
+        y = a * k + b
+        rg, d1, d2 = _rgamma012(y, order)
+        dr = d1 if order == 1 else d2
+        # x^k / k! (x = 0: only k = 0)
+        if k == 0:
+            pw = np.ones_like(a)
+        else:
+            pw = np.where(x > 0, np.exp(k * lx - _sp.gammaln(k + 1.0)), 0.0)
+        t = pw * dr * (float(k) ** pa)
+        s = s + t
+        # base term x^k/k!/Gamma(ak+b) (log) to see the series decaying
+        lt = k * lx - _sp.gammaln(k + 1.0) - _sp.gammaln(np.maximum(y, 1.0))
+        small = (np.abs(t) <= 1e-17 * np.abs(s)) & (lt < lt_prev - 0.69) & (k > 2)
+        small |= (x == 0) & (k >= 1)
+        done = small & prev_small
+        prev_small = small
+        lt_prev = lt
+        if np.any(done):
+            out[idx[done]] = s[done]
+            keep = ~done
+            idx, a, b, x, lx, s, prev_small, lt_prev = (v[keep] for v in (idx, a, b, x, lx, s,
+                                                                          prev_small, lt_prev))
+            if idx.size == 0:
+                break
+    return out
+
+
+def _wright(a, b, x, key):
+    with np.errstate(all="ignore"):
+        shape, _, (a, b, x) = _prep((a, b, x))
+        sk = np.where(np.isnan(x), 0.0, x / np.maximum(a, 0.05))
+        res = _chunked(lambda a_, b_, x_: _wright_core(a_, b_, x_, key), a.shape[0], (a, b, x),
+                       np.float64, key=sk)
+        return res.reshape(shape)
+
+
+_WB_DOC = """{what} of Wright's generalized Bessel function scipy.special.wright_bessel(a, b, x),
+    a >= 0, b >= 0, x >= 0 (SciPy's domain).
+
+    Method: the series DLMF 10.46.1, Phi = sum_k x^k / (k! Gamma(a k + b)), differentiated term by
+    term: d/db brings (1/Gamma)'(ak+b) = -psi/Gamma, d/da brings k (1/Gamma)'(ak+b); the second
+    derivatives (1/Gamma)'' = (psi^2 - psi')/Gamma with k^2, k, 1 (DLMF 5.2.2, 5.15; pole limits at
+    ak+b = 0).  Stops when the terms have fallen below 1e-17 of the sum twice while the base term
+    still halves; at most 400 terms: NaN where that is not enough (large x with small a, about
+    x > 150 for a = 1, x > 40 for a = 0.1).  NaN outside SciPy's domain.
+    """
+
+
+def wright_bessel_da(a, b, x):
+    return _wright(a, b, x, "a")
+
+
+def wright_bessel_db(a, b, x):
+    return _wright(a, b, x, "b")
+
+
+def wright_bessel_da2(a, b, x):
+    return _wright(a, b, x, "aa")
+
+
+def wright_bessel_dadb(a, b, x):
+    return _wright(a, b, x, "ab")
+
+
+def wright_bessel_db2(a, b, x):
+    return _wright(a, b, x, "bb")
+
+
+wright_bessel_da.__doc__ = _WB_DOC.format(what="d/da")
+wright_bessel_db.__doc__ = _WB_DOC.format(what="d/db")
+wright_bessel_da2.__doc__ = _WB_DOC.format(what="d2/da2")
+wright_bessel_dadb.__doc__ = _WB_DOC.format(what="d2/dadb")
+wright_bessel_db2.__doc__ = _WB_DOC.format(what="d2/db2")
