@@ -1,15 +1,10 @@
 """Host kernels: parameter derivatives of hyp0f1, hyp1f1, hyp2f1, hyperu, wright_bessel vs mpmath."""
 
-import sys
-from pathlib import Path
-
 import mpmath
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "templates" / "runtime"))
-from kernels import hypergeometric as H  # noqa: E402
+from jaxsci._core.kernels import hypergeometric as H
 
 mpmath.mp.dps = 40
 SUFFIX = {"a": "a", "b": "b", "c": "c", "aa": "a2", "bb": "b2", "cc": "c2", "ab": "adb",

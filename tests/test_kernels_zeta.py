@@ -1,15 +1,10 @@
 """Host kernels: derivatives in x of the Hurwitz and Riemann zeta functions vs mpmath."""
 
-import sys
-from pathlib import Path
-
 import mpmath
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "templates" / "runtime"))
-from kernels import zeta as Z  # noqa: E402
+from jaxsci._core.kernels import zeta as Z
 
 mpmath.mp.dps = 40
 
