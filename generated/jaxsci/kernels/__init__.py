@@ -35,6 +35,12 @@ from ._hyperu_da2 import hyperu_da2 as hyperu_da2
 from ._hyperu_dadb import hyperu_dadb as hyperu_dadb
 from ._hyperu_db import hyperu_db as hyperu_db
 from ._hyperu_db2 import hyperu_db2 as hyperu_db2
+from ._iv_dv import iv_dv as iv_dv
+from ._iv_dv2 import iv_dv2 as iv_dv2
+from ._jv_dv import jv_dv as jv_dv
+from ._jv_dv2 import jv_dv2 as jv_dv2
+from ._kv_dv import kv_dv as kv_dv
+from ._kv_dv2 import kv_dv2 as kv_dv2
 from ._lpmv_dv import lpmv_dv as lpmv_dv
 from ._lpmv_dv2 import lpmv_dv2 as lpmv_dv2
 from ._mathieu_a_dq import mathieu_a_dq as mathieu_a_dq
@@ -50,6 +56,8 @@ from ._wright_bessel_da2 import wright_bessel_da2 as wright_bessel_da2
 from ._wright_bessel_dadb import wright_bessel_dadb as wright_bessel_dadb
 from ._wright_bessel_db import wright_bessel_db as wright_bessel_db
 from ._wright_bessel_db2 import wright_bessel_db2 as wright_bessel_db2
+from ._yv_dv import yv_dv as yv_dv
+from ._yv_dv2 import yv_dv2 as yv_dv2
 from ._zetac_dx import zetac_dx as zetac_dx
 from ._zetac_dx2 import zetac_dx2 as zetac_dx2
 
@@ -89,6 +97,12 @@ __all__ = [
     'hyperu_dadb',
     'hyperu_db',
     'hyperu_db2',
+    'iv_dv',
+    'iv_dv2',
+    'jv_dv',
+    'jv_dv2',
+    'kv_dv',
+    'kv_dv2',
     'lpmv_dv',
     'lpmv_dv2',
     'mathieu_a_dq',
@@ -104,6 +118,8 @@ __all__ = [
     'wright_bessel_dadb',
     'wright_bessel_db',
     'wright_bessel_db2',
+    'yv_dv',
+    'yv_dv2',
     'zetac_dx',
     'zetac_dx2',
 ]

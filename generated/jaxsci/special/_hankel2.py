@@ -7,6 +7,21 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _hankel2_v_needs(v, z, values, needs):
+    """Evaluations d hankel2 / d v uses besides hankel2 itself."""
+    return (
+        _core.Need('kernels.jv_dv', (), (0, 1, )),
+        _core.Need('kernels.yv_dv', (), (0, 1, )),
+    )
+
+
+def _hankel2_v_derivative(v, z, values, needs):
+    """d hankel2 / d v: jv_dv(v, z) - I * yv_dv(v, z) [H2_v = J_v - i Y_v (DLMF 10.4.3): no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv and yv_dv]"""
+    (out,) = values
+    (jv_dv_1, yv_dv_1) = needs
+    return (jv_dv_1 - 1j*yv_dv_1, )
+
+
 def _hankel2_z_needs(v, z, values, needs):
     """Evaluations d hankel2 / d z uses besides hankel2 itself."""
     return (
@@ -26,13 +41,14 @@ _FUNCTION = _core.register(
         qualname='special.hankel2',
         scipy='scipy.special.hankel2',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'complex'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_hankel2_v_needs, ), _hankel2_v_derivative),
                 1: _core.Rule((_hankel2_z_needs, ), _hankel2_z_derivative),
             },
         },
@@ -49,7 +65,7 @@ def hankel2(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: jv_dv(v, z) - I * yv_dv(v, z) (H2_v = J_v - i Y_v (DLMF 10.4.3): no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv and yv_dv; not cross-checked: no sympy expression for jv_dv, yv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: hankel2(v - 1, z) - v / z * hankel2(v, z) (DLMF 10.6.2; agrees with sympy's derivative of hankel2(v, z) at 12 sample points)
 

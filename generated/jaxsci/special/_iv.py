@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _iv_v_needs(v, z, values, needs):
+    """Evaluations d iv / d v uses besides iv itself."""
+    return (
+        _core.Need('kernels.iv_dv', (), (0, 1, )),
+    )
+
+
+def _iv_v_derivative(v, z, values, needs):
+    """d iv / d v: iv_dv(v, z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel iv_dv]"""
+    (out,) = values
+    (iv_dv_1,) = needs
+    return (iv_dv_1, )
+
+
 def _iv_z_needs(v, z, values, needs):
     """Evaluations d iv / d z uses besides iv itself."""
     return (
@@ -27,13 +41,14 @@ _FUNCTION = _core.register(
         qualname='special.iv',
         scipy='scipy.special.iv',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.38 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_iv_v_needs, ), _iv_v_derivative),
                 1: _core.Rule((_iv_z_needs, ), _iv_z_derivative),
             },
         },
@@ -50,7 +65,7 @@ def iv(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.38 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: iv_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel iv_dv; not cross-checked: no sympy expression for iv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: iv(v - 1, z) - v / z * iv(v, z) (DLMF 10.29.2; agrees with sympy's derivative of besseli(v, z) at 24 sample points)
 

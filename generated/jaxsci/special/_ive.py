@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _ive_v_needs(v, z, values, needs):
+    """Evaluations d ive / d v uses besides ive itself."""
+    return (
+        _core.Need('kernels.iv_dv', (), (0, 1, )),
+    )
+
+
+def _ive_v_derivative(v, z, values, needs):
+    """d ive / d v: iv_dv(v, z) * exp(-abs(re(z))) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel iv_dv, times ive's factor exp(-abs(re(z)))]"""
+    (out,) = values
+    (iv_dv_1,) = needs
+    return (iv_dv_1*jnp.exp(-abs(jnp.real(z))), )
+
+
 def _ive_z_needs(v, z, values, needs):
     """Evaluations d ive / d z uses besides ive itself."""
     return (
@@ -34,13 +48,14 @@ _FUNCTION = _core.register(
         qualname='special.ive',
         scipy='scipy.special.ive',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.38 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_ive_v_needs, ), _ive_v_derivative),
                 1: _core.Rule((_ive_z_needs, ), _ive_z_derivative, _ive_z_conjugate),
             },
         },
@@ -57,7 +72,7 @@ def ive(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.38 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: iv_dv(v, z) * exp(-abs(re(z))) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel iv_dv, times ive's factor exp(-abs(re(z))); not cross-checked: no sympy expression for iv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: ive(v - 1, z) - v / z * ive(v, z) - sign(re(z)) / 2 * ive(v, z) (DLMF 10.29.2 and the product rule for exp(-abs(re(z))); agrees with sympy's derivative of exp(-Abs(re(z)))*besseli(v, z) at 24 sample points)
 

@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _jn_n_needs(n, x, values, needs):
+    """Evaluations d jn / d n uses besides jn itself."""
+    return (
+        _core.Need('kernels.jv_dv', (), (0, 1, )),
+    )
+
+
+def _jn_n_derivative(n, x, values, needs):
+    """d jn / d n: jv_dv(n, x) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv (jn is jv)]"""
+    (out,) = values
+    (jv_dv_1,) = needs
+    return (jv_dv_1, )
+
+
 def _jn_x_needs(n, x, values, needs):
     """Evaluations d jn / d x uses besides jn itself."""
     return (
@@ -27,13 +41,14 @@ _FUNCTION = _core.register(
         qualname='special.jn',
         scipy='scipy.special.jn',
         args=(
-            _core.Arg('n', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_jn_n_needs, ), _jn_n_derivative),
                 1: _core.Rule((_jn_x_needs, ), _jn_x_derivative),
             },
         },
@@ -53,7 +68,7 @@ def jn(n, x):
 
     Args:
       n: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: jv_dv(n, x) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv (jn is jv); not cross-checked: no sympy expression for jv_dv (verified against mpmath by the test suite))
       x: real or complex array. Argument.
         Differentiable: jn(n - 1, x) - n / x * jn(n, x) (DLMF 10.6.2; agrees with sympy's derivative of besselj(n, x) at 24 sample points)
 

@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _jv_v_needs(v, z, values, needs):
+    """Evaluations d jv / d v uses besides jv itself."""
+    return (
+        _core.Need('kernels.jv_dv', (), (0, 1, )),
+    )
+
+
+def _jv_v_derivative(v, z, values, needs):
+    """d jv / d v: jv_dv(v, z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv]"""
+    (out,) = values
+    (jv_dv_1,) = needs
+    return (jv_dv_1, )
+
+
 def _jv_z_needs(v, z, values, needs):
     """Evaluations d jv / d z uses besides jv itself."""
     return (
@@ -27,13 +41,14 @@ _FUNCTION = _core.register(
         qualname='special.jv',
         scipy='scipy.special.jv',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_jv_v_needs, ), _jv_v_derivative),
                 1: _core.Rule((_jv_z_needs, ), _jv_z_derivative),
             },
         },
@@ -50,7 +65,7 @@ def jv(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: jv_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv; not cross-checked: no sympy expression for jv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: jv(v - 1, z) - v / z * jv(v, z) (DLMF 10.6.2; agrees with sympy's derivative of besselj(v, z) at 24 sample points)
 

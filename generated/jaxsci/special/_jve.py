@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _jve_v_needs(v, z, values, needs):
+    """Evaluations d jve / d v uses besides jve itself."""
+    return (
+        _core.Need('kernels.jv_dv', (), (0, 1, )),
+    )
+
+
+def _jve_v_derivative(v, z, values, needs):
+    """d jve / d v: jv_dv(v, z) * exp(-abs(im(z))) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv, times jve's factor exp(-abs(im(z)))]"""
+    (out,) = values
+    (jv_dv_1,) = needs
+    return (jv_dv_1*jnp.exp(-abs(jnp.imag(z))), )
+
+
 def _jve_z_needs(v, z, values, needs):
     """Evaluations d jve / d z uses besides jve itself."""
     return (
@@ -34,13 +48,14 @@ _FUNCTION = _core.register(
         qualname='special.jve',
         scipy='scipy.special.jve',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_jve_v_needs, ), _jve_v_derivative),
                 1: _core.Rule((_jve_z_needs, ), _jve_z_derivative, _jve_z_conjugate),
             },
         },
@@ -57,7 +72,7 @@ def jve(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: jv_dv(v, z) * exp(-abs(im(z))) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv, times jve's factor exp(-abs(im(z))); not cross-checked: no sympy expression for jv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: jve(v - 1, z) - v / z * jve(v, z) + I * sign(im(z)) / 2 * jve(v, z) (DLMF 10.6.2 and the product rule for exp(-abs(im(z))); agrees with sympy's derivative of exp(-Abs(im(z)))*besselj(v, z) at 24 sample points)
 

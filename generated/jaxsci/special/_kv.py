@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _kv_v_needs(v, z, values, needs):
+    """Evaluations d kv / d v uses besides kv itself."""
+    return (
+        _core.Need('kernels.kv_dv', (), (0, 1, )),
+    )
+
+
+def _kv_v_derivative(v, z, values, needs):
+    """d kv / d v: kv_dv(v, z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kv_dv]"""
+    (out,) = values
+    (kv_dv_1,) = needs
+    return (kv_dv_1, )
+
+
 def _kv_z_needs(v, z, values, needs):
     """Evaluations d kv / d z uses besides kv itself."""
     return (
@@ -26,13 +40,14 @@ _FUNCTION = _core.register(
         qualname='special.kv',
         scipy='scipy.special.kv',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.38 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_kv_v_needs, ), _kv_v_derivative),
                 1: _core.Rule((_kv_z_needs, ), _kv_z_derivative),
             },
         },
@@ -49,7 +64,7 @@ def kv(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.38 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: kv_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kv_dv; not cross-checked: no sympy expression for kv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: -kv(v - 1, z) - v / z * kv(v, z) (DLMF 10.29.2 (with e^(i pi v) K_v in place of the cylinder function); agrees with sympy's derivative of besselk(v, z) at 12 sample points)
 

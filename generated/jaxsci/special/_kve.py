@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _kve_v_needs(v, z, values, needs):
+    """Evaluations d kve / d v uses besides kve itself."""
+    return (
+        _core.Need('kernels.kv_dv', (), (0, 1, )),
+    )
+
+
+def _kve_v_derivative(v, z, values, needs):
+    """d kve / d v: kv_dv(v, z) * exp(z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kv_dv, times kve's factor exp(z)]"""
+    (out,) = values
+    (kv_dv_1,) = needs
+    return (kv_dv_1*jnp.exp(z), )
+
+
 def _kve_z_needs(v, z, values, needs):
     """Evaluations d kve / d z uses besides kve itself."""
     return (
@@ -26,13 +40,14 @@ _FUNCTION = _core.register(
         qualname='special.kve',
         scipy='scipy.special.kve',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.38 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_kve_v_needs, ), _kve_v_derivative),
                 1: _core.Rule((_kve_z_needs, ), _kve_z_derivative),
             },
         },
@@ -49,7 +64,7 @@ def kve(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.38 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: kv_dv(v, z) * exp(z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kv_dv, times kve's factor exp(z); not cross-checked: no sympy expression for kv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: -kve(v - 1, z) - v / z * kve(v, z) + kve(v, z) (DLMF 10.29.2 (with e^(i pi v) K_v in place of the cylinder function) and the product rule for exp(z); agrees with sympy's derivative of exp(z)*besselk(v, z) at 12 sample points)
 

@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _yv_v_needs(v, z, values, needs):
+    """Evaluations d yv / d v uses besides yv itself."""
+    return (
+        _core.Need('kernels.yv_dv', (), (0, 1, )),
+    )
+
+
+def _yv_v_derivative(v, z, values, needs):
+    """d yv / d v: yv_dv(v, z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel yv_dv]"""
+    (out,) = values
+    (yv_dv_1,) = needs
+    return (yv_dv_1, )
+
+
 def _yv_z_needs(v, z, values, needs):
     """Evaluations d yv / d z uses besides yv itself."""
     return (
@@ -26,13 +40,14 @@ _FUNCTION = _core.register(
         qualname='special.yv',
         scipy='scipy.special.yv',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_yv_v_needs, ), _yv_v_derivative),
                 1: _core.Rule((_yv_z_needs, ), _yv_z_derivative),
             },
         },
@@ -49,7 +64,7 @@ def yv(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: yv_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel yv_dv; not cross-checked: no sympy expression for yv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: yv(v - 1, z) - v / z * yv(v, z) (DLMF 10.6.2; agrees with sympy's derivative of bessely(v, z) at 12 sample points)
 

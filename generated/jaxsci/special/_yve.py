@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _yve_v_needs(v, z, values, needs):
+    """Evaluations d yve / d v uses besides yve itself."""
+    return (
+        _core.Need('kernels.yv_dv', (), (0, 1, )),
+    )
+
+
+def _yve_v_derivative(v, z, values, needs):
+    """d yve / d v: yv_dv(v, z) * exp(-abs(im(z))) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel yv_dv, times yve's factor exp(-abs(im(z)))]"""
+    (out,) = values
+    (yv_dv_1,) = needs
+    return (yv_dv_1*jnp.exp(-abs(jnp.imag(z))), )
+
+
 def _yve_z_needs(v, z, values, needs):
     """Evaluations d yve / d z uses besides yve itself."""
     return (
@@ -33,13 +47,14 @@ _FUNCTION = _core.register(
         qualname='special.yve',
         scipy='scipy.special.yve',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_yve_v_needs, ), _yve_v_derivative),
                 1: _core.Rule((_yve_z_needs, ), _yve_z_derivative, _yve_z_conjugate),
             },
         },
@@ -56,7 +71,7 @@ def yve(v, z):
 
     Args:
       v: real array. Order.
-        Not differentiable: the derivative in the order has no closed form in Bessel functions (DLMF 10.15 needs series). A tangent on it raises NonDifferentiableError.
+        Differentiable: yv_dv(v, z) * exp(-abs(im(z))) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel yv_dv, times yve's factor exp(-abs(im(z))); not cross-checked: no sympy expression for yv_dv (verified against mpmath by the test suite))
       z: real or complex array. Argument.
         Differentiable: yve(v - 1, z) - v / z * yve(v, z) + I * sign(im(z)) / 2 * yve(v, z) (DLMF 10.6.2 and the product rule for exp(-abs(im(z))); agrees with sympy's derivative of exp(-Abs(im(z)))*bessely(v, z) at 12 sample points)
 
