@@ -313,5 +313,6 @@ def test_non_differentiable_argument_raises(case, arg):
 
 
 def _second_order(tol):
-    # a second derivative from a first-order recurrence loses about one digit more than the first
-    return type(tol)(rtol=tol.rtol * 10, atol=tol.atol * 10)
+    # the issue's bar: first derivatives to 1e-9, second to 1e-7 (a second derivative through an
+    # implicit rule combines two kernels' second-order errors)
+    return type(tol)(rtol=tol.rtol * 100, atol=tol.atol * 10)

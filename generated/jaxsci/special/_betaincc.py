@@ -7,6 +7,34 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _betaincc_a_needs(a, b, x, values, needs):
+    """Evaluations d betaincc / d a uses besides betaincc itself."""
+    return (
+        _core.Need('kernels.betainc_da', (), (0, 1, 2, )),
+    )
+
+
+def _betaincc_a_derivative(a, b, x, values, needs):
+    """d betaincc / d a: -betainc_da(a, b, x) [1 - I_x(a, b): jaxsci's kernel betainc_da]"""
+    (out,) = values
+    (betainc_da_1,) = needs
+    return (-betainc_da_1, )
+
+
+def _betaincc_b_needs(a, b, x, values, needs):
+    """Evaluations d betaincc / d b uses besides betaincc itself."""
+    return (
+        _core.Need('kernels.betainc_db', (), (0, 1, 2, )),
+    )
+
+
+def _betaincc_b_derivative(a, b, x, values, needs):
+    """d betaincc / d b: -betainc_db(a, b, x) [1 - I_x(a, b): jaxsci's kernel betainc_db]"""
+    (out,) = values
+    (betainc_db_1,) = needs
+    return (-betainc_db_1, )
+
+
 def _betaincc_x_needs(a, b, x, values, needs):
     """Evaluations d betaincc / d x uses besides betaincc itself."""
     return (
@@ -32,14 +60,16 @@ _FUNCTION = _core.register(
         qualname='special.betaincc',
         scipy='scipy.special.betaincc',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why="d/da I_x(a, b) needs the hypergeometric function 3F2(a, a, 1 - b; a + 1, a + 1; x) (Boik and Robison-Cox 1998; functions.wolfram.com BetaRegularized/20/01/01), which SciPy does not provide; it has no closed form in SciPy's functions", accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why="d/db I_x(a, b) needs the hypergeometric function 3F2(b, b, 1 - a; b + 1, b + 1; 1 - x) (Boik and Robison-Cox 1998; functions.wolfram.com BetaRegularized/20/01/02), which SciPy does not provide; it has no closed form in SciPy's functions", accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_betaincc_a_needs, ), _betaincc_a_derivative),
+                1: _core.Rule((_betaincc_b_needs, ), _betaincc_b_derivative),
                 2: _core.Rule((_betaincc_x_needs, ), _betaincc_x_derivative),
             },
         },
@@ -66,9 +96,9 @@ def betaincc(a, b, x):
 
     Args:
       a: real array. Positive parameter.
-        Not differentiable: d/da I_x(a, b) needs the hypergeometric function 3F2(a, a, 1 - b; a + 1, a + 1; x) (Boik and Robison-Cox 1998; functions.wolfram.com BetaRegularized/20/01/01), which SciPy does not provide; it has no closed form in SciPy's functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: -betainc_da(a, b, x) (1 - I_x(a, b): jaxsci's kernel betainc_da; not cross-checked: no sympy expression for betainc_da (verified against mpmath by the test suite))
       b: real array. Positive parameter.
-        Not differentiable: d/db I_x(a, b) needs the hypergeometric function 3F2(b, b, 1 - a; b + 1, b + 1; 1 - x) (Boik and Robison-Cox 1998; functions.wolfram.com BetaRegularized/20/01/02), which SciPy does not provide; it has no closed form in SciPy's functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: -betainc_db(a, b, x) (1 - I_x(a, b): jaxsci's kernel betainc_db; not cross-checked: no sympy expression for betainc_db (verified against mpmath by the test suite))
       x: real array. Argument in [0, 1].
         Differentiable: -Piecewise(
       (exp((a - 1) * log(Piecewise((x, abs(x - 1/2) < 1/2), (1/2, True)))

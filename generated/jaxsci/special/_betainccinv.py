@@ -7,6 +7,52 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _betainccinv_a_needs(a, b, y, values, needs):
+    """Evaluations d betainccinv / d a uses besides betainccinv itself."""
+    return (
+        _core.Need('special.betaln', (), (0, 1, )),
+    )
+
+
+def _betainccinv_a_needs_stage2(a, b, y, values, needs):
+    """Evaluations d betainccinv / d a uses at its values: round trip 2."""
+    (out,) = values
+    (betaln_1,) = needs
+    return (
+        _core.Need('kernels.betainc_da', (), (0, 1, ('__value_0', out), )),
+    )
+
+
+def _betainccinv_a_derivative(a, b, y, values, needs):
+    """d betainccinv / d a: -Piecewise((exp(-(a - 1)*log(Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) - (b - 1)*log(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) + betaln(a, b)), Abs(betainccinv(a, b, y) - 1/2) < 1/2), ((1 - Piecewise((1 - betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - a)*(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - b)*exp(Piecewise((betaln(a, b), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True))), True))*betainc_da(a, b, betainccinv(a, b, y)) [implicit-function rule on betaincc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
+    (out,) = values
+    (betaln_1, betainc_da_1) = needs
+    return (-betainc_da_1*jnp.where((abs(out - 1/2) < 1/2), jnp.exp(betaln_1 - (a - 1)*jnp.log(jnp.where((abs(out - 1/2) < 1/2), out, 1/2)) - (b - 1)*jnp.log(1 - jnp.where((abs(out - 1/2) < 1/2), out, 1/2))), (1 - jnp.where((abs(out - 1/2) >= 1/2), out, 0))**(1 - b)*(1 - jnp.where((abs(out - 1/2) >= 1/2), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((abs(out - 1/2) >= 1/2), betaln_1, 0))), )
+
+
+def _betainccinv_b_needs(a, b, y, values, needs):
+    """Evaluations d betainccinv / d b uses besides betainccinv itself."""
+    return (
+        _core.Need('special.betaln', (), (0, 1, )),
+    )
+
+
+def _betainccinv_b_needs_stage2(a, b, y, values, needs):
+    """Evaluations d betainccinv / d b uses at its values: round trip 2."""
+    (out,) = values
+    (betaln_1,) = needs
+    return (
+        _core.Need('kernels.betainc_db', (), (0, 1, ('__value_0', out), )),
+    )
+
+
+def _betainccinv_b_derivative(a, b, y, values, needs):
+    """d betainccinv / d b: -Piecewise((exp(-(a - 1)*log(Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) - (b - 1)*log(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) + betaln(a, b)), Abs(betainccinv(a, b, y) - 1/2) < 1/2), ((1 - Piecewise((1 - betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - a)*(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - b)*exp(Piecewise((betaln(a, b), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True))), True))*betainc_db(a, b, betainccinv(a, b, y)) [implicit-function rule on betaincc: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
+    (out,) = values
+    (betaln_1, betainc_db_1) = needs
+    return (-betainc_db_1*jnp.where((abs(out - 1/2) < 1/2), jnp.exp(betaln_1 - (a - 1)*jnp.log(jnp.where((abs(out - 1/2) < 1/2), out, 1/2)) - (b - 1)*jnp.log(1 - jnp.where((abs(out - 1/2) < 1/2), out, 1/2))), (1 - jnp.where((abs(out - 1/2) >= 1/2), out, 0))**(1 - b)*(1 - jnp.where((abs(out - 1/2) >= 1/2), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((abs(out - 1/2) >= 1/2), betaln_1, 0))), )
+
+
 def _betainccinv_y_needs(a, b, y, values, needs):
     """Evaluations d betainccinv / d y uses besides betainccinv itself."""
     return (
@@ -26,14 +72,16 @@ _FUNCTION = _core.register(
         qualname='special.betainccinv',
         scipy='scipy.special.betainccinv',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why='betaincc is not differentiable in a (its derivative needs 3F2(a, a, 1 - b; a + 1, a + 1; x), which SciPy does not provide), so the implicit-function rule has no d/da either', accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why='betaincc is not differentiable in b (its derivative needs 3F2(b, b, 1 - a; b + 1, b + 1; 1 - x), which SciPy does not provide), so the implicit-function rule has no d/db either', accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('y', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_betainccinv_a_needs, _betainccinv_a_needs_stage2, ), _betainccinv_a_derivative),
+                1: _core.Rule((_betainccinv_b_needs, _betainccinv_b_needs_stage2, ), _betainccinv_b_derivative),
                 2: _core.Rule((_betainccinv_y_needs, ), _betainccinv_y_derivative),
             },
         },
@@ -50,9 +98,9 @@ def betainccinv(a, b, y):
 
     Args:
       a: real array. Positive parameter.
-        Not differentiable: betaincc is not differentiable in a (its derivative needs 3F2(a, a, 1 - b; a + 1, a + 1; x), which SciPy does not provide), so the implicit-function rule has no d/da either. A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((exp(-(a - 1)*log(Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) - (b - 1)*log(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) + betaln(a, b)), Abs(betainccinv(a, b, y) - 1/2) < 1/2), ((1 - Piecewise((1 - betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - a)*(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - b)*exp(Piecewise((betaln(a, b), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True))), True))*betainc_da(a, b, betainccinv(a, b, y)) (implicit-function rule on betaincc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'betaincc(a, b, betainccinv(a, b, y)) - y', from the spec'd derivatives of the functions in it)
       b: real array. Positive parameter.
-        Not differentiable: betaincc is not differentiable in b (its derivative needs 3F2(b, b, 1 - a; b + 1, b + 1; 1 - x), which SciPy does not provide), so the implicit-function rule has no d/db either. A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((exp(-(a - 1)*log(Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) - (b - 1)*log(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) + betaln(a, b)), Abs(betainccinv(a, b, y) - 1/2) < 1/2), ((1 - Piecewise((1 - betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - a)*(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - b)*exp(Piecewise((betaln(a, b), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True))), True))*betainc_db(a, b, betainccinv(a, b, y)) (implicit-function rule on betaincc: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'betaincc(a, b, betainccinv(a, b, y)) - y', from the spec'd derivatives of the functions in it)
       y: real array. Probability in [0, 1].
         Differentiable: -Piecewise((exp(-(a - 1)*log(Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) - (b - 1)*log(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) + betaln(a, b)), Abs(betainccinv(a, b, y) - 1/2) < 1/2), ((1 - Piecewise((1 - betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - a)*(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - b)*exp(Piecewise((betaln(a, b), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True))), True)) (implicit-function rule on betaincc (DLMF 8.17.1-8.17.2): d/dy = -1 / (beta density at x); implicit-function rule on 'betaincc(a, b, betainccinv(a, b, y)) - y', from the spec'd derivatives of the functions in it)
 

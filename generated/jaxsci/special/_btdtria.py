@@ -7,19 +7,84 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _btdtria_p_needs(p, b, x, values, needs):
+    """Evaluations d btdtria / d p uses besides btdtria itself."""
+    return ()
+
+
+def _btdtria_p_needs_stage2(p, b, x, values, needs):
+    """Evaluations d btdtria / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('__value_0', out), 1, 2, )),
+    )
+
+
+def _btdtria_p_derivative(p, b, x, values, needs):
+    """d btdtria / d p: 1/betainc_da(btdtria(p, b, x), b, x) [implicit-function rule on betainc: da/dp = -(dF/dp) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
+    (out,) = values
+    (betainc_da_1,) = needs
+    return (betainc_da_1**(-1.0), )
+
+
+def _btdtria_b_needs(p, b, x, values, needs):
+    """Evaluations d btdtria / d b uses besides btdtria itself."""
+    return ()
+
+
+def _btdtria_b_needs_stage2(p, b, x, values, needs):
+    """Evaluations d btdtria / d b uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('__value_0', out), 1, 2, )),
+        _core.Need('kernels.betainc_db', (), (('__value_0', out), 1, 2, )),
+    )
+
+
+def _btdtria_b_derivative(p, b, x, values, needs):
+    """d btdtria / d b: -betainc_db(btdtria(p, b, x), b, x)/betainc_da(btdtria(p, b, x), b, x) [implicit-function rule on betainc: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
+    (out,) = values
+    (betainc_da_1, betainc_db_1) = needs
+    return (-betainc_db_1/betainc_da_1, )
+
+
+def _btdtria_x_needs(p, b, x, values, needs):
+    """Evaluations d btdtria / d x uses besides btdtria itself."""
+    return ()
+
+
+def _btdtria_x_needs_stage2(p, b, x, values, needs):
+    """Evaluations d btdtria / d x uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('__value_0', out), 1, 2, )),
+        _core.Need('special.betaln', (), (('__value_0', out), 1, )),
+    )
+
+
+def _btdtria_x_derivative(p, b, x, values, needs):
+    """d btdtria / d x: -Piecewise((exp((b - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtria(p, b, x) - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(btdtria(p, b, x), b)), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(b - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtria(p, b, x) - 1)*exp(-Piecewise((betaln(btdtria(p, b, x), b), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_da(btdtria(p, b, x), b, x) [implicit-function rule on betainc: da/dx = -(dF/dx) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
+    (out,) = values
+    (betainc_da_1, betaln_1) = needs
+    return (-jnp.where((abs(x - 1/2) < 1/2), jnp.exp(-betaln_1 + (out - 1)*jnp.log(jnp.where((abs(x - 1/2) < 1/2), x, 1/2)) + (b - 1)*jnp.log(1 - jnp.where((abs(x - 1/2) < 1/2), x, 1/2))), (1 - jnp.where((abs(x - 1/2) >= 1/2), x, 0))**(b - 1)*(1 - jnp.where((abs(x - 1/2) >= 1/2), 1 - x, 0))**(out - 1)*jnp.exp(-jnp.where((abs(x - 1/2) >= 1/2), betaln_1, 0)))/betainc_da_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.btdtria',
         scipy='scipy.special.btdtria',
         args=(
-            _core.Arg('p', 'real', differentiable=False, why='da/dp = 1 / (d/da I_x(a, b)), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why='da/db = -(dI/db) / (dI/da) for I = I_x(a, b), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('x', 'real', differentiable=False, why='da/dx = -(dI/dx) / (dI/da) for I = I_x(a, b): dI/dx is elementary but dI/da is not: the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_btdtria_p_needs, _btdtria_p_needs_stage2, ), _btdtria_p_derivative),
+                1: _core.Rule((_btdtria_b_needs, _btdtria_b_needs_stage2, ), _btdtria_b_derivative),
+                2: _core.Rule((_btdtria_x_needs, _btdtria_x_needs_stage2, ), _btdtria_x_derivative),
             },
         },
     )
@@ -37,11 +102,11 @@ def btdtria(p, b, x):
 
     Args:
       p: real array. Cumulative probability, in [0, 1].
-        Not differentiable: da/dp = 1 / (d/da I_x(a, b)), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/dp = -(dF/dp) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(btdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       b: real array. Shape parameter, b > 0.
-        Not differentiable: da/db = -(dI/db) / (dI/da) for I = I_x(a, b), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -betainc_db(btdtria(p, b, x), b, x)/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(btdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       x: real array. The quantile, in [0, 1].
-        Not differentiable: da/dx = -(dI/dx) / (dI/da) for I = I_x(a, b): dI/dx is elementary but dI/da is not: the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((exp((b - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtria(p, b, x) - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(btdtria(p, b, x), b)), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(b - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtria(p, b, x) - 1)*exp(-Piecewise((betaln(btdtria(p, b, x), b), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/dx = -(dF/dx) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(btdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

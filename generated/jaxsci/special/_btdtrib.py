@@ -7,19 +7,84 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _btdtrib_a_needs(a, p, x, values, needs):
+    """Evaluations d btdtrib / d a uses besides btdtrib itself."""
+    return ()
+
+
+def _btdtrib_a_needs_stage2(a, p, x, values, needs):
+    """Evaluations d btdtrib / d a uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (0, ('__value_0', out), 2, )),
+        _core.Need('kernels.betainc_db', (), (0, ('__value_0', out), 2, )),
+    )
+
+
+def _btdtrib_a_derivative(a, p, x, values, needs):
+    """d btdtrib / d a: -betainc_da(a, btdtrib(a, p, x), x)/betainc_db(a, btdtrib(a, p, x), x) [implicit-function rule on betainc: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
+    (out,) = values
+    (betainc_da_1, betainc_db_1) = needs
+    return (-betainc_da_1/betainc_db_1, )
+
+
+def _btdtrib_p_needs(a, p, x, values, needs):
+    """Evaluations d btdtrib / d p uses besides btdtrib itself."""
+    return ()
+
+
+def _btdtrib_p_needs_stage2(a, p, x, values, needs):
+    """Evaluations d btdtrib / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_db', (), (0, ('__value_0', out), 2, )),
+    )
+
+
+def _btdtrib_p_derivative(a, p, x, values, needs):
+    """d btdtrib / d p: 1/betainc_db(a, btdtrib(a, p, x), x) [implicit-function rule on betainc: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
+    (out,) = values
+    (betainc_db_1,) = needs
+    return (betainc_db_1**(-1.0), )
+
+
+def _btdtrib_x_needs(a, p, x, values, needs):
+    """Evaluations d btdtrib / d x uses besides btdtrib itself."""
+    return ()
+
+
+def _btdtrib_x_needs_stage2(a, p, x, values, needs):
+    """Evaluations d btdtrib / d x uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_db', (), (0, ('__value_0', out), 2, )),
+        _core.Need('special.betaln', (), (0, ('__value_0', out), )),
+    )
+
+
+def _btdtrib_x_derivative(a, p, x, values, needs):
+    """d btdtrib / d x: -Piecewise((exp((a - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtrib(a, p, x) - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(a, btdtrib(a, p, x))), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtrib(a, p, x) - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(a - 1)*exp(-Piecewise((betaln(a, btdtrib(a, p, x)), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_db(a, btdtrib(a, p, x), x) [implicit-function rule on betainc: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
+    (out,) = values
+    (betainc_db_1, betaln_1) = needs
+    return (-jnp.where((abs(x - 1/2) < 1/2), jnp.exp(-betaln_1 + (out - 1)*jnp.log(1 - jnp.where((abs(x - 1/2) < 1/2), x, 1/2)) + (a - 1)*jnp.log(jnp.where((abs(x - 1/2) < 1/2), x, 1/2))), (1 - jnp.where((abs(x - 1/2) >= 1/2), x, 0))**(out - 1)*(1 - jnp.where((abs(x - 1/2) >= 1/2), 1 - x, 0))**(a - 1)*jnp.exp(-jnp.where((abs(x - 1/2) >= 1/2), betaln_1, 0)))/betainc_db_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.btdtrib',
         scipy='scipy.special.btdtrib',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why='db/da = -(dI/da) / (dI/db) for I = I_x(a, b), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why='db/dp = 1 / (d/db I_x(a, b)), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('x', 'real', differentiable=False, why='db/dx = -(dI/dx) / (dI/db) for I = I_x(a, b): dI/dx is elementary but dI/db is not: the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_btdtrib_a_needs, _btdtrib_a_needs_stage2, ), _btdtrib_a_derivative),
+                1: _core.Rule((_btdtrib_p_needs, _btdtrib_p_needs_stage2, ), _btdtrib_p_derivative),
+                2: _core.Rule((_btdtrib_x_needs, _btdtrib_x_needs_stage2, ), _btdtrib_x_derivative),
             },
         },
     )
@@ -37,11 +102,11 @@ def btdtrib(a, p, x):
 
     Args:
       a: real array. Shape parameter, a > 0.
-        Not differentiable: db/da = -(dI/da) / (dI/db) for I = I_x(a, b), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -betainc_da(a, btdtrib(a, p, x), x)/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(a, btdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       p: real array. Cumulative probability, in [0, 1].
-        Not differentiable: db/dp = 1 / (d/db I_x(a, b)), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(a, btdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. The quantile, in [0, 1].
-        Not differentiable: db/dx = -(dI/dx) / (dI/db) for I = I_x(a, b): dI/dx is elementary but dI/db is not: the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((exp((a - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtrib(a, p, x) - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(a, btdtrib(a, p, x))), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtrib(a, p, x) - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(a - 1)*exp(-Piecewise((betaln(a, btdtrib(a, p, x)), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(a, btdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

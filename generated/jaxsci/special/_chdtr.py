@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _chdtr_v_needs(v, x, values, needs):
+    """Evaluations d chdtr / d v uses besides chdtr itself."""
+    return (
+        _core.Need('kernels.gammainc_da', (), (('_0/2', (1/2)*v), ('_1/2', (1/2)*x), )),
+    )
+
+
+def _chdtr_v_derivative(v, x, values, needs):
+    """d chdtr / d v: gammainc_da(v / 2, x / 2) / 2 [chdtr(v, x) = P(v/2, x/2): jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1,) = needs
+    return ((1/2)*gammainc_da_1, )
+
+
 def _chdtr_x_needs(v, x, values, needs):
     """Evaluations d chdtr / d x uses besides chdtr itself."""
     return (
@@ -26,13 +40,14 @@ _FUNCTION = _core.register(
         qualname='special.chdtr',
         scipy='scipy.special.chdtr',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='the derivative of P(v/2, x/2) in the degrees of freedom (the parameter of the incomplete gamma function) has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_chdtr_v_needs, ), _chdtr_v_derivative),
                 1: _core.Rule((_chdtr_x_needs, ), _chdtr_x_derivative),
             },
         },
@@ -52,7 +67,7 @@ def chdtr(v, x):
 
     Args:
       v: real array. Degrees of freedom, v > 0.
-        Not differentiable: the derivative of P(v/2, x/2) in the degrees of freedom (the parameter of the incomplete gamma function) has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: gammainc_da(v / 2, x / 2) / 2 (chdtr(v, x) = P(v/2, x/2): jaxsci's kernel gammainc_da; not cross-checked: no sympy expression for gammainc_da (verified against mpmath by the test suite))
       x: real array. Upper bound of the integral, x >= 0.
         Differentiable: exp((v/2 - 1) * log(x/2) - x/2 - loggamma(v/2)) / 2 (DLMF 8.8.13 (dP(a, z)/dz = z^(a-1) exp(-z) / Gamma(a)) with a = v/2, z = x/2: the chi-square density; agrees with sympy's derivative of lowergamma(v/2, x/2)/gamma(v/2) at 8 sample points)
 

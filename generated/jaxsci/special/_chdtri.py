@@ -7,6 +7,29 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _chdtri_v_needs(v, p, values, needs):
+    """Evaluations d chdtri / d v uses besides chdtri itself."""
+    return (
+        _core.Need('special.loggamma', (), (('_0/2', (1/2)*v), )),
+    )
+
+
+def _chdtri_v_needs_stage2(v, p, values, needs):
+    """Evaluations d chdtri / d v uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1,) = needs
+    return (
+        _core.Need('kernels.gammainc_da', (), (('_0/2', (1/2)*v), ('__value_0/2', (1/2)*out), )),
+    )
+
+
+def _chdtri_v_derivative(v, p, values, needs):
+    """d chdtri / d v: -gammainc_da(v/2, chdtri(v, p)/2)*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) [implicit-function rule on chdtrc: dx/dv = -(dF/dv) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (loggamma_1, gammainc_da_1) = needs
+    return (-gammainc_da_1*jnp.exp(loggamma_1 + (1/2)*out - ((1/2)*v - 1)*jnp.log((1/2)*out)), )
+
+
 def _chdtri_p_needs(v, p, values, needs):
     """Evaluations d chdtri / d p uses besides chdtri itself."""
     return (
@@ -26,13 +49,14 @@ _FUNCTION = _core.register(
         qualname='special.chdtri',
         scipy='scipy.special.chdtri',
         args=(
-            _core.Arg('v', 'real', differentiable=False, why='dx/dv = -(dQ/dv) / (dQ/dx) for Q(v/2, x/2), and the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
+            _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_chdtri_v_needs, _chdtri_v_needs_stage2, ), _chdtri_v_derivative),
                 1: _core.Rule((_chdtri_p_needs, ), _chdtri_p_derivative),
             },
         },
@@ -52,7 +76,7 @@ def chdtri(v, p):
 
     Args:
       v: real array. Degrees of freedom, v > 0.
-        Not differentiable: dx/dv = -(dQ/dv) / (dQ/dx) for Q(v/2, x/2), and the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: -gammainc_da(v/2, chdtri(v, p)/2)*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) (implicit-function rule on chdtrc: dx/dv = -(dF/dv) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtrc(v, chdtri(v, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability that the chi-square variable exceeds x, in [0, 1].
         Differentiable: -2*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) (implicit-function rule on chdtrc (DLMF 8.8.13): dx/dp = 1 / (d chdtrc / dx), minus the reciprocal of the chi-square density; implicit-function rule on 'Eq(chdtrc(v, chdtri(v, p)), p)', from the spec'd derivatives of the functions in it)
 

@@ -7,18 +7,61 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _chdtriv_p_needs(p, x, values, needs):
+    """Evaluations d chdtriv / d p uses besides chdtriv itself."""
+    return ()
+
+
+def _chdtriv_p_needs_stage2(p, x, values, needs):
+    """Evaluations d chdtriv / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.gammainc_da', (), (('__value_0/2', (1/2)*out), ('_1/2', (1/2)*x), )),
+    )
+
+
+def _chdtriv_p_derivative(p, x, values, needs):
+    """d chdtriv / d p: 2/gammainc_da(chdtriv(p, x)/2, x/2) [implicit-function rule on chdtr: dv/dp = -(dF/dp) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1,) = needs
+    return (2/gammainc_da_1, )
+
+
+def _chdtriv_x_needs(p, x, values, needs):
+    """Evaluations d chdtriv / d x uses besides chdtriv itself."""
+    return ()
+
+
+def _chdtriv_x_needs_stage2(p, x, values, needs):
+    """Evaluations d chdtriv / d x uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.gammainc_da', (), (('__value_0/2', (1/2)*out), ('_1/2', (1/2)*x), )),
+        _core.Need('special.loggamma', (), (('__value_0/2', (1/2)*out), )),
+    )
+
+
+def _chdtriv_x_derivative(p, x, values, needs):
+    """d chdtriv / d x: -exp(-x/2 + (chdtriv(p, x)/2 - 1)*log(x/2) - loggamma(chdtriv(p, x)/2))/gammainc_da(chdtriv(p, x)/2, x/2) [implicit-function rule on chdtr: dv/dx = -(dF/dx) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1, loggamma_1) = needs
+    return (-jnp.exp(-loggamma_1 - 1/2*x + ((1/2)*out - 1)*jnp.log((1/2)*x))/gammainc_da_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.chdtriv',
         scipy='scipy.special.chdtriv',
         args=(
-            _core.Arg('p', 'real', differentiable=False, why='dv/dp = 1 / (d/dv P(v/2, x/2)), and the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
-            _core.Arg('x', 'real', differentiable=False, why='dv/dx = -(dP/dx) / (dP/dv) for P(v/2, x/2): dP/dx is elementary but dP/dv is not: the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_chdtriv_p_needs, _chdtriv_p_needs_stage2, ), _chdtriv_p_derivative),
+                1: _core.Rule((_chdtriv_x_needs, _chdtriv_x_needs_stage2, ), _chdtriv_x_derivative),
             },
         },
     )
@@ -36,9 +79,9 @@ def chdtriv(p, x):
 
     Args:
       p: real array. Probability that the chi-square variable is at most x.
-        Not differentiable: dv/dp = 1 / (d/dv P(v/2, x/2)), and the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: 2/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dp = -(dF/dp) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtr(chdtriv(p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative input.
-        Not differentiable: dv/dx = -(dP/dx) / (dP/dv) for P(v/2, x/2): dP/dx is elementary but dP/dv is not: the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: -exp(-x/2 + (chdtriv(p, x)/2 - 1)*log(x/2) - loggamma(chdtriv(p, x)/2))/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dx = -(dF/dx) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtr(chdtriv(p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

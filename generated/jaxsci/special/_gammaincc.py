@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _gammaincc_a_needs(a, x, values, needs):
+    """Evaluations d gammaincc / d a uses besides gammaincc itself."""
+    return (
+        _core.Need('kernels.gammainc_da', (), (0, 1, )),
+    )
+
+
+def _gammaincc_a_derivative(a, x, values, needs):
+    """d gammaincc / d a: -gammainc_da(a, x) [Q = 1 - P (DLMF 8.2.5): jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1,) = needs
+    return (-gammainc_da_1, )
+
+
 def _gammaincc_x_needs(a, x, values, needs):
     """Evaluations d gammaincc / d x uses besides gammaincc itself."""
     return (
@@ -30,13 +44,14 @@ _FUNCTION = _core.register(
         qualname='special.gammaincc',
         scipy='scipy.special.gammaincc',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why="d/da Q(a, x) needs the hypergeometric function 2F2(a, a; a + 1, a + 1; -x) (functions.wolfram.com GammaRegularized/20/01/01), which SciPy does not provide; it has no closed form in SciPy's functions", accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_gammaincc_a_needs, ), _gammaincc_a_derivative),
                 1: _core.Rule((_gammaincc_x_needs, ), _gammaincc_x_derivative),
             },
         },
@@ -62,7 +77,7 @@ def gammaincc(a, x):
 
     Args:
       a: real array. Positive parameter.
-        Not differentiable: d/da Q(a, x) needs the hypergeometric function 2F2(a, a; a + 1, a + 1; -x) (functions.wolfram.com GammaRegularized/20/01/01), which SciPy does not provide; it has no closed form in SciPy's functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: -gammainc_da(a, x) (Q = 1 - P (DLMF 8.2.5): jaxsci's kernel gammainc_da; not cross-checked: no sympy expression for gammainc_da (verified against mpmath by the test suite))
       x: real array. Nonnegative argument.
         Differentiable: -Piecewise(
       (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x

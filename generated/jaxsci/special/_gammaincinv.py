@@ -7,6 +7,29 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _gammaincinv_a_needs(a, y, values, needs):
+    """Evaluations d gammaincinv / d a uses besides gammaincinv itself."""
+    return (
+        _core.Need('special.gammaln', (), (0, )),
+    )
+
+
+def _gammaincinv_a_needs_stage2(a, y, values, needs):
+    """Evaluations d gammaincinv / d a uses at its values: round trip 2."""
+    (out,) = values
+    (gammaln_1,) = needs
+    return (
+        _core.Need('kernels.gammainc_da', (), (0, ('__value_0', out), )),
+    )
+
+
+def _gammaincinv_a_derivative(a, y, values, needs):
+    """d gammaincinv / d a: -Piecewise((exp(-(a - 1)*log(Piecewise((gammaincinv(a, y), gammaincinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammaincinv(a, y) > 0), (0, True)) + gammaincinv(a, y)), gammaincinv(a, y) > 0), ((1 - Piecewise((1 - gammaincinv(a, y), gammaincinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammaincinv(a, y) + gammaln(a), gammaincinv(a, y) <= 0), (0, True))), True))*gammainc_da(a, gammaincinv(a, y)) [implicit-function rule on gammainc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammaln_1, gammainc_da_1) = needs
+    return (-gammainc_da_1*jnp.where((out > 0), jnp.exp(out - (a - 1)*jnp.log(jnp.where((out > 0), out, 1)) + jnp.where((out > 0), gammaln_1, 0)), (1 - jnp.where((out <= 0), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((out <= 0), gammaln_1 + out, 0))), )
+
+
 def _gammaincinv_y_needs(a, y, values, needs):
     """Evaluations d gammaincinv / d y uses besides gammaincinv itself."""
     return (
@@ -26,13 +49,14 @@ _FUNCTION = _core.register(
         qualname='special.gammaincinv',
         scipy='scipy.special.gammaincinv',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why='gammainc is not differentiable in a (its derivative needs 2F2(a, a; a + 1, a + 1; -x), which SciPy does not provide), so the implicit-function rule has no d/da either', accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('y', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_gammaincinv_a_needs, _gammaincinv_a_needs_stage2, ), _gammaincinv_a_derivative),
                 1: _core.Rule((_gammaincinv_y_needs, ), _gammaincinv_y_derivative),
             },
         },
@@ -49,7 +73,7 @@ def gammaincinv(a, y):
 
     Args:
       a: real array. Positive parameter.
-        Not differentiable: gammainc is not differentiable in a (its derivative needs 2F2(a, a; a + 1, a + 1; -x), which SciPy does not provide), so the implicit-function rule has no d/da either. A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((exp(-(a - 1)*log(Piecewise((gammaincinv(a, y), gammaincinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammaincinv(a, y) > 0), (0, True)) + gammaincinv(a, y)), gammaincinv(a, y) > 0), ((1 - Piecewise((1 - gammaincinv(a, y), gammaincinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammaincinv(a, y) + gammaln(a), gammaincinv(a, y) <= 0), (0, True))), True))*gammainc_da(a, gammaincinv(a, y)) (implicit-function rule on gammainc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'gammainc(a, gammaincinv(a, y)) - y', from the spec'd derivatives of the functions in it)
       y: real array. Probability in [0, 1].
         Differentiable: Piecewise((exp(-(a - 1)*log(Piecewise((gammaincinv(a, y), gammaincinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammaincinv(a, y) > 0), (0, True)) + gammaincinv(a, y)), gammaincinv(a, y) > 0), ((1 - Piecewise((1 - gammaincinv(a, y), gammaincinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammaincinv(a, y) + gammaln(a), gammaincinv(a, y) <= 0), (0, True))), True)) (implicit-function rule on gammainc (DLMF 8.2.4): d/dy = 1 / (gamma density at x); implicit-function rule on 'gammainc(a, gammaincinv(a, y)) - y', from the spec'd derivatives of the functions in it)
 

@@ -21,6 +21,20 @@ def _gdtrc_a_derivative(a, b, x, values, needs):
     return (jnp.where((x == 0), -jnp.where((a*x < 1), jnp.exp(-loggamma_1 - jnp.minimum(1, a*x))*jnp.minimum(1, a*x)**b, jnp.exp(-loggamma_1 + b*jnp.log(jnp.maximum(1, a*x)) - jnp.maximum(1, a*x)))/a, -jnp.exp(-loggamma_1 - a*jnp.where(x == 0, 1, x) + (b - 1)*jnp.log(a*jnp.where(x == 0, 1, x)))*jnp.where(x == 0, 1, x)), )
 
 
+def _gdtrc_b_needs(a, b, x, values, needs):
+    """Evaluations d gdtrc / d b uses besides gdtrc itself."""
+    return (
+        _core.Need('kernels.gammainc_da', (), (1, ('_0*_2', a*x), )),
+    )
+
+
+def _gdtrc_b_derivative(a, b, x, values, needs):
+    """d gdtrc / d b: -gammainc_da(b, a * x) [gdtrc(a, b, x) = Q(b, a x) (DLMF 8.2.5): jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1,) = needs
+    return (-gammainc_da_1, )
+
+
 def _gdtrc_x_needs(a, b, x, values, needs):
     """Evaluations d gdtrc / d x uses besides gdtrc itself."""
     return (
@@ -41,7 +55,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.gdtrc',
         args=(
             _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why='the derivative of Q(b, z) in its parameter b has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
@@ -49,6 +63,7 @@ _FUNCTION = _core.register(
         rules={
             (): {
                 0: _core.Rule((_gdtrc_a_needs, ), _gdtrc_a_derivative),
+                1: _core.Rule((_gdtrc_b_needs, ), _gdtrc_b_derivative),
                 2: _core.Rule((_gdtrc_x_needs, ), _gdtrc_x_derivative),
             },
         },
@@ -71,7 +86,7 @@ def gdtrc(a, b, x):
       a: real array. Rate parameter of the gamma distribution (the reciprocal of the scale), a > 0.
         Differentiable: -x * exp((b - 1) * log(a * x) - a * x - loggamma(b)) (DLMF 8.8.13 (dQ(b, z)/dz = -z^(b-1) exp(-z) / Gamma(b)) with z = a x; agrees with sympy's derivative of uppergamma(b, a*x)/gamma(b) at 8 sample points)
       b: real array. Shape parameter of the gamma distribution, b > 0.
-        Not differentiable: the derivative of Q(b, z) in its parameter b has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: -gammainc_da(b, a * x) (gdtrc(a, b, x) = Q(b, a x) (DLMF 8.2.5): jaxsci's kernel gammainc_da; not cross-checked: no sympy expression for gammainc_da (verified against mpmath by the test suite))
       x: real array. Quantile (lower limit of integration), x >= 0.
         Differentiable: -a * exp((b - 1) * log(a * x) - a * x - loggamma(b)) (DLMF 8.8.13 (dQ(b, z)/dz = -z^(b-1) exp(-z) / Gamma(b)) with z = a x: minus the gamma density; agrees with sympy's derivative of uppergamma(b, a*x)/gamma(b) at 8 sample points)
 

@@ -21,6 +21,29 @@ def _gdtria_p_derivative(p, b, x, values, needs):
     return (jnp.exp(loggamma_1 + out*x - (b - 1)*jnp.log(out*x))/x, )
 
 
+def _gdtria_b_needs(p, b, x, values, needs):
+    """Evaluations d gdtria / d b uses besides gdtria itself."""
+    return (
+        _core.Need('special.loggamma', (), (1, )),
+    )
+
+
+def _gdtria_b_needs_stage2(p, b, x, values, needs):
+    """Evaluations d gdtria / d b uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1,) = needs
+    return (
+        _core.Need('kernels.gammainc_da', (), (1, ('_2*__value_0', out*x), )),
+    )
+
+
+def _gdtria_b_derivative(p, b, x, values, needs):
+    """d gdtria / d b: -gammainc_da(b, x*gdtria(p, b, x))*exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x [implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (loggamma_1, gammainc_da_1) = needs
+    return (-gammainc_da_1*jnp.exp(loggamma_1 + out*x - (b - 1)*jnp.log(out*x))/x, )
+
+
 def _gdtria_x_needs(p, b, x, values, needs):
     """Evaluations d gdtria / d x uses besides gdtria itself."""
     return ()
@@ -38,7 +61,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.gdtria',
         args=(
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('b', 'real', differentiable=False, why='da/db = -(dP/db) / (dP/da) for P(b, a x), and the derivative of the incomplete gamma function in its parameter b has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
+            _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
@@ -46,6 +69,7 @@ _FUNCTION = _core.register(
         rules={
             (): {
                 0: _core.Rule((_gdtria_p_needs, ), _gdtria_p_derivative),
+                1: _core.Rule((_gdtria_b_needs, _gdtria_b_needs_stage2, ), _gdtria_b_derivative),
                 2: _core.Rule((_gdtria_x_needs, ), _gdtria_x_derivative),
             },
         },
@@ -66,7 +90,7 @@ def gdtria(p, b, x):
       p: real array. Probability, in [0, 1].
         Differentiable: exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr (DLMF 8.8.13): da/dp = 1 / (d gdtr / da); implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       b: real array. Shape parameter of the gamma distribution, b > 0.
-        Not differentiable: da/db = -(dP/db) / (dP/da) for P(b, a x), and the derivative of the incomplete gamma function in its parameter b has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: -gammainc_da(b, x*gdtria(p, b, x))*exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative quantile.
         Differentiable: -gdtria(p, b, x) / x (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so a = z(b, p) / x: the implicit-function rule on gdtr, simplified; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 

@@ -7,19 +7,84 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _gdtrib_a_needs(a, p, x, values, needs):
+    """Evaluations d gdtrib / d a uses besides gdtrib itself."""
+    return ()
+
+
+def _gdtrib_a_needs_stage2(a, p, x, values, needs):
+    """Evaluations d gdtrib / d a uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.gammainc_da', (), (('__value_0', out), ('_0*_2', a*x), )),
+        _core.Need('special.loggamma', (), (('__value_0', out), )),
+    )
+
+
+def _gdtrib_a_derivative(a, p, x, values, needs):
+    """d gdtrib / d a: -x*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) [implicit-function rule on gdtr: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1, loggamma_1) = needs
+    return (-x*jnp.exp(-loggamma_1 - a*x + (out - 1)*jnp.log(a*x))/gammainc_da_1, )
+
+
+def _gdtrib_p_needs(a, p, x, values, needs):
+    """Evaluations d gdtrib / d p uses besides gdtrib itself."""
+    return ()
+
+
+def _gdtrib_p_needs_stage2(a, p, x, values, needs):
+    """Evaluations d gdtrib / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.gammainc_da', (), (('__value_0', out), ('_0*_2', a*x), )),
+    )
+
+
+def _gdtrib_p_derivative(a, p, x, values, needs):
+    """d gdtrib / d p: 1/gammainc_da(gdtrib(a, p, x), a*x) [implicit-function rule on gdtr: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1,) = needs
+    return (gammainc_da_1**(-1.0), )
+
+
+def _gdtrib_x_needs(a, p, x, values, needs):
+    """Evaluations d gdtrib / d x uses besides gdtrib itself."""
+    return ()
+
+
+def _gdtrib_x_needs_stage2(a, p, x, values, needs):
+    """Evaluations d gdtrib / d x uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.gammainc_da', (), (('__value_0', out), ('_0*_2', a*x), )),
+        _core.Need('special.loggamma', (), (('__value_0', out), )),
+    )
+
+
+def _gdtrib_x_derivative(a, p, x, values, needs):
+    """d gdtrib / d x: -a*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) [implicit-function rule on gdtr: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1, loggamma_1) = needs
+    return (-a*jnp.exp(-loggamma_1 - a*x + (out - 1)*jnp.log(a*x))/gammainc_da_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.gdtrib',
         scipy='scipy.special.gdtrib',
         args=(
-            _core.Arg('a', 'real', differentiable=False, why='db/da = -(dP/da) / (dP/db) for P(b, a x): dP/da is elementary but dP/db is not: the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why='db/dp = 1 / (d/db P(b, a x)), and the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
-            _core.Arg('x', 'real', differentiable=False, why='db/dx = -(dP/dx) / (dP/db) for P(b, a x): dP/dx is elementary but dP/db is not: the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function)', accepts_float=False, truncates_float=False),
+            _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_gdtrib_a_needs, _gdtrib_a_needs_stage2, ), _gdtrib_a_derivative),
+                1: _core.Rule((_gdtrib_p_needs, _gdtrib_p_needs_stage2, ), _gdtrib_p_derivative),
+                2: _core.Rule((_gdtrib_x_needs, _gdtrib_x_needs_stage2, ), _gdtrib_x_derivative),
             },
         },
     )
@@ -37,11 +102,11 @@ def gdtrib(a, p, x):
 
     Args:
       a: real array. Rate parameter of the gamma distribution (the reciprocal of the scale), a > 0.
-        Not differentiable: db/da = -(dP/da) / (dP/db) for P(b, a x): dP/da is elementary but dP/db is not: the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: -x*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability.
-        Not differentiable: db/dp = 1 / (d/db P(b, a x)), and the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative quantile.
-        Not differentiable: db/dx = -(dP/dx) / (dP/db) for P(b, a x): dP/dx is elementary but dP/db is not: the derivative of the incomplete gamma function in its parameter has no closed form (it needs a 2F2 hypergeometric or Meijer G function). A tangent on it raises NonDifferentiableError.
+        Differentiable: -a*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.special as sc
 
-STEP = 0.125  # the first step, relative to max(1, |parameter|)
+STEP = 0.125  # the first step, relative to max(1, sqrt|parameter|): functions like P(a, x) vary on that scale
 SHRINK = 1.6  # each step is the previous one / SHRINK
 LEVELS = 7  # 2 * LEVELS SciPy evaluations for a first derivative, 2 * LEVELS + 1 for a second
 FIRST_RTOL = 1e-9
@@ -90,7 +90,7 @@ def _partial(function, index: int, order: int):
             arrays = np.broadcast_arrays(*_as_arrays(args))
             x = arrays[index]
             value = function(*arrays)
-            h0 = STEP * np.maximum(1.0, np.abs(x))
+            h0 = STEP * np.maximum(1.0, np.sqrt(np.abs(x)))
 
             def at(shift):
                 moved = list(arrays)
@@ -124,7 +124,7 @@ def mixed_derivative(function, first: int, second: int):
             arrays = np.broadcast_arrays(*_as_arrays(args))
             value = function(*arrays)
             x, y = arrays[first], arrays[second]
-            hx, hy = STEP * np.maximum(1.0, np.abs(x)), STEP * np.maximum(1.0, np.abs(y))
+            hx, hy = STEP * np.maximum(1.0, np.sqrt(np.abs(x))), STEP * np.maximum(1.0, np.sqrt(np.abs(y)))
 
             def at(sx, sy):
                 moved = list(arrays)
@@ -185,3 +185,12 @@ iv_dv = partial_derivative(sc.iv, 0)
 iv_dv2 = partial_derivative(sc.iv, 0, order=2)
 kv_dv = partial_derivative(sc.kv, 0)
 kv_dv2 = partial_derivative(sc.kv, 0, order=2)
+# the regularized incomplete gamma and beta functions in their parameters (series with digamma terms
+# are the better rule: Stan Math grad_reg_inc_gamma, inc_beta_dda/ddb; these stand until they land)
+gammainc_da = partial_derivative(sc.gammainc, 0)
+gammainc_da2 = partial_derivative(sc.gammainc, 0, order=2)
+betainc_da = partial_derivative(sc.betainc, 0)
+betainc_db = partial_derivative(sc.betainc, 1)
+betainc_da2 = partial_derivative(sc.betainc, 0, order=2)
+betainc_db2 = partial_derivative(sc.betainc, 1, order=2)
+betainc_dadb = mixed_derivative(sc.betainc, 0, 1)
