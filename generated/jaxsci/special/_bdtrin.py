@@ -7,19 +7,84 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _bdtrin_k_needs(k, y, p, values, needs):
+    """Evaluations d bdtrin / d k uses besides bdtrin itself."""
+    return ()
+
+
+def _bdtrin_k_needs_stage2(k, y, p, values, needs):
+    """Evaluations d bdtrin / d k uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('-_0 + __value_0', out - k), ('_0 + 1', k + 1), ('-_2 + 1', 1 - p), )),
+        _core.Need('kernels.betainc_db', (), (('-_0 + __value_0', out - k), ('_0 + 1', k + 1), ('-_2 + 1', 1 - p), )),
+    )
+
+
+def _bdtrin_k_derivative(k, y, p, values, needs):
+    """d bdtrin / d k: (betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) - betainc_db(-k + bdtrin(k, y, p), k + 1, 1 - p))/betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1, betainc_db_1) = needs
+    return ((betainc_da_1 - betainc_db_1)/betainc_da_1, )
+
+
+def _bdtrin_y_needs(k, y, p, values, needs):
+    """Evaluations d bdtrin / d y uses besides bdtrin itself."""
+    return ()
+
+
+def _bdtrin_y_needs_stage2(k, y, p, values, needs):
+    """Evaluations d bdtrin / d y uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('-_0 + __value_0', out - k), ('_0 + 1', k + 1), ('-_2 + 1', 1 - p), )),
+    )
+
+
+def _bdtrin_y_derivative(k, y, p, values, needs):
+    """d bdtrin / d y: 1/betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1,) = needs
+    return (betainc_da_1**(-1.0), )
+
+
+def _bdtrin_p_needs(k, y, p, values, needs):
+    """Evaluations d bdtrin / d p uses besides bdtrin itself."""
+    return ()
+
+
+def _bdtrin_p_needs_stage2(k, y, p, values, needs):
+    """Evaluations d bdtrin / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('-_0 + __value_0', out - k), ('_0 + 1', k + 1), ('-_2 + 1', 1 - p), )),
+        _core.Need('special.betaln', (), (('-_0 + __value_0', out - k), ('_0 + 1', k + 1), )),
+    )
+
+
+def _bdtrin_p_derivative(k, y, p, values, needs):
+    """d bdtrin / d p: Piecewise((exp(k*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + (-k + bdtrin(k, y, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(-k + bdtrin(k, y, p), k + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(-k + bdtrin(k, y, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**k*exp(-Piecewise((betaln(-k + bdtrin(k, y, p), k + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1, betaln_1) = needs
+    return (jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + k*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2)) + (out - k - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**(out - k - 1)*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**k*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/betainc_da_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.bdtrin',
         scipy='scipy.special.bdtrin',
         args=(
-            _core.Arg('k', 'real', differentiable=False, why='dn/dk = -(dF/dk) / (dF/dn) for F = I_(1-p)(n - k, k + 1), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('y', 'real', differentiable=False, why='dn/dy = 1 / (dF/dn) for F(n) = I_(1-p)(n - k, k + 1), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why='dn/dp = -(dF/dp) / (dF/dn) for F = I_(1-p)(n - k, k + 1): dF/dp is elementary but dF/dn is not: the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('k', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('y', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_bdtrin_k_needs, _bdtrin_k_needs_stage2, ), _bdtrin_k_derivative),
+                1: _core.Rule((_bdtrin_y_needs, _bdtrin_y_needs_stage2, ), _bdtrin_y_derivative),
+                2: _core.Rule((_bdtrin_p_needs, _bdtrin_p_needs_stage2, ), _bdtrin_p_derivative),
             },
         },
     )
@@ -38,11 +103,11 @@ def bdtrin(k, y, p):
 
     Args:
       k: real array. Number of successes (a real number).
-        Not differentiable: dn/dk = -(dF/dk) / (dF/dn) for F = I_(1-p)(n - k, k + 1), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: (betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) - betainc_db(-k + bdtrin(k, y, p), k + 1, 1 - p))/betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(bdtrin(k, y, p) - k, k + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
       y: real array. Cumulative probability (probability of k or fewer successes in n trials).
-        Not differentiable: dn/dy = 1 / (dF/dn) for F(n) = I_(1-p)(n - k, k + 1), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(bdtrin(k, y, p) - k, k + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
       p: real array. Success probability of a single trial, in [0, 1].
-        Not differentiable: dn/dp = -(dF/dp) / (dF/dn) for F = I_(1-p)(n - k, k + 1): dF/dp is elementary but dF/dn is not: the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: Piecewise((exp(k*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + (-k + bdtrin(k, y, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(-k + bdtrin(k, y, p), k + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(-k + bdtrin(k, y, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**k*exp(-Piecewise((betaln(-k + bdtrin(k, y, p), k + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(bdtrin(k, y, p) - k, k + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -7,6 +7,36 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _fdtr_dfn_needs(dfn, dfd, x, values, needs):
+    """Evaluations d fdtr / d dfn uses besides fdtr itself."""
+    return (
+        _core.Need('kernels.betainc_da', (), (('_0/2', (1/2)*dfn), ('_1/2', (1/2)*dfd), ('_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True))/(_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True)) + _1)', dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(dfd + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))), )),
+        _core.Need('special.betaln', (), (('_0/2', (1/2)*dfn), ('_1/2', (1/2)*dfd), )),
+    )
+
+
+def _fdtr_dfn_derivative(dfn, dfd, x, values, needs):
+    """d fdtr / d dfn: betainc_da(dfn / 2, dfd / 2, dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) / 2 + Piecewise((exp((dfn / 2 - 1) * log(Piecewise((dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd), x > 0), (1, True))) + (dfd / 2 - 1) * log(dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) - betaln(dfn / 2, dfd / 2)), x > 0), (0, True)) * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) * dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)**2 [fdtr(dfn, dfd, x) = I_w(dfn/2, dfd/2), w = dfn x/(dfn x + dfd) (DLMF 8.17.2, Abramowitz and Stegun 26.6.2), differentiated with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1, betaln_1) = needs
+    return (jnp.where((x == 0), jnp.where((dfn > 2), 0, jnp.nan), (1/2)*betainc_da_1 + dfd*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(dfd/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x))))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((jnp.where(x == 0, 1, x) > 0), dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))), 1))), 0)*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x))))**2), )
+
+
+def _fdtr_dfd_needs(dfn, dfd, x, values, needs):
+    """Evaluations d fdtr / d dfd uses besides fdtr itself."""
+    return (
+        _core.Need('kernels.betainc_db', (), (('_0/2', (1/2)*dfn), ('_1/2', (1/2)*dfd), ('_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True))/(_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True)) + _1)', dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(dfd + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))), )),
+        _core.Need('special.betaln', (), (('_0/2', (1/2)*dfn), ('_1/2', (1/2)*dfd), )),
+    )
+
+
+def _fdtr_dfd_derivative(dfn, dfd, x, values, needs):
+    """d fdtr / d dfd: betainc_db(dfn / 2, dfd / 2, dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) / 2 - Piecewise((exp((dfn / 2 - 1) * log(Piecewise((dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd), x > 0), (1, True))) + (dfd / 2 - 1) * log(dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) - betaln(dfn / 2, dfd / 2)), x > 0), (0, True)) * dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)**2 [fdtr(dfn, dfd, x) = I_w(dfn/2, dfd/2), w = dfn x/(dfn x + dfd) (DLMF 8.17.2, Abramowitz and Stegun 26.6.2), differentiated with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_db_1, betaln_1) = needs
+    return (jnp.where((x == 0), jnp.where((dfn > 2), 0, jnp.nan), (1/2)*betainc_db_1 - dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(dfd/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x))))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((jnp.where(x == 0, 1, x) > 0), dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))), 1))), 0)*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x))))**2), )
+
+
 def _fdtr_x_needs(dfn, dfd, x, values, needs):
     """Evaluations d fdtr / d x uses besides fdtr itself."""
     return (
@@ -28,14 +58,16 @@ _FUNCTION = _core.register(
         qualname='special.fdtr',
         scipy='scipy.special.fdtr',
         args=(
-            _core.Arg('dfn', 'real', differentiable=False, why='the derivative in a degrees-of-freedom parameter is a derivative of the incomplete beta function in its parameter, which has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('dfd', 'real', differentiable=False, why='the derivative in a degrees-of-freedom parameter is a derivative of the incomplete beta function in its parameter, which has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('dfn', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('dfd', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_fdtr_dfn_needs, ), _fdtr_dfn_derivative),
+                1: _core.Rule((_fdtr_dfd_needs, ), _fdtr_dfd_derivative),
                 2: _core.Rule((_fdtr_x_needs, ), _fdtr_x_derivative),
             },
         },
@@ -55,9 +87,9 @@ def fdtr(dfn, dfd, x):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator, dfn > 0.
-        Not differentiable: the derivative in a degrees-of-freedom parameter is a derivative of the incomplete beta function in its parameter, which has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: betainc_da(dfn / 2, dfd / 2, dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) / 2 + Piecewise((exp((dfn / 2 - 1) * log(Piecewise((dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd), x > 0), (1, True))) + (dfd / 2 - 1) * log(dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) - betaln(dfn / 2, dfd / 2)), x > 0), (0, True)) * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) * dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)**2 (fdtr(dfn, dfd, x) = I_w(dfn/2, dfd/2), w = dfn x/(dfn x + dfd) (DLMF 8.17.2, Abramowitz and Stegun 26.6.2), differentiated with jaxsci's kernels betainc_da and betainc_db; not cross-checked: no sympy expression for betainc_da (verified against mpmath by the test suite))
       dfd: real array. Degrees of freedom of the denominator, dfd > 0.
-        Not differentiable: the derivative in a degrees-of-freedom parameter is a derivative of the incomplete beta function in its parameter, which has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: betainc_db(dfn / 2, dfd / 2, dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) / 2 - Piecewise((exp((dfn / 2 - 1) * log(Piecewise((dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd), x > 0), (1, True))) + (dfd / 2 - 1) * log(dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) - betaln(dfn / 2, dfd / 2)), x > 0), (0, True)) * dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)**2 (fdtr(dfn, dfd, x) = I_w(dfn/2, dfd/2), w = dfn x/(dfn x + dfd) (DLMF 8.17.2, Abramowitz and Stegun 26.6.2), differentiated with jaxsci's kernels betainc_da and betainc_db; not cross-checked: no sympy expression for betainc_db (verified against mpmath by the test suite))
       x: real array. Argument, x >= 0.
         Differentiable: dfn / (dfn*x + dfd) * exp(loggamma((dfn + dfd)/2) - loggamma(dfn/2) - loggamma(dfd/2) + (dfn/2 - 1) * log(dfn*x / (dfn*x + dfd)) + dfd/2 * log(dfd / (dfn*x + dfd))) (DLMF 8.17.2 differentiated (d/dt I_t(a, b) = t^(a-1) (1-t)^(b-1) / B(a, b)) with t = dfn x/(dfd + dfn x): the F density; agrees with sympy's derivative of betainc_regularized(dfn/2, dfd/2, 0, dfn*x/(dfd + dfn*x)) at 8 sample points)
 

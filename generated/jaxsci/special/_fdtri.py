@@ -7,6 +7,58 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _fdtri_dfn_needs(dfn, dfd, p, values, needs):
+    """Evaluations d fdtri / d dfn uses besides fdtri itself."""
+    return (
+        _core.Need('special.betaln', (), (('_0/2', (1/2)*dfn), ('_1/2', (1/2)*dfd), )),
+        _core.Need('special.loggamma', (), (('_0/2 + _1/2', (1/2)*dfd + (1/2)*dfn), )),
+        _core.Need('special.loggamma', (), (('_1/2', (1/2)*dfd), )),
+        _core.Need('special.loggamma', (), (('_0/2', (1/2)*dfn), )),
+    )
+
+
+def _fdtri_dfn_needs_stage2(dfn, dfd, p, values, needs):
+    """Evaluations d fdtri / d dfn uses at its values: round trip 2."""
+    (out,) = values
+    (betaln_1, loggamma_1, loggamma_2, loggamma_3) = needs
+    return (
+        _core.Need('kernels.betainc_da', (), (('_0/2', (1/2)*dfn), ('_1/2', (1/2)*dfd), ('_0*Piecewise((__value_0, __value_0 > 0), (1, Eq(__value_0, 0)), (__value_0, True))/(_0*Piecewise((__value_0, __value_0 > 0), (1, Eq(__value_0, 0)), (__value_0, True)) + _1)', dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))), )),
+    )
+
+
+def _fdtri_dfn_derivative(dfn, dfd, p, values, needs):
+    """d fdtri / d dfn: (dfd + dfn*fdtri(dfn, dfd, p))*(-dfd*Piecewise((exp((dfd/2 - 1)*log(dfd/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))) + (dfn/2 - 1)*log(Piecewise((dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))), fdtri(dfn, dfd, p) > 0), (1, True))) - betaln(dfn/2, dfd/2)), fdtri(dfn, dfd, p) > 0), (0, True))*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))**2 - betainc_da(dfn/2, dfd/2, dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))))/2)*exp(-dfd*log(dfd/(dfd + dfn*fdtri(dfn, dfd, p)))/2 - (dfn/2 - 1)*log(dfn*fdtri(dfn, dfd, p)/(dfd + dfn*fdtri(dfn, dfd, p))) + loggamma(dfd/2) + loggamma(dfn/2) - loggamma(dfd/2 + dfn/2))/dfn [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betaln_1, loggamma_1, loggamma_2, loggamma_3, betainc_da_1) = needs
+    return ((-1/2*betainc_da_1 - dfd*jnp.where((out > 0), jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(dfd/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((out > 0), dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))), 1))), 0)*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))**2)*(out*dfn + dfd)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3 - 1/2*dfd*jnp.log(dfd/(out*dfn + dfd)) - ((1/2)*dfn - 1)*jnp.log(out*dfn/(out*dfn + dfd)))/dfn, )
+
+
+def _fdtri_dfd_needs(dfn, dfd, p, values, needs):
+    """Evaluations d fdtri / d dfd uses besides fdtri itself."""
+    return (
+        _core.Need('special.betaln', (), (('_0/2', (1/2)*dfn), ('_1/2', (1/2)*dfd), )),
+        _core.Need('special.loggamma', (), (('_0/2 + _1/2', (1/2)*dfd + (1/2)*dfn), )),
+        _core.Need('special.loggamma', (), (('_1/2', (1/2)*dfd), )),
+        _core.Need('special.loggamma', (), (('_0/2', (1/2)*dfn), )),
+    )
+
+
+def _fdtri_dfd_needs_stage2(dfn, dfd, p, values, needs):
+    """Evaluations d fdtri / d dfd uses at its values: round trip 2."""
+    (out,) = values
+    (betaln_1, loggamma_1, loggamma_2, loggamma_3) = needs
+    return (
+        _core.Need('kernels.betainc_db', (), (('_0/2', (1/2)*dfn), ('_1/2', (1/2)*dfd), ('_0*Piecewise((__value_0, __value_0 > 0), (1, Eq(__value_0, 0)), (__value_0, True))/(_0*Piecewise((__value_0, __value_0 > 0), (1, Eq(__value_0, 0)), (__value_0, True)) + _1)', dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))), )),
+    )
+
+
+def _fdtri_dfd_derivative(dfn, dfd, p, values, needs):
+    """d fdtri / d dfd: (dfd + dfn*fdtri(dfn, dfd, p))*(dfn*Piecewise((exp((dfd/2 - 1)*log(dfd/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))) + (dfn/2 - 1)*log(Piecewise((dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))), fdtri(dfn, dfd, p) > 0), (1, True))) - betaln(dfn/2, dfd/2)), fdtri(dfn, dfd, p) > 0), (0, True))*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))**2 - betainc_db(dfn/2, dfd/2, dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))))/2)*exp(-dfd*log(dfd/(dfd + dfn*fdtri(dfn, dfd, p)))/2 - (dfn/2 - 1)*log(dfn*fdtri(dfn, dfd, p)/(dfd + dfn*fdtri(dfn, dfd, p))) + loggamma(dfd/2) + loggamma(dfn/2) - loggamma(dfd/2 + dfn/2))/dfn [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betaln_1, loggamma_1, loggamma_2, loggamma_3, betainc_db_1) = needs
+    return ((-1/2*betainc_db_1 + dfn*jnp.where((out > 0), jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(dfd/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((out > 0), dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))), 1))), 0)*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))**2)*(out*dfn + dfd)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3 - 1/2*dfd*jnp.log(dfd/(out*dfn + dfd)) - ((1/2)*dfn - 1)*jnp.log(out*dfn/(out*dfn + dfd)))/dfn, )
+
+
 def _fdtri_p_needs(dfn, dfd, p, values, needs):
     """Evaluations d fdtri / d p uses besides fdtri itself."""
     return (
@@ -28,14 +80,16 @@ _FUNCTION = _core.register(
         qualname='special.fdtri',
         scipy='scipy.special.fdtri',
         args=(
-            _core.Arg('dfn', 'real', differentiable=False, why='dx/d dfn = -(dF/d dfn) / (dF/dx) for F = fdtr(dfn, dfd, x), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('dfd', 'real', differentiable=False, why='dx/d dfd = -(dF/d dfd) / (dF/dx) for F = fdtr(dfn, dfd, x), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('dfn', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('dfd', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_fdtri_dfn_needs, _fdtri_dfn_needs_stage2, ), _fdtri_dfn_derivative),
+                1: _core.Rule((_fdtri_dfd_needs, _fdtri_dfd_needs_stage2, ), _fdtri_dfd_derivative),
                 2: _core.Rule((_fdtri_p_needs, ), _fdtri_p_derivative),
             },
         },
@@ -54,9 +108,9 @@ def fdtri(dfn, dfd, p):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator, dfn > 0.
-        Not differentiable: dx/d dfn = -(dF/d dfn) / (dF/dx) for F = fdtr(dfn, dfd, x), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: (dfd + dfn*fdtri(dfn, dfd, p))*(-dfd*Piecewise((exp((dfd/2 - 1)*log(dfd/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))) + (dfn/2 - 1)*log(Piecewise((dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))), fdtri(dfn, dfd, p) > 0), (1, True))) - betaln(dfn/2, dfd/2)), fdtri(dfn, dfd, p) > 0), (0, True))*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))**2 - betainc_da(dfn/2, dfd/2, dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))))/2)*exp(-dfd*log(dfd/(dfd + dfn*fdtri(dfn, dfd, p)))/2 - (dfn/2 - 1)*log(dfn*fdtri(dfn, dfd, p)/(dfd + dfn*fdtri(dfn, dfd, p))) + loggamma(dfd/2) + loggamma(dfn/2) - loggamma(dfd/2 + dfn/2))/dfn (implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(fdtr(dfn, dfd, fdtri(dfn, dfd, p)), p)', from the spec'd derivatives of the functions in it)
       dfd: real array. Degrees of freedom of the denominator, dfd > 0.
-        Not differentiable: dx/d dfd = -(dF/d dfd) / (dF/dx) for F = fdtr(dfn, dfd, x), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: (dfd + dfn*fdtri(dfn, dfd, p))*(dfn*Piecewise((exp((dfd/2 - 1)*log(dfd/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))) + (dfn/2 - 1)*log(Piecewise((dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))), fdtri(dfn, dfd, p) > 0), (1, True))) - betaln(dfn/2, dfd/2)), fdtri(dfn, dfd, p) > 0), (0, True))*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))**2 - betainc_db(dfn/2, dfd/2, dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))))/2)*exp(-dfd*log(dfd/(dfd + dfn*fdtri(dfn, dfd, p)))/2 - (dfn/2 - 1)*log(dfn*fdtri(dfn, dfd, p)/(dfd + dfn*fdtri(dfn, dfd, p))) + loggamma(dfd/2) + loggamma(dfn/2) - loggamma(dfd/2 + dfn/2))/dfn (implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(fdtr(dfn, dfd, fdtri(dfn, dfd, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Cumulative probability, in [0, 1].
         Differentiable: (dfd + dfn*fdtri(dfn, dfd, p))*exp(-dfd*log(dfd/(dfd + dfn*fdtri(dfn, dfd, p)))/2 - (dfn/2 - 1)*log(dfn*fdtri(dfn, dfd, p)/(dfd + dfn*fdtri(dfn, dfd, p))) + loggamma(dfd/2) + loggamma(dfn/2) - loggamma(dfd/2 + dfn/2))/dfn (implicit-function rule on fdtr (DLMF 8.17.2): dx/dp = 1 / (d fdtr / dx), the reciprocal of the F density; implicit-function rule on 'Eq(fdtr(dfn, dfd, fdtri(dfn, dfd, p)), p)', from the spec'd derivatives of the functions in it)
 

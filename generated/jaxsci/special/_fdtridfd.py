@@ -7,19 +7,91 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _fdtridfd_dfn_needs(dfn, p, x, values, needs):
+    """Evaluations d fdtridfd / d dfn uses besides fdtridfd itself."""
+    return ()
+
+
+def _fdtridfd_dfn_needs_stage2(dfn, p, x, values, needs):
+    """Evaluations d fdtridfd / d dfn uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('_0/2', (1/2)*dfn), ('__value_0/2', (1/2)*out), ('_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True))/(_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True)) + __value_0)', dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))), )),
+        _core.Need('kernels.betainc_db', (), (('_0/2', (1/2)*dfn), ('__value_0/2', (1/2)*out), ('_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True))/(_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True)) + __value_0)', dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))), )),
+        _core.Need('special.betaln', (), (('_0/2', (1/2)*dfn), ('__value_0/2', (1/2)*out), )),
+    )
+
+
+def _fdtridfd_dfn_derivative(dfn, p, x, values, needs):
+    """d fdtridfd / d dfn: (-betainc_da(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2 - Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))*fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2)/(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2) [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1, betainc_db_1, betaln_1) = needs
+    return ((-1/2*betainc_da_1 - out*jnp.where((x > 0), jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((x > 0), dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))), 1))), 0)*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))**2)/((1/2)*betainc_db_1 - dfn*jnp.where((x > 0), jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((x > 0), dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))), 1))), 0)*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))**2), )
+
+
+def _fdtridfd_p_needs(dfn, p, x, values, needs):
+    """Evaluations d fdtridfd / d p uses besides fdtridfd itself."""
+    return ()
+
+
+def _fdtridfd_p_needs_stage2(dfn, p, x, values, needs):
+    """Evaluations d fdtridfd / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_db', (), (('_0/2', (1/2)*dfn), ('__value_0/2', (1/2)*out), ('_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True))/(_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True)) + __value_0)', dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))), )),
+        _core.Need('special.betaln', (), (('_0/2', (1/2)*dfn), ('__value_0/2', (1/2)*out), )),
+    )
+
+
+def _fdtridfd_p_derivative(dfn, p, x, values, needs):
+    """d fdtridfd / d p: 1/(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2) [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_db_1, betaln_1) = needs
+    return (((1/2)*betainc_db_1 - dfn*jnp.where((x > 0), jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((x > 0), dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))), 1))), 0)*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))**2)**(-1.0), )
+
+
+def _fdtridfd_x_needs(dfn, p, x, values, needs):
+    """Evaluations d fdtridfd / d x uses besides fdtridfd itself."""
+    return (
+        _core.Need('special.loggamma', (), (('_0/2', (1/2)*dfn), )),
+    )
+
+
+def _fdtridfd_x_needs_stage2(dfn, p, x, values, needs):
+    """Evaluations d fdtridfd / d x uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1,) = needs
+    return (
+        _core.Need('kernels.betainc_db', (), (('_0/2', (1/2)*dfn), ('__value_0/2', (1/2)*out), ('_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True))/(_0*Piecewise((_2, _2 > 0), (1, Eq(_2, 0)), (_2, True)) + __value_0)', dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))), )),
+        _core.Need('special.betaln', (), (('_0/2', (1/2)*dfn), ('__value_0/2', (1/2)*out), )),
+        _core.Need('special.loggamma', (), (('__value_0/2', (1/2)*out), )),
+        _core.Need('special.loggamma', (), (('_0/2 + __value_0/2', (1/2)*out + (1/2)*dfn), )),
+    )
+
+
+def _fdtridfd_x_derivative(dfn, p, x, values, needs):
+    """d fdtridfd / d x: -dfn*exp((dfn/2 - 1)*log(dfn*x/(dfn*x + fdtridfd(dfn, p, x))) + fdtridfd(dfn, p, x)*log(fdtridfd(dfn, p, x)/(dfn*x + fdtridfd(dfn, p, x)))/2 - loggamma(dfn/2) + loggamma(dfn/2 + fdtridfd(dfn, p, x)/2) - loggamma(fdtridfd(dfn, p, x)/2))/((dfn*x + fdtridfd(dfn, p, x))*(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2)) [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (loggamma_1, betainc_db_1, betaln_1, loggamma_2, loggamma_3) = needs
+    return (-dfn*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + (1/2)*out*jnp.log(out/(out + dfn*x)) + ((1/2)*dfn - 1)*jnp.log(dfn*x/(out + dfn*x)))/(((1/2)*betainc_db_1 - dfn*jnp.where((x > 0), jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((x > 0), dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))), 1))), 0)*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))**2)*(out + dfn*x)), )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.fdtridfd',
         scipy='scipy.special.fdtridfd',
         args=(
-            _core.Arg('dfn', 'real', differentiable=False, why='d dfd/d dfn = -(dF/d dfn) / (dF/d dfd) for F = fdtr(dfn, dfd, x), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why='d dfd/dp = 1 / (dF/d dfd) for F = fdtr(dfn, dfd, x), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('x', 'real', differentiable=False, why='d dfd/dx = -(dF/dx) / (dF/d dfd) for F = fdtr(dfn, dfd, x): dF/dx is elementary but dF/d dfd is not: the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('dfn', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_fdtridfd_dfn_needs, _fdtridfd_dfn_needs_stage2, ), _fdtridfd_dfn_derivative),
+                1: _core.Rule((_fdtridfd_p_needs, _fdtridfd_p_needs_stage2, ), _fdtridfd_p_derivative),
+                2: _core.Rule((_fdtridfd_x_needs, _fdtridfd_x_needs_stage2, ), _fdtridfd_x_derivative),
             },
         },
     )
@@ -37,11 +109,11 @@ def fdtridfd(dfn, p, x):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator, dfn > 0.
-        Not differentiable: d dfd/d dfn = -(dF/d dfn) / (dF/d dfd) for F = fdtr(dfn, dfd, x), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: (-betainc_da(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2 - Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))*fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2)/(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2) (implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(fdtr(dfn, fdtridfd(dfn, p, x), x), p)', from the spec'd derivatives of the functions in it)
       p: real array. Cumulative probability, in [0, 1].
-        Not differentiable: d dfd/dp = 1 / (dF/d dfd) for F = fdtr(dfn, dfd, x), and the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2) (implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(fdtr(dfn, fdtridfd(dfn, p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Argument, x >= 0.
-        Not differentiable: d dfd/dx = -(dF/dx) / (dF/d dfd) for F = fdtr(dfn, dfd, x): dF/dx is elementary but dF/d dfd is not: the derivative of the incomplete beta function in its parameters has no closed form (it needs 3F2 hypergeometric functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -dfn*exp((dfn/2 - 1)*log(dfn*x/(dfn*x + fdtridfd(dfn, p, x))) + fdtridfd(dfn, p, x)*log(fdtridfd(dfn, p, x)/(dfn*x + fdtridfd(dfn, p, x)))/2 - loggamma(dfn/2) + loggamma(dfn/2 + fdtridfd(dfn, p, x)/2) - loggamma(fdtridfd(dfn, p, x)/2))/((dfn*x + fdtridfd(dfn, p, x))*(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2)) (implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(fdtr(dfn, fdtridfd(dfn, p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -7,19 +7,84 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _nbdtrik_y_needs(y, n, p, values, needs):
+    """Evaluations d nbdtrik / d y uses besides nbdtrik itself."""
+    return ()
+
+
+def _nbdtrik_y_needs_stage2(y, n, p, values, needs):
+    """Evaluations d nbdtrik / d y uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_db', (), (1, ('__value_0 + 1', out + 1), 2, )),
+    )
+
+
+def _nbdtrik_y_derivative(y, n, p, values, needs):
+    """d nbdtrik / d y: 1/betainc_db(n, nbdtrik(y, n, p) + 1, p) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_db_1,) = needs
+    return (betainc_db_1**(-1.0), )
+
+
+def _nbdtrik_n_needs(y, n, p, values, needs):
+    """Evaluations d nbdtrik / d n uses besides nbdtrik itself."""
+    return ()
+
+
+def _nbdtrik_n_needs_stage2(y, n, p, values, needs):
+    """Evaluations d nbdtrik / d n uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (1, ('__value_0 + 1', out + 1), 2, )),
+        _core.Need('kernels.betainc_db', (), (1, ('__value_0 + 1', out + 1), 2, )),
+    )
+
+
+def _nbdtrik_n_derivative(y, n, p, values, needs):
+    """d nbdtrik / d n: -betainc_da(n, nbdtrik(y, n, p) + 1, p)/betainc_db(n, nbdtrik(y, n, p) + 1, p) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1, betainc_db_1) = needs
+    return (-betainc_da_1/betainc_db_1, )
+
+
+def _nbdtrik_p_needs(y, n, p, values, needs):
+    """Evaluations d nbdtrik / d p uses besides nbdtrik itself."""
+    return ()
+
+
+def _nbdtrik_p_needs_stage2(y, n, p, values, needs):
+    """Evaluations d nbdtrik / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_db', (), (1, ('__value_0 + 1', out + 1), 2, )),
+        _core.Need('special.betaln', (), (1, ('__value_0 + 1', out + 1), )),
+    )
+
+
+def _nbdtrik_p_derivative(y, n, p, values, needs):
+    """d nbdtrik / d p: -Piecewise((exp((n - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n, nbdtrik(y, n, p) + 1) + nbdtrik(y, n, p)*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True)))), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**nbdtrik(y, n, p)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - 1)*exp(-Piecewise((betaln(n, nbdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_db(n, nbdtrik(y, n, p) + 1, p) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_db_1, betaln_1) = needs
+    return (-jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), p, 1/2)) + (n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**out*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**(n - 1)*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/betainc_db_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.nbdtrik',
         scipy='scipy.special.nbdtrik',
         args=(
-            _core.Arg('y', 'real', differentiable=False, why='every derivative of the solution divides by d I_p(n, k + 1) / d k, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer k', accepts_float=False, truncates_float=False),
-            _core.Arg('n', 'real', differentiable=False, why='every derivative of the solution divides by d I_p(n, k + 1) / d k, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer k', accepts_float=False, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why='every derivative of the solution divides by d I_p(n, k + 1) / d k, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer k', accepts_float=False, truncates_float=False),
+            _core.Arg('y', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_nbdtrik_y_needs, _nbdtrik_y_needs_stage2, ), _nbdtrik_y_derivative),
+                1: _core.Rule((_nbdtrik_n_needs, _nbdtrik_n_needs_stage2, ), _nbdtrik_n_derivative),
+                2: _core.Rule((_nbdtrik_p_needs, _nbdtrik_p_needs_stage2, ), _nbdtrik_p_derivative),
             },
         },
     )
@@ -37,11 +102,11 @@ def nbdtrik(y, n, p):
 
     Args:
       y: real array. The probability of k or fewer failures before n successes, 0 <= y <= 1.
-        Not differentiable: every derivative of the solution divides by d I_p(n, k + 1) / d k, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer k. A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/betainc_db(n, nbdtrik(y, n, p) + 1, p) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
       n: real array. The number of successes, n > 0.
-        Not differentiable: every derivative of the solution divides by d I_p(n, k + 1) / d k, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer k. A tangent on it raises NonDifferentiableError.
+        Differentiable: -betainc_da(n, nbdtrik(y, n, p) + 1, p)/betainc_db(n, nbdtrik(y, n, p) + 1, p) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
       p: real array. Probability of success in a single trial, 0 <= p <= 1.
-        Not differentiable: every derivative of the solution divides by d I_p(n, k + 1) / d k, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer k. A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((exp((n - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n, nbdtrik(y, n, p) + 1) + nbdtrik(y, n, p)*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True)))), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**nbdtrik(y, n, p)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - 1)*exp(-Piecewise((betaln(n, nbdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_db(n, nbdtrik(y, n, p) + 1, p) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -7,19 +7,84 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _nbdtrin_k_needs(k, y, p, values, needs):
+    """Evaluations d nbdtrin / d k uses besides nbdtrin itself."""
+    return ()
+
+
+def _nbdtrin_k_needs_stage2(k, y, p, values, needs):
+    """Evaluations d nbdtrin / d k uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('__value_0', out), ('_0 + 1', k + 1), 2, )),
+        _core.Need('kernels.betainc_db', (), (('__value_0', out), ('_0 + 1', k + 1), 2, )),
+    )
+
+
+def _nbdtrin_k_derivative(k, y, p, values, needs):
+    """d nbdtrin / d k: -betainc_db(nbdtrin(k, y, p), k + 1, p)/betainc_da(nbdtrin(k, y, p), k + 1, p) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1, betainc_db_1) = needs
+    return (-betainc_db_1/betainc_da_1, )
+
+
+def _nbdtrin_y_needs(k, y, p, values, needs):
+    """Evaluations d nbdtrin / d y uses besides nbdtrin itself."""
+    return ()
+
+
+def _nbdtrin_y_needs_stage2(k, y, p, values, needs):
+    """Evaluations d nbdtrin / d y uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('__value_0', out), ('_0 + 1', k + 1), 2, )),
+    )
+
+
+def _nbdtrin_y_derivative(k, y, p, values, needs):
+    """d nbdtrin / d y: 1/betainc_da(nbdtrin(k, y, p), k + 1, p) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1,) = needs
+    return (betainc_da_1**(-1.0), )
+
+
+def _nbdtrin_p_needs(k, y, p, values, needs):
+    """Evaluations d nbdtrin / d p uses besides nbdtrin itself."""
+    return ()
+
+
+def _nbdtrin_p_needs_stage2(k, y, p, values, needs):
+    """Evaluations d nbdtrin / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.betainc_da', (), (('__value_0', out), ('_0 + 1', k + 1), 2, )),
+        _core.Need('special.betaln', (), (('__value_0', out), ('_0 + 1', k + 1), )),
+    )
+
+
+def _nbdtrin_p_derivative(k, y, p, values, needs):
+    """d nbdtrin / d p: -Piecewise((exp(k*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) + (nbdtrin(k, y, p) - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(nbdtrin(k, y, p), k + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**k*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(nbdtrin(k, y, p) - 1)*exp(-Piecewise((betaln(nbdtrin(k, y, p), k + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_da(nbdtrin(k, y, p), k + 1, p) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (betainc_da_1, betaln_1) = needs
+    return (-jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + k*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), p, 1/2)) + (out - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**k*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**(out - 1)*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/betainc_da_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.nbdtrin',
         scipy='scipy.special.nbdtrin',
         args=(
-            _core.Arg('k', 'real', differentiable=False, why='every derivative of the solution divides by d I_p(n, k + 1) / d n, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer n', accepts_float=False, truncates_float=False),
-            _core.Arg('y', 'real', differentiable=False, why='every derivative of the solution divides by d I_p(n, k + 1) / d n, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer n', accepts_float=False, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why='every derivative of the solution divides by d I_p(n, k + 1) / d n, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer n', accepts_float=False, truncates_float=False),
+            _core.Arg('k', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('y', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_nbdtrin_k_needs, _nbdtrin_k_needs_stage2, ), _nbdtrin_k_derivative),
+                1: _core.Rule((_nbdtrin_y_needs, _nbdtrin_y_needs_stage2, ), _nbdtrin_y_derivative),
+                2: _core.Rule((_nbdtrin_p_needs, _nbdtrin_p_needs_stage2, ), _nbdtrin_p_derivative),
             },
         },
     )
@@ -37,11 +102,11 @@ def nbdtrin(k, y, p):
 
     Args:
       k: real array. The maximum number of failures, k >= 0.
-        Not differentiable: every derivative of the solution divides by d I_p(n, k + 1) / d n, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer n. A tangent on it raises NonDifferentiableError.
+        Differentiable: -betainc_db(nbdtrin(k, y, p), k + 1, p)/betainc_da(nbdtrin(k, y, p), k + 1, p) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(nbdtrin(k, y, p), k + 1, p), y)', from the spec'd derivatives of the functions in it)
       y: real array. The probability of k or fewer failures before n successes, 0 <= y <= 1.
-        Not differentiable: every derivative of the solution divides by d I_p(n, k + 1) / d n, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer n. A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/betainc_da(nbdtrin(k, y, p), k + 1, p) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(nbdtrin(k, y, p), k + 1, p), y)', from the spec'd derivatives of the functions in it)
       p: real array. Probability of success in a single trial, 0 <= p <= 1.
-        Not differentiable: every derivative of the solution divides by d I_p(n, k + 1) / d n, a parameter derivative of the incomplete beta function with no closed form (3F2 series), and the forward nbdtr is defined only for integer n. A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((exp(k*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) + (nbdtrin(k, y, p) - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(nbdtrin(k, y, p), k + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**k*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(nbdtrin(k, y, p) - 1)*exp(-Piecewise((betaln(nbdtrin(k, y, p), k + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_da(nbdtrin(k, y, p), k + 1, p) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(nbdtrin(k, y, p), k + 1, p), y)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -7,18 +7,61 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _pdtrik_p_needs(p, m, values, needs):
+    """Evaluations d pdtrik / d p uses besides pdtrik itself."""
+    return ()
+
+
+def _pdtrik_p_needs_stage2(p, m, values, needs):
+    """Evaluations d pdtrik / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.gammainc_da', (), (('__value_0 + 1', out + 1), 1, )),
+    )
+
+
+def _pdtrik_p_derivative(p, m, values, needs):
+    """d pdtrik / d p: -1/gammainc_da(pdtrik(p, m) + 1, m) [implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1,) = needs
+    return (-1/gammainc_da_1, )
+
+
+def _pdtrik_m_needs(p, m, values, needs):
+    """Evaluations d pdtrik / d m uses besides pdtrik itself."""
+    return ()
+
+
+def _pdtrik_m_needs_stage2(p, m, values, needs):
+    """Evaluations d pdtrik / d m uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.gammainc_da', (), (('__value_0 + 1', out + 1), 1, )),
+        _core.Need('special.gammaln', (), (('__value_0 + 1', out + 1), )),
+    )
+
+
+def _pdtrik_m_derivative(p, m, values, needs):
+    """d pdtrik / d m: -Piecewise((exp(-m - Piecewise((gammaln(pdtrik(p, m) + 1), m > 0), (0, True)) + pdtrik(p, m)*log(Piecewise((m, m > 0), (1, True)))), m > 0), ((1 - Piecewise((1 - m, m <= 0), (0, True)))**pdtrik(p, m)*exp(-Piecewise((m + gammaln(pdtrik(p, m) + 1), m <= 0), (0, True))), True))/gammainc_da(pdtrik(p, m) + 1, m) [implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da]"""
+    (out,) = values
+    (gammainc_da_1, gammaln_1) = needs
+    return (-jnp.where((m > 0), jnp.exp(out*jnp.log(jnp.where((m > 0), m, 1)) - m - jnp.where((m > 0), gammaln_1, 0)), (1 - jnp.where((m <= 0), 1 - m, 0))**out*jnp.exp(-jnp.where((m <= 0), gammaln_1 + m, 0)))/gammainc_da_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.pdtrik',
         scipy='scipy.special.pdtrik',
         args=(
-            _core.Arg('p', 'real', differentiable=False, why='every derivative of the solution divides by d Q(k + 1, m) / d k, a parameter derivative of the incomplete gamma function with no closed form (it needs Meijer G / 2F2 series), and the forward pdtr uses floor(k)', accepts_float=False, truncates_float=False),
-            _core.Arg('m', 'real', differentiable=False, why='every derivative of the solution divides by d Q(k + 1, m) / d k, a parameter derivative of the incomplete gamma function with no closed form (it needs Meijer G / 2F2 series), and the forward pdtr uses floor(k)', accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('m', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_pdtrik_p_needs, _pdtrik_p_needs_stage2, ), _pdtrik_p_derivative),
+                1: _core.Rule((_pdtrik_m_needs, _pdtrik_m_needs_stage2, ), _pdtrik_m_derivative),
             },
         },
     )
@@ -36,9 +79,9 @@ def pdtrik(p, m):
 
     Args:
       p: real array. Probability, 0 <= p <= 1.
-        Not differentiable: every derivative of the solution divides by d Q(k + 1, m) / d k, a parameter derivative of the incomplete gamma function with no closed form (it needs Meijer G / 2F2 series), and the forward pdtr uses floor(k). A tangent on it raises NonDifferentiableError.
+        Differentiable: -1/gammainc_da(pdtrik(p, m) + 1, m) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gammaincc(pdtrik(p, m) + 1, m), p)', from the spec'd derivatives of the functions in it)
       m: real array. The mean of the Poisson distribution, m >= 0.
-        Not differentiable: every derivative of the solution divides by d Q(k + 1, m) / d k, a parameter derivative of the incomplete gamma function with no closed form (it needs Meijer G / 2F2 series), and the forward pdtr uses floor(k). A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((exp(-m - Piecewise((gammaln(pdtrik(p, m) + 1), m > 0), (0, True)) + pdtrik(p, m)*log(Piecewise((m, m > 0), (1, True)))), m > 0), ((1 - Piecewise((1 - m, m <= 0), (0, True)))**pdtrik(p, m)*exp(-Piecewise((m + gammaln(pdtrik(p, m) + 1), m <= 0), (0, True))), True))/gammainc_da(pdtrik(p, m) + 1, m) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gammaincc(pdtrik(p, m) + 1, m), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

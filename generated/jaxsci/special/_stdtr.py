@@ -7,6 +7,29 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _stdtr_df_needs(df, t, values, needs):
+    """Evaluations d stdtr / d df uses besides stdtr itself."""
+    return (
+        _core.Need('special.digamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+        _core.Need('special.digamma', (), (('_0/2', (1/2)*df), )),
+        _core.Need('special.gammaln', (), (('_0/2', (1/2)*df), )),
+        _core.Need('special.gammaln', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+        _core.Need('special.hyp2f1', (), (('1/2', 1/2), ('_0/2 + 1/2', (1/2)*df + 1/2), ('3/2', 3/2), ('-_1**2/_0', -t**2/df), )),
+        _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('_0/2 + 3/2', (1/2)*df + 3/2), ('5/2', 5/2), ('-_1**2/_0', -t**2/df), )),
+        _core.Need('kernels.hyp2f1_db', (), (('1/2', 1/2), ('_0/2 + 1/2', (1/2)*df + 1/2), ('3/2', 3/2), ('-_1**2/_0', -t**2/df), )),
+    )
+
+
+def _stdtr_df_derivative(df, t, values, needs):
+    """d stdtr / d df: t * exp(gammaln((df + 1) / 2) - gammaln(df / 2)) / sqrt(pi * df) * (
+  (digamma((df + 1) / 2) / 2 - digamma(df / 2) / 2 - 1 / (2 * df)) * hyp2f1(Rational(1, 2), (df + 1) / 2, Rational(3, 2), -t**2 / df)
+  + hyp2f1_db(Rational(1, 2), (df + 1) / 2, Rational(3, 2), -t**2 / df) / 2
+  + (df + 1) / 6 * hyp2f1(Rational(3, 2), (df + 3) / 2, Rational(5, 2), -t**2 / df) * t**2 / df**2) [stdtr(df, t) = 1/2 + t Gamma((df+1)/2) / (sqrt(pi df) Gamma(df/2)) 2F1(1/2, (df+1)/2; 3/2; -t^2/df) (Abramowitz and Stegun 26.7.1 with DLMF 8.17.7), differentiated in df with jaxsci's kernel hyp2f1_db and DLMF 15.5.1]"""
+    (out,) = values
+    (digamma_1, digamma_2, gammaln_1, gammaln_2, hyp2f1_1, hyp2f1_2, hyp2f1_db_1) = needs
+    return (t*(hyp2f1_1*((1/2)*digamma_1 - 1/2*digamma_2 - (1/2)/df) + hyp2f1_2*t**2*((1/6)*df + 1/6)/df**2 + (1/2)*hyp2f1_db_1)*jnp.exp(-gammaln_1 + gammaln_2)/(jnp.sqrt(jnp.pi)*jnp.sqrt(df)), )
+
+
 def _stdtr_t_needs(df, t, values, needs):
     """Evaluations d stdtr / d t uses besides stdtr itself."""
     return (
@@ -27,13 +50,14 @@ _FUNCTION = _core.register(
         qualname='special.stdtr',
         scipy='scipy.special.stdtr',
         args=(
-            _core.Arg('df', 'real', differentiable=False, why="d stdtr / d df is the derivative of the incomplete beta function I_x(df/2, 1/2) in its parameter, a 3F2 series with no closed form in spec'd or elementary functions", accepts_float=False, truncates_float=False),
+            _core.Arg('df', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('t', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_stdtr_df_needs, ), _stdtr_df_derivative),
                 1: _core.Rule((_stdtr_t_needs, ), _stdtr_t_derivative),
             },
         },
@@ -52,7 +76,10 @@ def stdtr(df, t):
 
     Args:
       df: real array. Degrees of freedom, df > 0.
-        Not differentiable: d stdtr / d df is the derivative of the incomplete beta function I_x(df/2, 1/2) in its parameter, a 3F2 series with no closed form in spec'd or elementary functions. A tangent on it raises NonDifferentiableError.
+        Differentiable: t * exp(gammaln((df + 1) / 2) - gammaln(df / 2)) / sqrt(pi * df) * (
+      (digamma((df + 1) / 2) / 2 - digamma(df / 2) / 2 - 1 / (2 * df)) * hyp2f1(Rational(1, 2), (df + 1) / 2, Rational(3, 2), -t**2 / df)
+      + hyp2f1_db(Rational(1, 2), (df + 1) / 2, Rational(3, 2), -t**2 / df) / 2
+      + (df + 1) / 6 * hyp2f1(Rational(3, 2), (df + 3) / 2, Rational(5, 2), -t**2 / df) * t**2 / df**2) (stdtr(df, t) = 1/2 + t Gamma((df+1)/2) / (sqrt(pi df) Gamma(df/2)) 2F1(1/2, (df+1)/2; 3/2; -t^2/df) (Abramowitz and Stegun 26.7.1 with DLMF 8.17.7), differentiated in df with jaxsci's kernel hyp2f1_db and DLMF 15.5.1; not cross-checked: no sympy expression for hyp2f1_db (verified against mpmath by the test suite))
       t: real array. Upper limit of integration.
         Differentiable: exp(loggamma((df + 1) / 2) - loggamma(df / 2) - (df + 1) / 2 * log(1 + t**2 / df)) / sqrt(pi * df) (A&S 26.7.1 (the Student t density); agrees with sympy's derivative of 1/2 + t*gamma(df/2 + 1/2)*hyper((1/2, df/2 + 1/2), (3/2,), -t**2/df)/(sqrt(pi)*sqrt(df)*gamma(df/2)) at 4 sample points)
 

@@ -7,18 +7,74 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _stdtridf_p_needs(p, t, values, needs):
+    """Evaluations d stdtridf / d p uses besides stdtridf itself."""
+    return ()
+
+
+def _stdtridf_p_needs_stage2(p, t, values, needs):
+    """Evaluations d stdtridf / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.digamma', (), (('__value_0/2 + 1/2', (1/2)*out + 1/2), )),
+        _core.Need('special.digamma', (), (('__value_0/2', (1/2)*out), )),
+        _core.Need('special.gammaln', (), (('__value_0/2 + 1/2', (1/2)*out + 1/2), )),
+        _core.Need('special.gammaln', (), (('__value_0/2', (1/2)*out), )),
+        _core.Need('special.hyp2f1', (), (('1/2', 1/2), ('__value_0/2 + 1/2', (1/2)*out + 1/2), ('3/2', 3/2), ('-_1**2/__value_0', -t**2/out), )),
+        _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('__value_0/2 + 3/2', (1/2)*out + 3/2), ('5/2', 5/2), ('-_1**2/__value_0', -t**2/out), )),
+        _core.Need('kernels.hyp2f1_db', (), (('1/2', 1/2), ('__value_0/2 + 1/2', (1/2)*out + 1/2), ('3/2', 3/2), ('-_1**2/__value_0', -t**2/out), )),
+    )
+
+
+def _stdtridf_p_derivative(p, t, values, needs):
+    """d stdtridf / d p: sqrt(pi)*sqrt(stdtridf(p, t))*exp(-gammaln(stdtridf(p, t)/2 + 1/2) + gammaln(stdtridf(p, t)/2))/(t*(t**2*(stdtridf(p, t)/6 + 1/6)*hyp2f1(3/2, stdtridf(p, t)/2 + 3/2, 5/2, -t**2/stdtridf(p, t))/stdtridf(p, t)**2 + (digamma(stdtridf(p, t)/2 + 1/2)/2 - digamma(stdtridf(p, t)/2)/2 - 1/(2*stdtridf(p, t)))*hyp2f1(1/2, stdtridf(p, t)/2 + 1/2, 3/2, -t**2/stdtridf(p, t)) + hyp2f1_db(1/2, stdtridf(p, t)/2 + 1/2, 3/2, -t**2/stdtridf(p, t))/2)) [implicit-function rule on stdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (digamma_1, digamma_2, gammaln_1, gammaln_2, hyp2f1_1, hyp2f1_2, hyp2f1_db_1) = needs
+    return (jnp.sqrt(jnp.pi)*jnp.sqrt(out)*jnp.exp(-gammaln_1 + gammaln_2)/(t*(hyp2f1_1*((1/2)*digamma_1 - 1/2*digamma_2 - (1/2)/out) + hyp2f1_2*t**2*((1/6)*out + 1/6)/out**2 + (1/2)*hyp2f1_db_1)), )
+
+
+def _stdtridf_t_needs(p, t, values, needs):
+    """Evaluations d stdtridf / d t uses besides stdtridf itself."""
+    return ()
+
+
+def _stdtridf_t_needs_stage2(p, t, values, needs):
+    """Evaluations d stdtridf / d t uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.digamma', (), (('__value_0/2 + 1/2', (1/2)*out + 1/2), )),
+        _core.Need('special.digamma', (), (('__value_0/2', (1/2)*out), )),
+        _core.Need('special.gammaln', (), (('__value_0/2 + 1/2', (1/2)*out + 1/2), )),
+        _core.Need('special.gammaln', (), (('__value_0/2', (1/2)*out), )),
+        _core.Need('special.hyp2f1', (), (('1/2', 1/2), ('__value_0/2 + 1/2', (1/2)*out + 1/2), ('3/2', 3/2), ('-_1**2/__value_0', -t**2/out), )),
+        _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('__value_0/2 + 3/2', (1/2)*out + 3/2), ('5/2', 5/2), ('-_1**2/__value_0', -t**2/out), )),
+        _core.Need('kernels.hyp2f1_db', (), (('1/2', 1/2), ('__value_0/2 + 1/2', (1/2)*out + 1/2), ('3/2', 3/2), ('-_1**2/__value_0', -t**2/out), )),
+        _core.Need('special.loggamma', (), (('__value_0/2', (1/2)*out), )),
+        _core.Need('special.loggamma', (), (('__value_0/2 + 1/2', (1/2)*out + 1/2), )),
+    )
+
+
+def _stdtridf_t_derivative(p, t, values, needs):
+    """d stdtridf / d t: -exp(-gammaln(stdtridf(p, t)/2 + 1/2) + gammaln(stdtridf(p, t)/2))*exp(-(stdtridf(p, t)/2 + 1/2)*log(t**2/stdtridf(p, t) + 1) + loggamma(stdtridf(p, t)/2 + 1/2) - loggamma(stdtridf(p, t)/2))/(t*(t**2*(stdtridf(p, t)/6 + 1/6)*hyp2f1(3/2, stdtridf(p, t)/2 + 3/2, 5/2, -t**2/stdtridf(p, t))/stdtridf(p, t)**2 + (digamma(stdtridf(p, t)/2 + 1/2)/2 - digamma(stdtridf(p, t)/2)/2 - 1/(2*stdtridf(p, t)))*hyp2f1(1/2, stdtridf(p, t)/2 + 1/2, 3/2, -t**2/stdtridf(p, t)) + hyp2f1_db(1/2, stdtridf(p, t)/2 + 1/2, 3/2, -t**2/stdtridf(p, t))/2)) [implicit-function rule on stdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (digamma_1, digamma_2, gammaln_1, gammaln_2, hyp2f1_1, hyp2f1_2, hyp2f1_db_1, loggamma_1, loggamma_2) = needs
+    return (-jnp.exp(-gammaln_1 + gammaln_2)*jnp.exp(-loggamma_1 + loggamma_2 - ((1/2)*out + 1/2)*jnp.log(1 + t**2/out))/(t*(hyp2f1_1*((1/2)*digamma_1 - 1/2*digamma_2 - (1/2)/out) + hyp2f1_2*t**2*((1/6)*out + 1/6)/out**2 + (1/2)*hyp2f1_db_1)), )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.stdtridf',
         scipy='scipy.special.stdtridf',
         args=(
-            _core.Arg('p', 'real', differentiable=False, why='every derivative of the solution divides by d stdtr / d df, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
-            _core.Arg('t', 'real', differentiable=False, why='every derivative of the solution divides by d stdtr / d df, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('t', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_stdtridf_p_needs, _stdtridf_p_needs_stage2, ), _stdtridf_p_derivative),
+                1: _core.Rule((_stdtridf_t_needs, _stdtridf_t_needs_stage2, ), _stdtridf_t_derivative),
             },
         },
     )
@@ -36,9 +92,9 @@ def stdtridf(p, t):
 
     Args:
       p: real array. Probability, 0 <= p <= 1.
-        Not differentiable: every derivative of the solution divides by d stdtr / d df, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: sqrt(pi)*sqrt(stdtridf(p, t))*exp(-gammaln(stdtridf(p, t)/2 + 1/2) + gammaln(stdtridf(p, t)/2))/(t*(t**2*(stdtridf(p, t)/6 + 1/6)*hyp2f1(3/2, stdtridf(p, t)/2 + 3/2, 5/2, -t**2/stdtridf(p, t))/stdtridf(p, t)**2 + (digamma(stdtridf(p, t)/2 + 1/2)/2 - digamma(stdtridf(p, t)/2)/2 - 1/(2*stdtridf(p, t)))*hyp2f1(1/2, stdtridf(p, t)/2 + 1/2, 3/2, -t**2/stdtridf(p, t)) + hyp2f1_db(1/2, stdtridf(p, t)/2 + 1/2, 3/2, -t**2/stdtridf(p, t))/2)) (implicit-function rule on stdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(stdtr(stdtridf(p, t), t), p)', from the spec'd derivatives of the functions in it)
       t: real array. Upper limit of integration.
-        Not differentiable: every derivative of the solution divides by d stdtr / d df, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: -exp(-gammaln(stdtridf(p, t)/2 + 1/2) + gammaln(stdtridf(p, t)/2))*exp(-(stdtridf(p, t)/2 + 1/2)*log(t**2/stdtridf(p, t) + 1) + loggamma(stdtridf(p, t)/2 + 1/2) - loggamma(stdtridf(p, t)/2))/(t*(t**2*(stdtridf(p, t)/6 + 1/6)*hyp2f1(3/2, stdtridf(p, t)/2 + 3/2, 5/2, -t**2/stdtridf(p, t))/stdtridf(p, t)**2 + (digamma(stdtridf(p, t)/2 + 1/2)/2 - digamma(stdtridf(p, t)/2)/2 - 1/(2*stdtridf(p, t)))*hyp2f1(1/2, stdtridf(p, t)/2 + 1/2, 3/2, -t**2/stdtridf(p, t)) + hyp2f1_db(1/2, stdtridf(p, t)/2 + 1/2, 3/2, -t**2/stdtridf(p, t))/2)) (implicit-function rule on stdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(stdtr(stdtridf(p, t), t), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -7,6 +7,36 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _stdtrit_df_needs(df, p, values, needs):
+    """Evaluations d stdtrit / d df uses besides stdtrit itself."""
+    return (
+        _core.Need('special.digamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+        _core.Need('special.digamma', (), (('_0/2', (1/2)*df), )),
+        _core.Need('special.gammaln', (), (('_0/2', (1/2)*df), )),
+        _core.Need('special.gammaln', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+        _core.Need('special.loggamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+        _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
+    )
+
+
+def _stdtrit_df_needs_stage2(df, p, values, needs):
+    """Evaluations d stdtrit / d df uses at its values: round trip 2."""
+    (out,) = values
+    (digamma_1, digamma_2, gammaln_1, gammaln_2, loggamma_1, loggamma_2) = needs
+    return (
+        _core.Need('special.hyp2f1', (), (('1/2', 1/2), ('_0/2 + 1/2', (1/2)*df + 1/2), ('3/2', 3/2), ('-__value_0**2/_0', -out**2/df), )),
+        _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('_0/2 + 3/2', (1/2)*df + 3/2), ('5/2', 5/2), ('-__value_0**2/_0', -out**2/df), )),
+        _core.Need('kernels.hyp2f1_db', (), (('1/2', 1/2), ('_0/2 + 1/2', (1/2)*df + 1/2), ('3/2', 3/2), ('-__value_0**2/_0', -out**2/df), )),
+    )
+
+
+def _stdtrit_df_derivative(df, p, values, needs):
+    """d stdtrit / d df: -((-digamma(df/2)/2 + digamma(df/2 + 1/2)/2 - 1/(2*df))*hyp2f1(1/2, df/2 + 1/2, 3/2, -stdtrit(df, p)**2/df) + hyp2f1_db(1/2, df/2 + 1/2, 3/2, -stdtrit(df, p)**2/df)/2 + (df/6 + 1/6)*hyp2f1(3/2, df/2 + 3/2, 5/2, -stdtrit(df, p)**2/df)*stdtrit(df, p)**2/df**2)*stdtrit(df, p)*exp(-gammaln(df/2) + gammaln(df/2 + 1/2))*exp((df/2 + 1/2)*log(1 + stdtrit(df, p)**2/df) + loggamma(df/2) - loggamma(df/2 + 1/2)) [implicit-function rule on stdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
+    (out,) = values
+    (digamma_1, digamma_2, gammaln_1, gammaln_2, loggamma_1, loggamma_2, hyp2f1_1, hyp2f1_2, hyp2f1_db_1) = needs
+    return (-out*(hyp2f1_1*((1/2)*digamma_1 - 1/2*digamma_2 - (1/2)/df) + hyp2f1_2*out**2*((1/6)*df + 1/6)/df**2 + (1/2)*hyp2f1_db_1)*jnp.exp(-gammaln_1 + gammaln_2)*jnp.exp(-loggamma_1 + loggamma_2 + ((1/2)*df + 1/2)*jnp.log(out**2/df + 1)), )
+
+
 def _stdtrit_p_needs(df, p, values, needs):
     """Evaluations d stdtrit / d p uses besides stdtrit itself."""
     return (
@@ -27,13 +57,14 @@ _FUNCTION = _core.register(
         qualname='special.stdtrit',
         scipy='scipy.special.stdtrit',
         args=(
-            _core.Arg('df', 'real', differentiable=False, why='the implicit-function rule needs d stdtr / d df, the derivative of the incomplete beta function I_x(df/2, 1/2) in its parameter, which has no closed form (a 3F2 series)', accepts_float=False, truncates_float=False),
+            _core.Arg('df', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_stdtrit_df_needs, _stdtrit_df_needs_stage2, ), _stdtrit_df_derivative),
                 1: _core.Rule((_stdtrit_p_needs, ), _stdtrit_p_derivative),
             },
         },
@@ -52,7 +83,7 @@ def stdtrit(df, p):
 
     Args:
       df: real array. Degrees of freedom, df > 0.
-        Not differentiable: the implicit-function rule needs d stdtr / d df, the derivative of the incomplete beta function I_x(df/2, 1/2) in its parameter, which has no closed form (a 3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: -((-digamma(df/2)/2 + digamma(df/2 + 1/2)/2 - 1/(2*df))*hyp2f1(1/2, df/2 + 1/2, 3/2, -stdtrit(df, p)**2/df) + hyp2f1_db(1/2, df/2 + 1/2, 3/2, -stdtrit(df, p)**2/df)/2 + (df/6 + 1/6)*hyp2f1(3/2, df/2 + 3/2, 5/2, -stdtrit(df, p)**2/df)*stdtrit(df, p)**2/df**2)*stdtrit(df, p)*exp(-gammaln(df/2) + gammaln(df/2 + 1/2))*exp((df/2 + 1/2)*log(1 + stdtrit(df, p)**2/df) + loggamma(df/2) - loggamma(df/2 + 1/2)) (implicit-function rule on stdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'stdtr(df, stdtrit(df, p)) - p', from the spec'd derivatives of the functions in it)
       p: real array. Probability, 0 <= p <= 1.
         Differentiable: sqrt(pi)*sqrt(df)*exp((df/2 + 1/2)*log(1 + stdtrit(df, p)**2/df) + loggamma(df/2) - loggamma(df/2 + 1/2)) (implicit-function rule on stdtr (its t-derivative is the Student t density, A&S 26.7.1); implicit-function rule on 'stdtr(df, stdtrit(df, p)) - p', from the spec'd derivatives of the functions in it)
 
