@@ -174,6 +174,18 @@ def load_spec(path: Path, root: Path | None = None) -> model.Spec:
 
 def load_specs(specs_dir: Path, root: Path | None = None) -> list[model.Spec]:
     """Load every ``specs/<module>/<name>.yaml``; all errors are collected, then raised together."""
+    specs, errors = collect_specs(specs_dir, root)
+    if errors:
+        raise SpecErrors(errors)
+    return specs
+
+
+def collect_specs(specs_dir: Path, root: Path | None = None) -> tuple[list[model.Spec], list[SpecError]]:
+    """Every spec that loads, and a ``SpecError`` for each file that does not (``load_specs`` without
+    the raise): the test suite runs the good specs and fails one test per bad file.
+
+    A function defined twice keeps its first definition (in path order); the second is the error.
+    """
     specs, errors = [], []
     for path in sorted(specs_dir.glob("*/*.yaml")):
         try:
@@ -181,17 +193,18 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> list[model.Spec]:
         except SpecError as exc:
             errors.append(exc)
     seen: dict[tuple, model.Spec] = {}
+    unique = []
     for spec in specs:
         key = (spec.module, spec.name)
         if key in seen:
             errors.append(SpecError(spec.path, spec.loc.line, f"function {spec.name!r} is also defined in {seen[key].path}"))
+            continue
         seen[key] = spec
+        unique.append(spec)
     stray = sorted(p for p in specs_dir.glob("*/*") if p.suffix in (".yml", ".YAML", ".json"))
     for path in stray:
         errors.append(SpecError(str(path.relative_to(root) if root else path), None, "specs must be named <name>.yaml"))
-    if errors:
-        raise SpecErrors(errors)
-    return specs
+    return unique, errors
 
 
 def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) -> model.Spec:
