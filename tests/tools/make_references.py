@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     plans = [(spec, refdata.tasks(spec)) for spec in specs]
     tasks = [task for _, spec_tasks in plans for task in spec_tasks]
     owner = [spec for spec, spec_tasks in plans for _ in spec_tasks]
-    print(f"{len(tasks)} references of {len(plans)} specs, {options.jobs} processes", flush=True)
+    print(f"{len(tasks)} references of {len(plans)} spec(s), {options.jobs} process(es)", flush=True)
     total = {spec.name: len(spec_tasks) for spec, spec_tasks in plans}
     left = dict(total)
     seconds = {spec.name: 0.0 for spec, _ in plans}
@@ -155,7 +155,7 @@ def main(argv=None) -> int:
     for path in orphans:
         path.unlink()
         print(f"removed {refdata.shown(path)}: no spec needs it")
-    print(f"wrote {len(plans)} files in {time.perf_counter() - start:.1f} s")
+    print(f"wrote {len(plans)} file(s) in {time.perf_counter() - start:.1f} s")
     return 0
 
 
