@@ -11,7 +11,8 @@ names, random expressions over the spec'd functions, wrong derivatives that symp
 YAML documents, synthetic specs with implicit rules in random call graphs (cycles included), and the
 CLI end to end complete it.
 
-Runs are deterministic (``derandomize``) and sized for about a minute on one core; set
+Runs are deterministic (``derandomize``) and take about 20 seconds on one core (a mutation re-derives only
+the specs it can affect: ``affected``); set
 ``JAXSCI_FUZZ=explore`` to search with fresh random examples, 20 times as many.
 """
 from __future__ import annotations
