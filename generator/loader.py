@@ -174,14 +174,19 @@ def load_spec(path: Path, root: Path | None = None) -> model.Spec:
 
 def load_specs(specs_dir: Path, root: Path | None = None) -> list[model.Spec]:
     """Load every ``specs/<module>/<name>.yaml``; all errors are collected, then raised together."""
-    specs, errors = load_specs_and_errors(specs_dir, root)
+    specs, errors = collect_specs(specs_dir, root)
     if errors:
         raise SpecErrors(errors)
     return specs
 
 
-def load_specs_and_errors(specs_dir: Path, root: Path | None = None) -> tuple[list, list]:
-    """The specs that load, and every error of those that do not (each file's errors, all of them)."""
+def collect_specs(specs_dir: Path, root: Path | None = None) -> tuple[list[model.Spec], list[SpecError]]:
+    """Every spec that loads, and every error of each file that does not (``load_specs`` without the
+    raise): the generator reports them all at once, and the test suite runs the good specs and fails
+    one test per bad file.
+
+    A function defined twice keeps its first definition (in path order); the second is the error.
+    """
     specs, errors = [], []
     for path in sorted(specs_dir.glob("*/*.yaml")):
         try:
@@ -191,15 +196,18 @@ def load_specs_and_errors(specs_dir: Path, root: Path | None = None) -> tuple[li
         except SpecError as exc:
             errors.append(exc)
     seen: dict[tuple, model.Spec] = {}
+    unique = []
     for spec in specs:
         key = (spec.module, spec.name)
         if key in seen:
             errors.append(SpecError(spec.path, spec.loc.line, f"function {spec.name!r} is also defined in {seen[key].path}"))
+            continue
         seen[key] = spec
+        unique.append(spec)
     stray = sorted(p for p in specs_dir.glob("*/*") if p.suffix in (".yml", ".YAML", ".json"))
     for path in stray:
         errors.append(SpecError(str(path.relative_to(root) if root else path), None, "specs must be named <name>.yaml"))
-    return specs, errors
+    return unique, errors
 
 
 def _scaffold_leftovers(data, text: str, path: str) -> list[SpecError]:

@@ -32,10 +32,10 @@ def default_jobs() -> int:
 
 
 def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> Run:
-    from .loader import load_specs_and_errors
+    from .loader import collect_specs
     from .render import render_all
 
-    specs, errors = load_specs_and_errors(root / "specs", root)
+    specs, errors = collect_specs(root / "specs", root)
     by_name = {s.name: s for s in specs}
     texts = {s.name: (root / s.path).read_text(encoding="utf-8") for s in specs}
     keys = cache.Keys(specs, texts, root)

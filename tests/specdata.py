@@ -1,4 +1,9 @@
-"""The spec records that drive the generic suites: the generator's own loader, plus sampling helpers."""
+"""The spec records that drive the generic suites: the generator's own loader, plus sampling helpers.
+
+A spec that does not load (a scaffold with its TODOs left, a typo) is left out of ``SPECS`` and kept in
+``SPEC_ERRORS`` with the loader's ``path:line: message``: test_completeness.py fails one test for it,
+and every other spec's tests run.
+"""
 from __future__ import annotations
 
 import functools
@@ -11,10 +16,11 @@ import numpy as np
 import pytest
 
 import jaxsci
+import mpref
 from generator import ROOT
-from generator.loader import _all_conditions, load_specs
+from generator.loader import _all_conditions, collect_specs
 
-SPECS = load_specs(ROOT / "specs", ROOT)
+SPECS, SPEC_ERRORS = collect_specs(ROOT / "specs", ROOT)
 SPEC_BY_NAME = {s.name: s for s in SPECS}
 
 # Shapes from JAX's lax_scipy_special_functions_test: the same shape for every argument, and mixed
@@ -107,17 +113,19 @@ def _guard_function(name: str):
 
 def cases(predicate=lambda spec: True):
     """One Case per combination of static booleans and of the static values in ``tests.statics``."""
+    return [case for spec in SPECS if predicate(spec) for case in spec_cases(spec)]
+
+
+def spec_cases(spec) -> list[Case]:
+    """``spec``'s Cases: one per combination of its static booleans and ``tests.statics`` values."""
     out = []
-    for spec in SPECS:
-        if not predicate(spec):
-            continue
-        bools = {a.name for a in spec.args if a.kind == "static_bool"
-                 and (a.choices is None or len(a.choices) > 1)}
-        fixed = {a.name: a.choices[0] for a in spec.args if a.kind == "static_bool" and a.choices is not None and len(a.choices) == 1}
-        others = list(spec.tests.statics.items())
-        for condition in _all_conditions(bools):
-            for values in itertools.product(*(v for _, v in others)):
-                out.append(Case(spec, {**dict(condition), **fixed, **dict(zip((k for k, _ in others), values))}))
+    bools = {a.name for a in spec.args if a.kind == "static_bool"
+             and (a.choices is None or len(a.choices) > 1)}
+    fixed = {a.name: a.choices[0] for a in spec.args if a.kind == "static_bool" and a.choices is not None and len(a.choices) == 1}
+    others = list(spec.tests.statics.items())
+    for condition in _all_conditions(bools):
+        for values in itertools.product(*(v for _, v in others)):
+            out.append(Case(spec, {**dict(condition), **fixed, **dict(zip((k for k, _ in others), values))}))
     return out
 
 
@@ -164,35 +172,12 @@ def sample_points(case: Case, count: int, rng) -> list[dict]:
 
 
 # ---- mpmath references ------------------------------------------------------------------------
-_MPMATH_NAMES = {k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}
-_SAFE_BUILTINS = {"abs": abs, "min": min, "max": max, "int": int, "float": float, "complex": complex, "round": round}
-
-
-@functools.lru_cache(maxsize=None)
-def _compiled(text: str):
-    return compile(text, "<reference>", "eval")
-
-
 def reference(case: Case):
     """The spec's mpmath reference as a Python function of the traced arguments."""
-    condition = tuple(sorted(case.statics.items()))
-    chosen = None
-    for ref in case.spec.reference:
-        if set(ref.when) <= set(condition):
-            chosen = ref.value.text
-    assert chosen is not None, f"{case.spec.path}: no reference for {condition}"
-    code = _compiled(chosen)
-    names = [a.name for a in case.spec.traced_args]
+    import refdata
 
-    def evaluate(*values):
-        scope = dict(_MPMATH_NAMES)
-        scope.update(case.statics)
-        scope.update({a.name: a.default for a in case.spec.static_args if a.name not in case.statics})
-        scope.update(dict(zip(names, values)))
-        # one globals dict: lambdas inside the expression (mpmath.diff(lambda t: ...)) see every name
-        return eval(code, {"__builtins__": _SAFE_BUILTINS, **scope})  # noqa: S307 - spec files are project sources
-
-    return evaluate
+    return mpref.reference_function(refdata.reference_text(case), refdata.reference_scope(case),
+                                    [a.name for a in case.spec.traced_args])
 
 
 def declared_dtype(case: Case, arrays) -> list:

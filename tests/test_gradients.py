@@ -5,6 +5,10 @@ points of each spec's domain and at its special points, compared with ``mpmath.d
 reference at 30 digits (or, for specs whose ``reference`` is ``finite_differences``, with order-8
 central differences of SciPy's float64 values, and for the second order of the first derivative); complex arguments along the directions 1 and i. Then
 ``jax.test_util.check_grads(order=2)``, and non-differentiable arguments must raise.
+
+The mpmath derivatives at the default suite's points are stored in tests/data/references/ (made by
+``tests/tools/make_references.py``; tests/refdata.py reads them and says when one is stale); the slow
+sweep (``-m slow``) samples other points and calls mpmath itself.
 """
 import jax
 import jax.numpy as jnp
@@ -14,15 +18,18 @@ import pytest
 from jax.test_util import check_grads
 
 import jaxsci
-from specdata import cases, params, reference, rng_for, sample_points
+import mpref
+import refdata
+from refdata import COMPLEX_DIRECTIONS, POINTS_PER_ARG, REAL, complex_points, gradient_points, real_x0
+from specdata import cases, params, rng_for, sample_points
 
 CASES = cases()
 DIFFERENTIABLE = [(c, a.name) for c in CASES for a in c.spec.differentiable_args]
 NOT_DIFFERENTIABLE = [(c, a.name) for c in CASES for a in c.spec.traced_args
                       if a.kind in ("real", "complex") and not a.differentiable]
-# Sampled points per argument, besides each spec's special points. The default suite keeps to the CI
-# budget; `pytest -m slow` sweeps more points (test_sweep_matches_mpmath) and runs check_grads.
-POINTS_PER_ARG = 2
+# Sampled points per argument, besides each spec's special points: POINTS_PER_ARG (refdata) in the
+# default suite, whose references are stored; `pytest -m slow` sweeps more points
+# (test_sweep_matches_mpmath, mpmath computed live) and runs check_grads.
 SWEEP_POINTS = 8
 
 
@@ -149,23 +156,20 @@ def _fd_derivatives(case, arg, point, x0, direction):
     return [mpmath.mpmathify(v) for v in first], [mpmath.mpmathify(v) for v in second]
 
 
-def _mp_derivatives(case, arg, point, x0, direction):
+def _mp_derivatives(case, arg, point, x0, direction, live=False):
+    """The reference first and second derivatives along ``direction`` (REAL, or one of COMPLEX_DIRECTIONS)
+    at ``point`` with ``arg`` = ``x0``, one per output: finite differences of SciPy for specs without an
+    mpmath reference; else mpmath's, stored (refdata) or, with ``live``, computed here."""
     if case.spec.finite_differences:
         x0, direction = complex(x0), complex(direction)
         if x0.imag == 0 and direction.imag == 0:
             x0, direction = x0.real, direction.real  # stay on SciPy's real loop
         return _fd_derivatives(case, arg, point, x0, direction)
-    ref = reference(case)
-    names = [a.name for a in case.spec.traced_args]
-
-    def along(t):
-        values = [(mpmath.mpmathify(x0) + t * direction) if n == arg else mpmath.mpmathify(point[n]) for n in names]
-        return _outputs(ref(*values))
-
-    n_out = len(case.spec.outputs)
-    first = [mpmath.diff(lambda t, k=k: along(t)[k], 0, 1) for k in range(n_out)]
-    second = [mpmath.diff(lambda t, k=k: along(t)[k], 0, 2) for k in range(n_out)]
-    return first, second
+    if not live:
+        return refdata.stored_derivatives(case, arg, point, x0, direction)
+    return mpref.directional_derivatives(refdata.reference_text(case), refdata.reference_scope(case),
+                                         [a.name for a in case.spec.traced_args], arg, point, x0,
+                                         refdata.direction_value(direction), len(case.spec.outputs))
 
 
 def _close(got, expected, tol, what):
@@ -175,10 +179,6 @@ def _close(got, expected, tol, what):
         return
     err = abs(got - expected)
     assert err <= tol.atol + tol.rtol * abs(expected), f"{what}: got {got}, mpmath {expected} (error {err:.3g})"
-
-
-def _points(case, arg, count=POINTS_PER_ARG):
-    return sample_points(case, count, rng_for(case.id, arg, "grad", count))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -192,20 +192,20 @@ def test_forward_mode_matches_mpmath(case, arg, dtype):
 @pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
 def test_sweep_matches_mpmath(case, arg):
     """The forward-mode check at many more points of the domain (run with -m slow)."""
-    _check_forward(case, arg, "float64", SWEEP_POINTS)
+    _check_forward(case, arg, "float64", SWEEP_POINTS, live=True)
 
 
-def _check_forward(case, arg, dtype, count):
+def _check_forward(case, arg, dtype, count, live=False):
     case.expected_failure("gradients", dtype)
-    mpmath.mp.dps = 30
     tol = case.spec.tests.gradient_tolerance[dtype]
     second = _second_order_checked(case, arg)
     derivatives = _directional(_partial_function(case, arg), 1.0, second)
-    for point in _points(case, arg, count):
-        x0 = jnp.asarray(point[arg], dtype=dtype)
+    for point in gradient_points(case, arg, count):
+        x = real_x0(point[arg], dtype)
+        x0 = jnp.asarray(x, dtype=dtype)
         d1, d2 = derivatives(x0, _others(case, arg, point, dtype))
         d1, d2 = _outputs(d1), _outputs(d2) if second else None
-        ref1, ref2 = _mp_derivatives(case, arg, point, float(x0), 1)
+        ref1, ref2 = _mp_derivatives(case, arg, point, x, REAL, live=live)
         if _outside_scipys_domain(case, point, arg, ref1):
             assert all(np.isnan(np.asarray(d)).all() for d in d1), f"d/d{arg} at {point}: {d1}, where SciPy is NaN"
             continue
@@ -219,17 +219,17 @@ def _check_forward(case, arg, dtype, count):
 def test_reverse_mode_matches_mpmath(case, arg):
     """grad and grad-of-grad against mpmath; a complex output as its real and imaginary parts."""
     case.expected_failure("gradients")
-    mpmath.mp.dps = 30
     tol = case.spec.tests.gradient_tolerance["float64"]
     f = _partial_function(case, arg)
     second = _second_order_checked(case, arg)
     grads = None
-    for point in _points(case, arg):
-        x0 = jnp.asarray(point[arg], dtype="float64")
+    for point in gradient_points(case, arg):
+        x = real_x0(point[arg], "float64")
+        x0 = jnp.asarray(x, dtype="float64")
         others = _others(case, arg, point, "float64")
         if grads is None:
             parts, grads = _reverse(f, x0, others, len(case.spec.outputs), second)
-        ref1, ref2 = _mp_derivatives(case, arg, point, float(x0), 1)
+        ref1, ref2 = _mp_derivatives(case, arg, point, x, REAL)
         if _outside_scipys_domain(case, point, arg, ref1):
             assert all(np.isnan(np.asarray(g1)).all() for g1, _ in grads(x0, others)), f"grad at {point}, where SciPy is NaN"
             continue
@@ -247,21 +247,17 @@ COMPLEX_DIFFERENTIABLE = [(c, a) for c, a in DIFFERENTIABLE if a in c.spec.tests
 def test_complex_directions_match_mpmath(case, arg):
     """At complex points, jvp along 1 and i (holomorphic or not) against mpmath's directional derivatives."""
     case.expected_failure("complex_gradients")
-    mpmath.mp.dps = 30
     tol = case.spec.tests.gradient_tolerance["float64"]
-    rng = rng_for(case.id, arg, "complex")
-    (rlo, rhi), (ilo, ihi) = case.spec.tests.complex_domain[arg]
     f = _partial_function(case, arg)
     second = _second_order_checked(case, arg)
-    along = [_directional(f, 1.0 + 0j, second), _directional(f, 1j, second)]
-    for point in sample_points(case, POINTS_PER_ARG, rng)[:POINTS_PER_ARG]:
-        point[arg] = complex(round(rng.uniform(rlo, rhi), 6), round(rng.uniform(ilo, ihi), 6))
+    along = [_directional(f, direction, second) for direction in COMPLEX_DIRECTIONS]
+    for point in complex_points(case, arg):
         x0 = jnp.asarray(point[arg], dtype="complex128")
         others = _others(case, arg, point, "float64")
-        for direction, derivatives in zip((1.0, 1j), along):
+        for direction, derivatives in zip(COMPLEX_DIRECTIONS, along):
             d1, d2 = derivatives(x0, others)
             d1, d2 = _outputs(d1), _outputs(d2) if second else None
-            ref1, ref2 = _mp_derivatives(case, arg, point, point[arg], mpmath.mpc(direction))
+            ref1, ref2 = _mp_derivatives(case, arg, point, point[arg], direction)
             for k in range(len(d1)):
                 _close(d1[k], ref1[k], tol, f"d/d{arg} along {direction} at {point}")
                 if second:

@@ -29,8 +29,9 @@ def test_readme_walkthrough_adds_a_working_function(tmp_path):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     # The spec-driven suites (the other test files are about this project's own tree).
     (tmp_path / "tests").mkdir()
-    for name in ("conftest.py", "specdata.py", "test_values.py", "test_transforms.py", "test_gradients.py",
-                 "test_completeness.py"):
+    for name in ("conftest.py", "specdata.py", "mpref.py", "refdata.py", "test_values.py", "test_transforms.py",
+                 "test_gradients.py", "test_completeness.py", "tools/make_references.py"):
+        (tmp_path / "tests" / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "tests" / name, tmp_path / "tests" / name)
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     # A user's tree has every spec; a few keep the generator run short, and the new spec needs none.
@@ -52,6 +53,7 @@ def test_readme_walkthrough_adds_a_working_function(tmp_path):
     assert generated.exists() and "specs/special/logistic.yaml" in generated.read_text().splitlines()[0]
     # d/dx expit(x) at 0.5 = expit(0.5) * (1 - expit(0.5))
     assert abs(float(outputs[1].strip()) - 0.2350037122015945) < 1e-6
-    summary = outputs[2].strip().splitlines()[-1]
-    assert " passed" in summary and "failed" not in summary and "error" not in summary, outputs[2][-3000:]
+    assert (tmp_path / "tests" / "data" / "references" / "special" / "logistic.json").exists(), outputs[2]
+    summary = outputs[3].strip().splitlines()[-1]
+    assert " passed" in summary and "failed" not in summary and "error" not in summary, outputs[3][-3000:]
     assert int(summary.split(" passed")[0].split()[-1]) >= 8, summary

@@ -11,7 +11,8 @@ names, random expressions over the spec'd functions, wrong derivatives that symp
 YAML documents, synthetic specs with implicit rules in random call graphs (cycles included), and the
 CLI end to end complete it.
 
-Runs are deterministic (``derandomize``) and sized for about a minute on one core; set
+Runs are deterministic (``derandomize``) and take about 20 seconds on one core (a mutation re-derives only
+the specs it can affect: ``affected``); set
 ``JAXSCI_FUZZ=explore`` to search with fresh random examples, 20 times as many.
 """
 from __future__ import annotations
@@ -30,9 +31,11 @@ from hypothesis import strategies as st
 
 from generator import ROOT
 from generator.__main__ import _generate
+from generator.derive import _Deriver, derive_spec
 from generator.errors import SpecError, SpecErrors
 from generator.formulas import ELEMENTARY
-from generator.loader import load_specs
+from generator.loader import _all_conditions, _matches, load_specs
+from generator.render import render_all
 
 SPECS_DIR = ROOT / "specs" / "special"
 SPEC_TEXTS = {p.stem: p.read_text(encoding="utf-8") for p in sorted(SPECS_DIR.glob("*.yaml"))}
@@ -220,12 +223,15 @@ def tree(tmp_path_factory):
     return Tree(tmp_path_factory.mktemp("fuzz"))
 
 
-def run_generator(tree: Tree, name: str, content, *, load_only=False):
+def run_generator(tree: Tree, name: str, content, *, load_only=False, full=False):
     """Run the generator (load, derive, render) on ``name`` holding ``content``, with the specs it needs.
 
     Returns None on success, or the one located ``SpecError``; anything else fails the test. The error
     is in the mutated file, or in a spec whose formula calls it, naming the mutated file's sympy
     expression as the one it used. With ``load_only``, only the loader runs, on ``name`` alone.
+
+    Every spec of the tree is loaded, but only the ones whose rules the mutation can change are derived
+    and rendered (``affected``); ``full`` derives and renders them all, as ``python -m generator`` does.
     """
     text = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
     files = {name: content} if load_only else {**needed(name, text), name: content}
@@ -234,8 +240,10 @@ def run_generator(tree: Tree, name: str, content, *, load_only=False):
     try:
         if load_only:
             load_specs(tree.root / "specs", tree.root)
-        else:
+        elif full:
             _generate(tree.root)
+        else:
+            _generate_affected(tree.root, name, {**files, name: text})
     except (SpecError, SpecErrors) as exc:
         # one mutated file: each error is in it, or in a spec whose rule used its sympy expression
         errors = all_errors(exc)
@@ -246,6 +254,31 @@ def run_generator(tree: Tree, name: str, content, *, load_only=False):
                 assert_located(error, path, text)
         return errors[0]
     return None
+
+
+def affected(specs, name: str, texts: dict) -> list:
+    """The specs whose derivation can see the mutated ``name``: itself, those that mention it (in any
+    text, transitively: they call it or differentiate through its rules), and those with a rule that
+    sympy derives (it looks up every spec's sympy expression, ``_Deriver.reverse_map``).
+
+    The others only call specs that are not mutated: their rules are the same in every example, and
+    deriving them again (the sympy cross-checks of a dozen dependencies) was most of this suite's time.
+    """
+    def derived_by_sympy(spec) -> bool:
+        bools = {a.name for a in spec.args if a.kind == "static_bool"}
+        return any(not any(r.arg == a.name and _matches(r.when, condition) for r in spec.derivatives)
+                   for condition in _all_conditions(bools) for a in spec.differentiable_args)
+
+    return [s for s in specs if s.name == name or name in dependencies(texts, s.name) or derived_by_sympy(s)]
+
+
+def _generate_affected(root: Path, name: str, texts: dict):
+    """The generator (load every spec, derive, render) with derivation and rendering limited to ``affected``."""
+    specs = load_specs(root / "specs", root)
+    deriver = _Deriver(specs)
+    chosen = affected(specs, name, texts)
+    rules = {spec.name: derive_spec(deriver, spec) for spec in chosen}
+    return render_all(chosen, rules, root / "templates")
 
 
 # ---- strategies ------------------------------------------------------------------------------------
@@ -611,7 +644,7 @@ def test_cli_reports_one_located_line(tree, mutate, line, message):
 def test_cli_prints_the_generators_error(tree, mutation):
     """The CLI prints exactly the error the generator raises in-process, once, and exits 2."""
     name, text = mutation
-    expected = run_generator(tree, name, text)
+    expected = run_generator(tree, name, text, full=True)
     assume(expected is not None)
     result = run_cli(tree, {**needed(name, text), name: text})
     assert_cli_error(result, f"specs/special/{name}.yaml", text)
@@ -620,6 +653,6 @@ def test_cli_prints_the_generators_error(tree, mutation):
 
 def test_synthetic_specs_generate(tree):
     """The synthetic corpus entries are valid, so their mutations start from a spec that generates."""
-    assert run_generator(tree, "sici_user", SYNTHETIC["sici_user"]) is None
-    assert run_generator(tree, "sici", SYNTHETIC["sici"]) is None
-    assert run_generator(tree, "inv", SYNTHETIC["inv"]) is None
+    assert run_generator(tree, "sici_user", SYNTHETIC["sici_user"], full=True) is None
+    assert run_generator(tree, "sici", SYNTHETIC["sici"], full=True) is None
+    assert run_generator(tree, "inv", SYNTHETIC["inv"], full=True) is None

@@ -1,0 +1,67 @@
+"""A spec that does not load fails its own test, with the loader's message; the rest of the suite runs.
+
+A scaffold left in specs/ (``python -m generator new``, TODOs unfilled) once broke the collection of
+every test, because tests/specdata.py raised at import.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from generator import ROOT
+from generator.errors import SpecError
+from generator.loader import collect_specs, load_spec, load_specs
+from generator.scaffold import render
+
+import pytest
+
+
+def _scaffold(root, name):
+    """``python -m generator new scipy.special.NAME``'s file (its TODOs left) under ``root``/specs/special/."""
+    path = root / "specs" / "special" / f"{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render(f"scipy.special.{name}")[1])
+    return path
+
+
+def test_collect_specs_keeps_the_good_specs_and_the_loaders_error(tmp_path):
+    (tmp_path / "specs" / "special").mkdir(parents=True)
+    for name in ("jv", "j0"):
+        shutil.copy(ROOT / "specs" / "special" / f"{name}.yaml", tmp_path / "specs" / "special")
+    path = _scaffold(tmp_path, "expit")
+    specs, errors = collect_specs(tmp_path / "specs", tmp_path)
+    assert [s.name for s in specs] == ["j0", "jv"]
+    assert len(errors) == 1 and isinstance(errors[0], SpecError)
+    with pytest.raises(SpecError) as direct:
+        load_spec(path, tmp_path)
+    assert str(errors[0]) == str(direct.value)  # the loader's own path:line: message
+    assert re.fullmatch(r"specs/special/expit\.yaml:\d+: .*placeholder left by `python -m generator new`.*", str(errors[0]))
+    with pytest.raises(Exception) as together:  # the generator still rejects the tree as a whole
+        load_specs(tmp_path / "specs", tmp_path)
+    assert str(errors[0]) in str(together.value)
+
+
+def test_a_scaffold_in_specs_fails_only_its_own_test(tmp_path):
+    """In a copy of the project holding a scaffold, pytest collects every suite: the scaffold's
+    ``test_spec_loads`` fails with the loader's message, and the other specs' tests pass."""
+    shutil.copytree(ROOT / "generator", tmp_path / "generator", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "tests", tmp_path / "tests", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    (tmp_path / "specs" / "special").mkdir(parents=True)
+    for name in ("jv", "expit"):  # expit: a spec whose name the scaffold would also take
+        shutil.copy(ROOT / "specs" / "special" / f"{name}.yaml", tmp_path / "specs" / "special")
+    _scaffold(tmp_path, "logit")
+    message = str(collect_specs(tmp_path / "specs", tmp_path)[1][0])
+
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))  # this copy's generator/ (ROOT) and the installed jaxsci
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "-rf",
+                             "tests/test_values.py", "tests/test_gradients.py", "tests/test_completeness.py",
+                             "-k", "test_spec_loads"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    summary = result.stdout.strip().splitlines()[-1]
+    # every file collected (jv's and expit's value and gradient tests deselected), one failure
+    assert re.fullmatch(r"1 failed, 2 passed, \d+ deselected in .*", summary), result.stdout[-3000:] + result.stderr[-3000:]
+    assert int(summary.split(" deselected")[0].split()[-1]) > 20, summary
+    assert "FAILED tests/test_completeness.py::test_spec_loads[special/logit]" in result.stdout
+    assert message in result.stdout, result.stdout[-3000:]
