@@ -44,8 +44,16 @@ print("a static keyword, as in SciPy: spherical_jn(2, z, derivative=True) at z=1
 row("spherical_jn(2, 1.5, derivative=True)", spherical_jn(2, 1.5, derivative=True), sc.spherical_jn(2, 1.5, derivative=True))
 row("grad of spherical_jn(2, z)", jax.grad(lambda z: spherical_jn(2, z))(1.5), sc.spherical_jn(2, 1.5, derivative=True))
 
-print("the order has no closed-form derivative, so differentiating in it raises:")
+print("derivatives in the order, first and second (jaxsci's order kernels)")
+row("grad jv(v, 2) in v at v=1", jax.grad(jv)(1.0, 2.0), mpmath.diff(lambda t: mpmath.besselj(t, 2), 1))
+row("hessian jv(v, 2) in v at v=1.5", jax.hessian(jv)(1.5, 2.0), mpmath.diff(lambda t: mpmath.besselj(t, 2), 1.5, 2))
+
+print("an order SciPy truncates (yn) is piecewise constant, so differentiating in it raises:")
+from jaxsci import NonDifferentiableError  # noqa: E402
+from jaxsci.special import yn  # noqa: E402
+
 try:
-    jax.grad(jv)(1.0, 2.0)
-except TypeError as error:
+    jax.grad(yn)(2.7, 1.5)
+    raise AssertionError("grad of yn in its truncated order did not raise")
+except NonDifferentiableError as error:
     print(" ", type(error).__name__ + ":", str(error).split(". ")[0])

@@ -11,6 +11,7 @@ from generator import ROOT
 from generator.pipeline import generate
 from generator.render import existing_files
 from specdata import SPEC_ERRORS, SPECS, params
+from spectree import copy_specs
 
 # Every spec file (and every file the loader rejects), as specs/<module>/<name>.yaml.
 SPEC_FILES = sorted({str(p.relative_to(ROOT)) for p in (ROOT / "specs").glob("*/*.yaml")}
@@ -113,9 +114,7 @@ def test_check_flag_reports_a_stale_tree(tmp_path):
 
     for folder in ("templates", "generator"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
-    (tmp_path / "specs" / "special").mkdir(parents=True)
-    for name in SMALL_TREE:
-        shutil.copy(ROOT / "specs" / "special" / f"{name}.yaml", tmp_path / "specs" / "special")
+    copy_specs(SMALL_TREE, tmp_path)
     run = lambda *a: subprocess.run([sys.executable, "-m", "generator", "--root", str(tmp_path), *a],
                                     capture_output=True, text=True, cwd=tmp_path, timeout=600)
     first = run()

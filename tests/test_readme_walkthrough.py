@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from generator import ROOT
+from spectree import copy_specs
 
 
 def _block(text: str, marker: str) -> str:
@@ -29,15 +30,14 @@ def test_readme_walkthrough_adds_a_working_function(tmp_path):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     # The spec-driven suites (the other test files are about this project's own tree).
     (tmp_path / "tests").mkdir()
-    for name in ("conftest.py", "specdata.py", "mpref.py", "refdata.py", "test_values.py", "test_transforms.py",
+    for name in ("conftest.py", "specdata.py", "spectree.py", "mpref.py", "refdata.py", "test_values.py", "test_transforms.py",
                  "test_gradients.py", "test_completeness.py", "tools/make_references.py"):
         (tmp_path / "tests" / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "tests" / name, tmp_path / "tests" / name)
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     # A user's tree has every spec; a few keep the generator run short, and the new spec needs none.
-    (tmp_path / "specs" / "special").mkdir(parents=True)
-    for name in ("jv", "expit"):
-        shutil.copy(ROOT / "specs" / "special" / f"{name}.yaml", tmp_path / "specs" / "special")
+    copy_specs(("jv", "expit"), tmp_path)  # with the kernels jv's rules call
+    (tmp_path / "specs" / "special").mkdir(parents=True, exist_ok=True)
     (tmp_path / spec_path).write_text(spec_text)
 
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "generated"), str(tmp_path)]))
