@@ -160,3 +160,400 @@ def _series3(v, z, sgn, kmax=400):
         f1 = P * (L * S0 + S1)
         f2 = P * (L * (L * S0 + 2.0 * S1) + S2)
     return f0, f1, f2
+
+
+# ----------------------------------------------------------------------------------------------
+# real z > 0: Schlaefli integrals (DLMF 10.9.6, 10.9.7) and the K integral (DLMF 10.32.9)
+
+
+def _tail_T(a, x, hyperbolic_cos, margin=46.0):
+    """T with a*T - x*f(T) <= max_t (a*t - x*f(t)) - margin, f = cosh or sinh (a >= 0, x > 0)."""
+    with np.errstate(all="ignore"):
+        if hyperbolic_cos:
+            ts = np.arcsinh(a / x)
+            gmax = a * ts - x * np.cosh(ts)
+        else:
+            ts = np.where(a > x, np.arccosh(np.maximum(a / x, 1.0)), 0.0)
+            gmax = a * ts - x * np.sinh(ts)
+        T = ts + 1.0
+        for _ in range(12):
+            r = (a * T - gmax + margin) / x
+            T = np.arccosh(np.maximum(r, 1.0)) if hyperbolic_cos else np.arcsinh(r)
+    return T
+
+
+def _theta_nodes(x):
+    """Number of Gauss-Legendre nodes on [0, pi] for the oscillatory theta-integral."""
+    return np.where(x <= 8.0, 32, np.where(x <= 18.0, 48, np.where(x <= 30.0, 64, 96)))
+
+
+def _schlaefli3(v, x, want_j=True, want_y=True, nt=48):
+    """(J, dJ, d2J), (Y, dY, d2Y) at real x > 0 from DLMF 10.9.6/10.9.7 differentiated in v."""
+    n = v.size
+    A = [np.zeros(n) for _ in range(3)]
+    Bq = [np.zeros(n) for _ in range(3)]
+    nth = _theta_nodes(x)
+    for N in np.unique(nth):
+        sel = np.nonzero(nth == N)[0]
+        vs, xs = v[sel], x[sel]
+        u, wq = _GL[int(N)]
+        a0 = np.zeros(sel.size); a1 = np.zeros(sel.size); a2 = np.zeros(sel.size)
+        b0 = np.zeros(sel.size); b1 = np.zeros(sel.size); b2 = np.zeros(sel.size)
+        for uj, wj in zip(u, wq):
+            th = _PI * uj
+            ph = xs * np.sin(th) - vs * th
+            cp = wj * np.cos(ph)
+            sp = wj * np.sin(ph)
+            a0 += cp
+            a1 += th * sp
+            a2 -= th * th * cp
+            b0 += sp
+            b1 -= th * cp
+            b2 -= th * th * sp
+        A[0][sel], A[1][sel], A[2][sel] = a0, a1, a2
+        Bq[0][sel], Bq[1][sel], Bq[2][sel] = b0, b1, b2
+    # t-integrals E^{+-}_m = int_0^T t^m exp(+-v t - x sinh t) dt
+    T = _tail_T(np.abs(v), x, False)
+    u, wq = _GL[nt]
+    Ep = [np.zeros(n) for _ in range(3)]
+    Em = [np.zeros(n) for _ in range(3)]
+    with np.errstate(all="ignore"):
+        for uj, wj in zip(u, wq):
+            t = T * uj
+            sh = x * np.sinh(t)
+            em = wj * np.exp(-v * t - sh)
+            Em[0] += em
+            Em[1] += t * em
+            Em[2] += t * t * em
+            if want_y:
+                ep = wj * np.exp(v * t - sh)
+                Ep[0] += ep
+                Ep[1] += t * ep
+                Ep[2] += t * t * ep
+        for m in range(3):
+            Em[m] *= T
+            Ep[m] *= T
+        s = _sinpi(v)
+        c = _cospi(v)
+        J = Y = None
+        if want_j:
+            J = (A[0] - s / _PI * Em[0],
+                 A[1] - c * Em[0] + s / _PI * Em[1],
+                 A[2] + _PI * s * Em[0] + 2.0 * c * Em[1] - s / _PI * Em[2])
+        if want_y:
+            Y = (Bq[0] - (Ep[0] + c * Em[0]) / _PI,
+                 Bq[1] - (Ep[1] - _PI * s * Em[0] - c * Em[1]) / _PI,
+                 Bq[2] - (Ep[2] - _PI * _PI * c * Em[0] + 2.0 * _PI * s * Em[1] + c * Em[2]) / _PI)
+    return J, Y
+
+
+def _k_real3(v, x):
+    """(K, dK/dv, d2K/dv2) at real x > 0: trapezoidal rule for the even integrands of DLMF 10.32.9."""
+    a = np.abs(v)
+    T = _tail_T(a, x, True)
+    h = np.minimum(0.15, 0.55 / np.sqrt(x))
+    nstep = np.ceil(T / h).astype(np.int64)
+    n = v.size
+    K0 = np.zeros(n); K1 = np.zeros(n); K2 = np.zeros(n)
+    with np.errstate(all="ignore"):
+        # t = 0 node, weight h/2
+        e0 = np.exp(-x)
+        K0 += 0.5 * e0
+        idx = np.arange(n)
+        vv, xx, hh, ns = v, x, h, nstep
+        j = 1
+        while idx.size and j <= 4000:
+            t = j * hh
+            ch = xx * np.cosh(t)
+            ep = np.exp(vv * t - ch)
+            em = np.exp(-vv * t - ch)
+            K0[idx] += 0.5 * (ep + em)
+            K1[idx] += 0.5 * t * (ep - em)
+            K2[idx] += 0.5 * t * t * (ep + em)
+            j += 1
+            keep = ns >= j
+            if not keep.all():
+                idx, vv, xx, hh, ns = idx[keep], vv[keep], xx[keep], hh[keep], ns[keep]
+        if idx.size:
+            K0[idx] = np.nan
+    return K0 * h, K1 * h, K2 * h
+
+
+# ----------------------------------------------------------------------------------------------
+# dispatch
+
+
+def _prep(v, z):
+    v = np.asarray(v)
+    z = np.asarray(z)
+    if np.iscomplexobj(v):
+        v = np.where(np.imag(v) == 0, np.real(v), np.nan)
+    cplx = np.iscomplexobj(z)
+    v = v.astype(np.float64)
+    z = z.astype(np.complex128 if cplx else np.float64)
+    vb, zb = np.broadcast_arrays(v, z)
+    return vb.ravel().copy(), zb.ravel().copy(), vb.shape, cplx
+
+
+def _isint(v):
+    return np.isfinite(v) & (v == np.round(v))
+
+
+def _sign_int(v):
+    """(-1)^v for integer v."""
+    return np.where(np.mod(np.round(v), 2.0) == 0, 1.0, -1.0)
+
+
+_XSER_J = 12.0      # J: ascending series for |z| <= this (or |z| <= |v|)
+_XSER_I = 60.0      # I at real z > 0: ascending series up to here
+_XBIG = 45.0        # beyond: Hankel's asymptotic expansions
+
+
+def _j_real_pos(v, x):
+    """(J, dJ, d2J) for real x > 0 (arrays of equal shape)."""
+    n = v.size
+    f = [np.full(n, np.nan) for _ in range(3)]
+    ser = (x <= _XSER_J) | (x <= np.abs(v))
+    big = ~ser & (x > _XBIG)
+    mid = ~ser & ~big
+    if ser.any():
+        r = _series3(v[ser], x[ser], -1)
+        for m in range(3):
+            f[m][ser] = r[m]
+    if mid.any():
+        r, _ = _schlaefli3(v[mid], x[mid], True, False)
+        for m in range(3):
+            f[m][mid] = r[m]
+    if big.any():
+        r = _hankel_asym_jy(v[big], x[big])[0]
+        for m in range(3):
+            f[m][big] = r[m]
+    return f
+
+
+def _y_real_pos(v, x):
+    n = v.size
+    f = [np.full(n, np.nan) for _ in range(3)]
+    big = x > np.maximum(_XBIG, 2.0 * np.abs(v))
+    mid = ~big
+    if mid.any():
+        _, r = _schlaefli3(v[mid], x[mid], False, True)
+        for m in range(3):
+            f[m][mid] = r[m]
+    if big.any():
+        r = _hankel_asym_jy(v[big], x[big])[1]
+        for m in range(3):
+            f[m][big] = r[m]
+    return f
+
+
+def _i_real_pos(v, x):
+    n = v.size
+    f = [np.full(n, np.nan) for _ in range(3)]
+    ser = (x <= _XSER_I) | (x <= np.abs(v))
+    big = ~ser
+    if ser.any():
+        r = _series3(v[ser], x[ser], 1)
+        for m in range(3):
+            f[m][ser] = r[m]
+    if big.any():
+        r = _hankel_asym_ik(v[big], x[big])[0]
+        for m in range(3):
+            f[m][big] = r[m]
+    return f
+
+
+def _real_driver(which, v, x):
+    """(d1, d2) for real z."""
+    n = v.size
+    d1 = np.full(n, np.nan)
+    d2 = np.full(n, np.nan)
+    ok = np.isfinite(v) & ~np.isnan(x) & (np.abs(v) <= 50.0)
+    pos = ok & (x > 0) & np.isfinite(x)
+    pos_fn = {"j": _j_real_pos, "y": _y_real_pos, "i": _i_real_pos, "k": _k_real_pos}[which]
+    if pos.any():
+        f = pos_fn(v[pos], x[pos])
+        d1[pos], d2[pos] = f[1], f[2]
+    if which in "ji":
+        neg = ok & (x < 0) & np.isfinite(x) & _isint(v)
+        if neg.any():
+            f = pos_fn(v[neg], -x[neg])
+            s = _sign_int(v[neg])
+            d1[neg] = s * f[1]
+            d2[neg] = s * (f[2] - _PI * _PI * f[0])
+        zero = ok & (x == 0)
+        d1[zero & (v > 0)] = 0.0
+        d2[zero & (v > 0)] = 0.0
+        d1[zero & (v == 0)] = -np.inf
+        d2[zero & (v == 0)] = np.inf
+        if which == "j":
+            inf = ok & np.isinf(x) & _isint(v) | ok & (x == np.inf)
+            d1[inf] = 0.0
+            d2[inf] = 0.0
+    elif which == "y":
+        d1[ok & (x == np.inf)] = 0.0
+        d2[ok & (x == np.inf)] = 0.0
+    else:  # k
+        zero = ok & (x == 0)
+        d1[zero] = np.sign(v[zero]) * np.inf
+        d1[zero & (v == 0)] = 0.0
+        d2[zero] = np.inf
+        d1[ok & (x == np.inf)] = 0.0
+        d2[ok & (x == np.inf)] = 0.0
+    return d1, d2
+
+
+def _k_real_pos(v, x):
+    return list(_k_real3(v, x))
+
+
+# ----------------------------------------------------------------------------------------------
+# large |z|: Hankel's expansions (DLMF 10.17.5-10.17.6, 10.40.1-10.40.2), a_k(v) differentiated in v
+
+
+def _asym_sums(v, z, step, kmax=60):
+    """Triples of sum_k step^k a_k(v) / z^k (step = +-1 or +-1j) with a_k of DLMF 10.17.1.
+
+    Returns (S0, S1, S2, ok) where ok is False where the terms stopped decreasing before 1e-17.
+    """
+    n = v.size
+    dt = np.complex128
+    a0 = np.ones(n, dtype=dt); a1 = np.zeros(n, dtype=dt); a2 = np.zeros(n, dtype=dt)
+    S0 = a0.copy(); S1 = a1.copy(); S2 = a2.copy()
+    q = step / z
+    prev = np.full(n, np.inf)
+    active = np.ones(n, dtype=bool)
+    ok = np.zeros(n, dtype=bool)
+    with np.errstate(all="ignore"):
+        for k in range(1, kmax + 1):
+            p = (4.0 * v * v - (2 * k - 1) ** 2) / (8.0 * k)
+            p1 = v / k
+            p2 = 1.0 / k
+            n2 = (a2 * p + 2.0 * a1 * p1 + a0 * p2) * q
+            n1 = (a1 * p + a0 * p1) * q
+            n0 = a0 * p * q
+            a0, a1, a2 = n0, n1, n2
+            S0 = np.where(active, S0 + a0, S0)
+            S1 = np.where(active, S1 + a1, S1)
+            S2 = np.where(active, S2 + a2, S2)
+            tm = np.maximum(np.maximum(np.abs(a0), np.abs(a1)), np.abs(a2))
+            sm = np.maximum(np.maximum(np.abs(S0), np.abs(S1)), np.abs(S2))
+            conv = active & (tm <= 1e-17 * sm)
+            ok |= conv
+            grow = active & (tm > prev) & (k > 2 * np.abs(v) + 2)
+            active &= ~conv & ~grow
+            prev = tm
+            if not active.any():
+                break
+    return S0, S1, S2, ok
+
+
+def _hankel_asym_jy(v, z):
+    """((J, dJ, d2J), (Y, dY, d2Y)) for large |z|, Re z >= 0, by DLMF 10.17.5-10.17.6."""
+    real = not np.iscomplexobj(z)
+    zc = z.astype(np.complex128)
+    with np.errstate(all="ignore"):
+        C = np.sqrt(2.0 / (_PI * zc))
+        om = zc - (v / 2.0 + 0.25) * _PI
+        a0, a1, a2, ok1 = _asym_sums(v, zc, 1j)
+        e1 = C * np.exp(1j * om)
+        H1 = (e1 * a0, e1 * (a1 - 0.5j * _PI * a0), e1 * (a2 - 1j * _PI * a1 - 0.25 * _PI * _PI * a0))
+        if real:
+            J = tuple(np.where(ok1, h.real, np.nan) for h in H1)
+            Y = tuple(np.where(ok1, h.imag, np.nan) for h in H1)
+            return J, Y
+        b0, b1, b2, ok2 = _asym_sums(v, zc, -1j)
+        e2 = C * np.exp(-1j * om)
+        H2 = (e2 * b0, e2 * (b1 + 0.5j * _PI * b0), e2 * (b2 + 1j * _PI * b1 - 0.25 * _PI * _PI * b0))
+        ok = ok1 & ok2
+        J = tuple(np.where(ok, (h1 + h2) / 2.0, np.nan) for h1, h2 in zip(H1, H2))
+        Y = tuple(np.where(ok, (h1 - h2) / 2j, np.nan) for h1, h2 in zip(H1, H2))
+    return J, Y
+
+
+def _hankel_asym_ik(v, z):
+    """((I, dI, d2I), (K, dK, d2K)) for large |z|, |ph z| < pi/2, by DLMF 10.40.1-10.40.2.
+
+    The exponentially small e^{-z} part of I is dropped (relative size e^{-2 Re z})."""
+    real = not np.iscomplexobj(z)
+    zc = z.astype(np.complex128)
+    with np.errstate(all="ignore"):
+        a0, a1, a2, ok1 = _asym_sums(v, zc, -1.0)
+        b0, b1, b2, ok2 = _asym_sums(v, zc, 1.0)
+        ci = np.exp(zc) / np.sqrt(2.0 * _PI * zc)
+        ck = np.sqrt(_PI / (2.0 * zc)) * np.exp(-zc)
+        I = tuple(np.where(ok1, ci * a, np.nan) for a in (a0, a1, a2))
+        K = tuple(np.where(ok2, ck * b, np.nan) for b in (b0, b1, b2))
+        if real:
+            I = tuple(x.real for x in I)
+            K = tuple(x.real for x in K)
+    return I, K
+
+
+# ----------------------------------------------------------------------------------------------
+# public kernels
+
+
+def _public(which, order, v, z):
+    with np.errstate(all="ignore"):
+        vf, zf, shape, cplx = _prep(v, z)
+        if cplx:
+            d1, d2 = _complex_driver(which, vf, zf)
+        else:
+            d1, d2 = _real_driver(which, vf, zf)
+        out = d1 if order == 1 else d2
+        return out.reshape(shape)
+
+
+def jv_dv(v, z):
+    """d/dv of scipy.special.jv(v, z).  Ascending series (DLMF 10.2.2) differentiated in v for
+    |z| <= 12; Schlaefli's integral (DLMF 10.9.6) for real z in (12, 45]; Hankel's expansion
+    (DLMF 10.17.5) for larger real z; complex z: series, or the K contour integral (DLMF 10.32.9,
+    10.27.8) for |z| > 12.  See the module docstring."""
+    return _public("j", 1, v, z)
+
+
+def jv_dv2(v, z):
+    """d^2/dv^2 of scipy.special.jv(v, z); methods as jv_dv."""
+    return _public("j", 2, v, z)
+
+
+def yv_dv(v, z):
+    """d/dv of scipy.special.yv(v, z).  Real z > 0: Schlaefli's integral (DLMF 10.9.7) differentiated
+    in v, Hankel's expansion (DLMF 10.17.6) for large z; complex z: Y = (H1 - H2)/(2i) from the K
+    contour integral (DLMF 10.32.9, 10.27.8), left half plane by DLMF 10.11.2."""
+    return _public("y", 1, v, z)
+
+
+def yv_dv2(v, z):
+    """d^2/dv^2 of scipy.special.yv(v, z); methods as yv_dv."""
+    return _public("y", 2, v, z)
+
+
+def iv_dv(v, z):
+    """d/dv of scipy.special.iv(v, z).  Ascending series (DLMF 10.25.2) differentiated in v (real
+    z <= 60, complex |z| <= 12); DLMF 10.40.1 beyond on the real axis; complex |z| > 12: from J by
+    DLMF 10.27.6."""
+    return _public("i", 1, v, z)
+
+
+def iv_dv2(v, z):
+    """d^2/dv^2 of scipy.special.iv(v, z); methods as iv_dv."""
+    return _public("i", 2, v, z)
+
+
+def kv_dv(v, z):
+    """d/dv of scipy.special.kv(v, z).  Real z > 0: int_0^inf t sinh(vt) exp(-z cosh t) dt
+    (DLMF 10.32.9 differentiated) by the trapezoidal rule; complex z: the same integral on a rotated
+    contour."""
+    return _public("k", 1, v, z)
+
+
+def kv_dv2(v, z):
+    """d^2/dv^2 of scipy.special.kv(v, z): int_0^inf t^2 cosh(vt) exp(-z cosh t) dt; as kv_dv."""
+    return _public("k", 2, v, z)
+
+
+def _complex_driver(which, v, z):
+    n = v.size
+    return np.full(n, np.nan + 0j), np.full(n, np.nan + 0j)
