@@ -66,6 +66,23 @@ def _cospi(x):
     return np.where(np.mod(n, 2.0) == 0, c, -c)
 
 
+def _trigamma(x):
+    """psi'(x) for x >= 0.5: recurrence up to x >= 10, then the asymptotic series (DLMF 5.15.8)."""
+    x = np.asarray(x, dtype=np.float64)
+    acc = np.zeros_like(x)
+    y = x.copy()
+    for _ in range(10):
+        m = y < 10.0
+        if not m.any():
+            break
+        acc += np.where(m, 1.0 / (y * y), 0.0)
+        y = np.where(m, y + 1.0, y)
+    r = 1.0 / (y * y)
+    # 1/y + 1/(2y^2) + sum B_2k / y^(2k+1)
+    ser = r * (1.0 / 6 + r * (-1.0 / 30 + r * (1.0 / 42 + r * (-1.0 / 30 + r * (5.0 / 66 + r * (-691.0 / 2730 + r * (7.0 / 6)))))))
+    return acc + 1.0 / y + 0.5 * r + ser / y
+
+
 def _rgamma3(x):
     """1/Gamma(x) and its first two derivatives; the reflection formula (DLMF 5.5.3) below 1/2."""
     x = np.asarray(x, dtype=np.float64)
@@ -76,7 +93,7 @@ def _rgamma3(x):
     if hi.any():
         xh = x[hi]
         p = sc.psi(xh)
-        q = sc.polygamma(1, xh)
+        q = _trigamma(xh)
         g = sc.rgamma(xh)
         r0[hi] = g
         r1[hi] = -p * g
@@ -87,7 +104,7 @@ def _rgamma3(x):
         y = 1.0 - xl
         G = sc.gamma(y)
         p = sc.psi(y)
-        q = sc.polygamma(1, y)
+        q = _trigamma(y)
         s = _sinpi(xl)
         c = _cospi(xl)
         r0[lo] = G * s / _PI
@@ -104,61 +121,72 @@ def _series3(v, z, sgn, kmax=400):
     """Return (f, df/dv, d2f/dv2) of J_v(z) (sgn=-1) or I_v(z) (sgn=+1) by the ascending series.
 
     v: float64 array, z: float64 (> 0) or complex128 array of the same shape (z != 0).
+    Elements are sorted by |z| so that the not-yet-converged ones form a contiguous tail.
     """
     cplx = np.iscomplexobj(z)
     dt = np.complex128 if cplx else np.float64
-    n = v.size
-    w = sgn * z * z / 4.0
+    key = np.minimum(np.abs(z) * 64.0, 65535.0)
+    key = np.where(np.isnan(key), 65535.0, key).astype(np.uint16)
+    order = np.argsort(key, kind="stable")  # radix sort
+    vs = v[order]
+    zs = z[order]
+    n = vs.size
+    w = sgn * zs * zs / 4.0
     aw = np.abs(w)
-    a0, a1, a2 = _rgamma3(v + 1.0)
+    a0, a1, a2 = _rgamma3(vs + 1.0)
     c = np.ones(n, dtype=dt)
     S0 = (c * a0).astype(dt)
     S1 = (c * a1).astype(dt)
     S2 = (c * a2).astype(dt)
-    M = np.maximum(np.maximum(np.abs(a0), np.abs(a1)), np.abs(a2))
-    idx = np.arange(n)
-    vv, ww, aww = v, w, aw
+    lo = 0
+    kpole = int(np.clip(np.nanmax(-vs, initial=0.0), 0, kmax)) + 1 if n else 0
+    # arrays for the not-yet-converged tail [lo, n); views of S0..S2
+    vv, ww, aww, cc = vs, w, aw, c
+    s0, s1, s2 = S0, S1, S2
     for k in range(kmax):
-        if idx.size == 0:
+        if lo >= n:
             break
         xk = vv + (k + 1.0)
-        near = np.abs(xk) < 0.5
         with np.errstate(all="ignore"):
             ix = 1.0 / xk
-            n0 = a0 * ix
-            n1 = (a1 - a0 * ix) * ix
-            n2 = (a2 - 2.0 * n1) * ix
-        if near.any():
-            b0, b1, b2 = _rgamma3(xk[near] + 1.0)
-            n0[near] = b0
-            n1[near] = b1
-            n2[near] = b2
-        a0, a1, a2 = n0, n1, n2
-        c = c * ww / (k + 1.0)
-        t0 = c * a0
-        t1 = c * a1
-        t2 = c * a2
-        S0[idx] += t0
-        S1[idx] += t1
-        S2[idx] += t2
-        tm = np.maximum(np.maximum(np.abs(t0), np.abs(t1)), np.abs(t2))
-        M = np.maximum(M, tm)
-        # the remaining terms shrink by at least 1/2 per step once |w|/((k+2)(v+k+2)) <= 1/2
-        ratio_ok = (xk + 1.0 > 0.5) & (aww <= 0.5 * (k + 2.0) * (xk + 1.0))
-        done = (ratio_ok & (tm <= 1e-17 * M)) | ~np.isfinite(tm)
-        if done.any():
-            keep = ~done
-            idx = idx[keep]
-            vv, ww, aww = vv[keep], ww[keep], aww[keep]
-            a0, a1, a2, c, M = a0[keep], a1[keep], a2[keep], c[keep], M[keep]
-    if idx.size:
-        S0[idx] = np.nan
-    with np.errstate(all="ignore"):
-        L = np.log(z / 2.0)
-        P = np.exp(v * L)
-        f0 = P * S0
-        f1 = P * (L * S0 + S1)
-        f2 = P * (L * (L * S0 + 2.0 * S1) + S2)
+        a0 = a0 * ix
+        a1 = (a1 - a0) * ix
+        a2 = (a2 - 2.0 * a1) * ix
+        if k <= kpole:
+            near = np.abs(xk) < 0.5
+            if near.any():
+                b0, b1, b2 = _rgamma3(xk[near] + 1.0)
+                a0[near] = b0
+                a1[near] = b1
+                a2[near] = b2
+        cc = cc * ww
+        cc *= 1.0 / (k + 1.0)
+        t0 = cc * a0
+        s0 += t0
+        s1 += cc * a1
+        s2 += cc * a2
+        if k % 4 == 3 or k < 2:
+            tm = np.abs(t0) + np.abs(cc * a1) + np.abs(cc * a2)
+            sm = np.abs(s0) + np.abs(s1) + np.abs(s2)
+            # the remaining terms shrink by at least 1/2 per step once |w|/((k+2)(v+k+2)) <= 1/2
+            ok = ((xk + 1.0 > 0.5) & (aww <= 0.5 * (k + 2.0) * (xk + 1.0)) & (tm <= 1e-17 * sm)) | ~np.isfinite(tm)
+            nd = np.flatnonzero(~ok)
+            sh = ok.size if nd.size == 0 else int(nd[0])
+            if sh:
+                lo += sh
+                vv, ww, aww, cc = vv[sh:], ww[sh:], aww[sh:], cc[sh:]
+                a0, a1, a2 = a0[sh:], a1[sh:], a2[sh:]
+                s0, s1, s2 = s0[sh:], s1[sh:], s2[sh:]
+    if lo < n:
+        S0[lo:] = np.nan
+    L = np.log(zs / 2.0)
+    P = np.exp(vs * L)
+    f0 = np.empty(n, dtype=dt)
+    f1 = np.empty(n, dtype=dt)
+    f2 = np.empty(n, dtype=dt)
+    f0[order] = P * S0
+    f1[order] = P * (L * S0 + S1)
+    f2[order] = P * (L * (L * S0 + 2.0 * S1) + S2)
     return f0, f1, f2
 
 
