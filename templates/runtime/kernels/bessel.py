@@ -308,6 +308,167 @@ def _k_real3(v, x):
 
 
 # ----------------------------------------------------------------------------------------------
+# complex z: K_v by a rotated contour (DLMF 10.32.9), Hankel functions by DLMF 10.27.8
+
+
+def _k_contour3(v, r, phi, nv=40, nh=48):
+    """(K, dK/dv, d2K/dv2) of K_v(r e^{i phi}) for r > 0, |phi| <= pi (phi given explicitly so that
+    the sheet is unambiguous).  Contour t: 0 -> -i phi (vertical) -> -i phi + inf (horizontal)."""
+    n = v.size
+    beta = -phi
+    z = r * np.exp(1j * phi)
+    K0 = np.zeros(n, dtype=np.complex128)
+    K1 = np.zeros(n, dtype=np.complex128)
+    K2 = np.zeros(n, dtype=np.complex128)
+    # vertical piece: i * int_0^beta e^{-z cos y} [cos vy, -y sin vy, -y^2 cos vy] dy
+    u, wq = _GL[nv]
+    for uj, wj in zip(u, wq):
+        y = beta * uj
+        e = wj * np.exp(-z * np.cos(y))
+        cv = np.cos(v * y)
+        sv = np.sin(v * y)
+        K0 += e * cv
+        K1 -= e * (y * sv)
+        K2 -= e * (y * y * cv)
+    ib = 1j * beta
+    K0 *= ib
+    K1 *= ib
+    K2 *= ib
+    # horizontal piece: int_0^inf e^{-z cosh(s + i beta)} [cosh v tau, tau sinh v tau, tau^2 cosh v tau] ds
+    T = _tail_T(np.abs(v), r, True)
+    cb = np.cos(beta)
+    sb = np.sin(beta)
+    evb = np.exp(1j * v * beta)
+    u, wq = _GL[nh]
+    H0 = np.zeros(n, dtype=np.complex128)
+    H1 = np.zeros(n, dtype=np.complex128)
+    H2 = np.zeros(n, dtype=np.complex128)
+    for uj, wj in zip(u, wq):
+        s = T * uj
+        ch = np.cosh(s) * cb + 1j * (np.sinh(s) * sb)
+        e = wj * np.exp(-z * ch)
+        ep = np.exp(v * s)
+        c_ = 0.5 * (ep * evb + np.conj(evb) / ep)   # cosh(v tau)
+        s_ = 0.5 * (ep * evb - np.conj(evb) / ep)   # sinh(v tau)
+        tau = s + 1j * beta
+        ec = e * c_
+        H0 += ec
+        H1 += e * (tau * s_)
+        H2 += ec * (tau * tau)
+    K0 += T * H0
+    K1 += T * H1
+    K2 += T * H2
+    return K0, K1, K2
+
+
+def _hankel_from_k(v, r, phi):
+    """(H1 triple), (H2 triple) at z = r e^{i phi}, |phi| <= pi/2, from DLMF 10.27.8."""
+    k = _k_contour3(v, r, phi - _PI / 2)
+    e = (2.0 / (_PI * 1j)) * np.exp(-0.5j * _PI * v)
+    H1 = (e * k[0], e * (k[1] - 0.5j * _PI * k[0]), e * (k[2] - 1j * _PI * k[1] - 0.25 * _PI * _PI * k[0]))
+    k = _k_contour3(v, r, phi + _PI / 2)
+    e = -(2.0 / (_PI * 1j)) * np.exp(0.5j * _PI * v)
+    H2 = (e * k[0], e * (k[1] + 0.5j * _PI * k[0]), e * (k[2] + 1j * _PI * k[1] - 0.25 * _PI * _PI * k[0]))
+    return H1, H2
+
+
+def _jy_right(v, w, need_y=True):
+    """(J triple, Y triple) at complex w with Re w >= 0, w != 0."""
+    n = v.size
+    J = [np.full(n, np.nan + 0j) for _ in range(3)]
+    Y = [np.full(n, np.nan + 0j) for _ in range(3)]
+    r = np.abs(w)
+    phi = np.angle(w)
+    big = r > np.maximum(_XBIG, v * v)
+    mid = ~big & (need_y | (r > _XSER_J))
+    if mid.any():
+        H1, H2 = _hankel_from_k(v[mid], r[mid], phi[mid])
+        for m in range(3):
+            J[m][mid] = (H1[m] + H2[m]) / 2.0
+            Y[m][mid] = (H1[m] - H2[m]) / 2j
+    if big.any():
+        rj, ry = _hankel_asym_jy(v[big], w[big])
+        for m in range(3):
+            J[m][big] = rj[m]
+            Y[m][big] = ry[m]
+    ser = ~big & (r <= _XSER_J)
+    if ser.any():
+        rj = _series3(v[ser], w[ser], -1)
+        for m in range(3):
+            J[m][ser] = rj[m]
+    return J, Y
+
+
+def _jy_complex(v, z, need_y=True):
+    """(J triple, Y triple) at complex z != 0, any phase; left half plane by DLMF 10.11.1-10.11.2."""
+    n = v.size
+    left = z.real < 0
+    w = np.where(left, -z, z)
+    J, Y = _jy_right(v, w, need_y)
+    if left.any():
+        vl = v[left]
+        m = np.where(z[left].imag >= 0, 1.0, -1.0)
+        Jw = [J[k][left] for k in range(3)]
+        Yw = [Y[k][left] for k in range(3)]
+        F = np.exp(1j * _PI * m * vl)
+        J[0][left] = F * Jw[0]
+        J[1][left] = F * (Jw[1] + 1j * _PI * m * Jw[0])
+        J[2][left] = F * (Jw[2] + 2j * _PI * m * Jw[1] - _PI * _PI * Jw[0])
+        if need_y:
+            E = np.conj(F)
+            E1 = -1j * _PI * m * E
+            E2 = -_PI * _PI * E
+            c = _cospi(vl)
+            s = _sinpi(vl)
+            C = 2j * m * c
+            C1 = -2j * m * _PI * s
+            C2 = -2j * m * _PI * _PI * c
+            Y[0][left] = E * Yw[0] + C * Jw[0]
+            Y[1][left] = E1 * Yw[0] + E * Yw[1] + C1 * Jw[0] + C * Jw[1]
+            Y[2][left] = E2 * Yw[0] + 2.0 * E1 * Yw[1] + E * Yw[2] + C2 * Jw[0] + 2.0 * C1 * Jw[1] + C * Jw[2]
+    return J, Y
+
+
+def _i_complex(v, z):
+    """(I triple) at complex z != 0: series for |z| <= 12, else DLMF 10.27.6 from J."""
+    n = v.size
+    f = [np.full(n, np.nan + 0j) for _ in range(3)]
+    r = np.abs(z)
+    ser = r <= _XSER_J
+    if ser.any():
+        rr = _series3(v[ser], z[ser], 1)
+        for m in range(3):
+            f[m][ser] = rr[m]
+    far = ~ser
+    if far.any():
+        vf, zf = v[far], z[far]
+        sg = np.where((zf.imag < 0) | ((zf.imag == 0) & (zf.real >= 0)), 1.0, -1.0)
+        J, _ = _jy_right(vf, 1j * sg * zf, need_y=False)
+        G = np.exp(-0.5j * _PI * sg * vf)
+        f[0][far] = G * J[0]
+        f[1][far] = G * (J[1] - 0.5j * _PI * sg * J[0])
+        f[2][far] = G * (J[2] - 1j * _PI * sg * J[1] - 0.25 * _PI * _PI * J[0])
+    return f
+
+
+def _k_complex(v, z):
+    n = v.size
+    f = [np.full(n, np.nan + 0j) for _ in range(3)]
+    r = np.abs(z)
+    big = r > np.maximum(_XBIG, v * v)
+    mid = ~big
+    if mid.any():
+        rr = _k_contour3(v[mid], r[mid], np.angle(z[mid]))
+        for m in range(3):
+            f[m][mid] = rr[m]
+    if big.any():
+        rr = _hankel_asym_ik(v[big], z[big])[1]
+        for m in range(3):
+            f[m][big] = rr[m]
+    return f
+
+
+# ----------------------------------------------------------------------------------------------
 # dispatch
 
 
@@ -319,6 +480,8 @@ def _prep(v, z):
     cplx = np.iscomplexobj(z)
     v = v.astype(np.float64)
     z = z.astype(np.complex128 if cplx else np.float64)
+    if cplx:  # SciPy puts z = -x - 0j on the upper side of the cut (ph z = +pi)
+        z = z.real + 1j * (z.imag + 0.0)
     vb, zb = np.broadcast_arrays(v, z)
     return vb.ravel().copy(), zb.ravel().copy(), vb.shape, cplx
 
@@ -584,4 +747,25 @@ def kv_dv2(v, z):
 
 def _complex_driver(which, v, z):
     n = v.size
-    return np.full(n, np.nan + 0j), np.full(n, np.nan + 0j)
+    d1 = np.full(n, np.nan + 0j)
+    d2 = np.full(n, np.nan + 0j)
+    ok = np.isfinite(v) & np.isfinite(z) & (np.abs(v) <= 50.0)
+    nz = ok & (z != 0)
+    if nz.any():
+        vv, zz = v[nz], z[nz]
+        if which == "j":
+            f = _jy_complex(vv, zz, need_y=False)[0]
+        elif which == "y":
+            f = _jy_complex(vv, zz, need_y=True)[1]
+        elif which == "i":
+            f = _i_complex(vv, zz)
+        else:
+            f = _k_complex(vv, zz)
+        d1[nz] = f[1]
+        d2[nz] = f[2]
+    zero = ok & (z == 0)
+    if zero.any():
+        r1, r2 = _real_driver(which, v[zero], np.zeros(int(zero.sum())))
+        d1[zero] = r1
+        d2[zero] = r2
+    return d1, d2
