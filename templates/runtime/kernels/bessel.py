@@ -311,9 +311,27 @@ def _k_real3(v, x):
 # complex z: K_v by a rotated contour (DLMF 10.32.9), Hankel functions by DLMF 10.27.8
 
 
-def _k_contour3(v, r, phi, nv=40, nh=48):
+_NV_BANDS = ((2.0, 12), (4.5, 16), (11.0, 20), (22.0, 24), (35.0, 32), (50.0, 40), (75.0, 48), (110.0, 64), (np.inf, 96))
+_NH_BANDS = ((2.0, 16), (3.0, 24), (5.0, 32), (7.0, 40), (9.0, 48), (np.inf, 64))
+
+
+def _band(x, bands):
+    out = np.full(x.shape, bands[-1][1], dtype=np.int64)
+    for lim, nn in reversed(bands):
+        out[x <= lim] = nn
+    return out
+
+
+for _b in _NV_BANDS + _NH_BANDS:
+    if _b[1] not in _GL:
+        _GL[_b[1]] = _gl01(_b[1])
+
+
+def _k_contour3(v, r, phi):
     """(K, dK/dv, d2K/dv2) of K_v(r e^{i phi}) for r > 0, |phi| <= pi (phi given explicitly so that
-    the sheet is unambiguous).  Contour t: 0 -> -i phi (vertical) -> -i phi + inf (horizontal)."""
+    the sheet is unambiguous).  Contour t: 0 -> -i phi (vertical) -> -i phi + inf (horizontal); on the
+    horizontal piece |exp(-z cosh t)| = exp(-r (cos^2 phi cosh s + sin^2 phi sinh s)) decays without
+    oscillation.  Gauss-Legendre on each piece, node counts chosen per element from r|phi| and T."""
     n = v.size
     beta = -phi
     z = r * np.exp(1j * phi)
@@ -321,43 +339,61 @@ def _k_contour3(v, r, phi, nv=40, nh=48):
     K1 = np.zeros(n, dtype=np.complex128)
     K2 = np.zeros(n, dtype=np.complex128)
     # vertical piece: i * int_0^beta e^{-z cos y} [cos vy, -y sin vy, -y^2 cos vy] dy
-    u, wq = _GL[nv]
-    for uj, wj in zip(u, wq):
-        y = beta * uj
-        e = wj * np.exp(-z * np.cos(y))
-        cv = np.cos(v * y)
-        sv = np.sin(v * y)
-        K0 += e * cv
-        K1 -= e * (y * sv)
-        K2 -= e * (y * y * cv)
-    ib = 1j * beta
-    K0 *= ib
-    K1 *= ib
-    K2 *= ib
+    nvb = _band(np.abs(beta) * (r + np.abs(v)), _NV_BANDS)
+    for N in np.unique(nvb):
+        sel = np.flatnonzero(nvb == N)
+        vs, zs, bs = v[sel], z[sel], beta[sel]
+        a0 = np.zeros(sel.size, dtype=np.complex128)
+        a1 = np.zeros(sel.size, dtype=np.complex128)
+        a2 = np.zeros(sel.size, dtype=np.complex128)
+        u, wq = _GL[int(N)]
+        for uj, wj in zip(u, wq):
+            y = bs * uj
+            e = wj * np.exp(-zs * np.cos(y))
+            cv = np.cos(vs * y)
+            ec = e * cv
+            a0 += ec
+            a1 -= e * (y * np.sin(vs * y))
+            a2 -= ec * (y * y)
+        ib = 1j * bs
+        K0[sel] = ib * a0
+        K1[sel] = ib * a1
+        K2[sel] = ib * a2
     # horizontal piece: int_0^inf e^{-z cosh(s + i beta)} [cosh v tau, tau sinh v tau, tau^2 cosh v tau] ds
     T = _tail_T(np.abs(v), r, True)
-    cb = np.cos(beta)
-    sb = np.sin(beta)
-    evb = np.exp(1j * v * beta)
-    u, wq = _GL[nh]
-    H0 = np.zeros(n, dtype=np.complex128)
-    H1 = np.zeros(n, dtype=np.complex128)
-    H2 = np.zeros(n, dtype=np.complex128)
-    for uj, wj in zip(u, wq):
-        s = T * uj
-        ch = np.cosh(s) * cb + 1j * (np.sinh(s) * sb)
-        e = wj * np.exp(-z * ch)
-        ep = np.exp(v * s)
-        c_ = 0.5 * (ep * evb + np.conj(evb) / ep)   # cosh(v tau)
-        s_ = 0.5 * (ep * evb - np.conj(evb) / ep)   # sinh(v tau)
-        tau = s + 1j * beta
-        ec = e * c_
-        H0 += ec
-        H1 += e * (tau * s_)
-        H2 += ec * (tau * tau)
-    K0 += T * H0
-    K1 += T * H1
-    K2 += T * H2
+    # node count from the length T, the decay rate r sin^2(phi) at s = 0 and the width ~ r^-1/2
+    nhb = _band(np.maximum(np.maximum(T, r * T * np.sin(beta) ** 2 / 10.0), T * np.sqrt(r) / 2.0), _NH_BANDS)
+    for N in np.unique(nhb):
+        sel = np.flatnonzero(nhb == N)
+        vs, zs, bs, Ts = v[sel], z[sel], beta[sel], T[sel]
+        cb = np.cos(bs)
+        sb = np.sin(bs)
+        evb = np.exp(1j * vs * bs)
+        cevb = np.conj(evb)
+        h0 = np.zeros(sel.size, dtype=np.complex128)
+        h1 = np.zeros(sel.size, dtype=np.complex128)
+        h2 = np.zeros(sel.size, dtype=np.complex128)
+        u, wq = _GL[int(N)]
+        for uj, wj in zip(u, wq):
+            s = Ts * uj
+            es = np.exp(s)
+            ies = 1.0 / es
+            ch = (0.5 * (es + ies)) * cb + 1j * ((0.5 * (es - ies)) * sb)
+            e = wj * np.exp(-zs * ch)
+            ep = np.exp(vs * s)
+            p = ep * evb
+            m = cevb / ep
+            c_ = p + m   # 2 cosh(v tau)
+            s_ = p - m   # 2 sinh(v tau)
+            tau = s + 1j * bs
+            ec = e * c_
+            h0 += ec
+            h1 += e * (tau * s_)
+            h2 += ec * (tau * tau)
+        hT = 0.5 * Ts
+        K0[sel] += hT * h0
+        K1[sel] += hT * h1
+        K2[sel] += hT * h2
     return K0, K1, K2
 
 
