@@ -465,12 +465,33 @@ def _jy_complex(v, z, need_y=True):
     return J, Y
 
 
+def _k_any3(v, r, phi):
+    """(K triple) of K_v(r e^{i phi}), |phi| <= pi: contour integral, or DLMF 10.40.2 for large r."""
+    n = v.size
+    f = [np.full(n, np.nan + 0j) for _ in range(3)]
+    big = r > np.maximum(_XBIG, v * v)
+    mid = ~big
+    if mid.any():
+        rr = _k_contour3(v[mid], r[mid], phi[mid])
+        for m in range(3):
+            f[m][mid] = rr[m]
+    if big.any():
+        vb, rb, pb = v[big], r[big], phi[big]
+        b0, b1, b2, ok = _asym_sums(vb, None, 1.0, zinv=np.exp(-1j * pb) / rb)
+        ck = np.sqrt(_PI / (2.0 * rb)) * np.exp(-0.5j * pb - rb * np.exp(1j * pb))
+        for m, b in enumerate((b0, b1, b2)):
+            f[m][big] = np.where(ok, ck * b, np.nan)
+    return f
+
+
 def _i_complex(v, z):
-    """(I triple) at complex z != 0: series for |z| <= 12, else DLMF 10.27.6 from J."""
+    """(I triple) at complex z != 0.  Series (DLMF 10.25.2) for |z| <= 12 and Re z < 5; otherwise,
+    for Re z >= 0, I_v(z) = (K_v(z e^{-+ pi i}) - e^{+- v pi i} K_v(z)) / (+- pi i) (DLMF 10.34.2), which
+    keeps dI/dv accurate near v = 0 where it is exponentially small; Re z < 0 by DLMF 10.34.1."""
     n = v.size
     f = [np.full(n, np.nan + 0j) for _ in range(3)]
     r = np.abs(z)
-    ser = r <= _XSER_J
+    ser = (r <= _XSER_J) & (z.real < _XSER_I)
     if ser.any():
         rr = _series3(v[ser], z[ser], 1)
         for m in range(3):
@@ -478,30 +499,33 @@ def _i_complex(v, z):
     far = ~ser
     if far.any():
         vf, zf = v[far], z[far]
-        sg = np.where((zf.imag < 0) | ((zf.imag == 0) & (zf.real >= 0)), 1.0, -1.0)
-        J, _ = _jy_right(vf, 1j * sg * zf, need_y=False)
-        G = np.exp(-0.5j * _PI * sg * vf)
-        f[0][far] = G * J[0]
-        f[1][far] = G * (J[1] - 0.5j * _PI * sg * J[0])
-        f[2][far] = G * (J[2] - 1j * _PI * sg * J[1] - 0.25 * _PI * _PI * J[0])
+        left = zf.real < 0
+        w = np.where(left, -zf, zf)
+        rf = r[far]
+        phi = np.angle(w)                       # in [-pi/2, pi/2]
+        sg = np.where(phi >= 0, 1.0, -1.0)      # rotate by -sg*pi to stay in [-pi, pi]
+        K = _k_any3(vf, rf, phi)
+        Kr = _k_any3(vf, rf, phi - sg * _PI)
+        # K_v(w e^{-sg pi i}) = e^{sg v pi i} K_v(w) + sg pi i I_v(w)
+        E = np.exp(1j * _PI * sg * vf)
+        d = 1.0 / (sg * _PI * 1j)
+        I0 = d * (Kr[0] - E * K[0])
+        I1 = d * (Kr[1] - E * (K[1] + 1j * _PI * sg * K[0]))
+        I2 = d * (Kr[2] - E * (K[2] + 2j * _PI * sg * K[1] - _PI * _PI * K[0]))
+        if left.any():
+            # I_v(w e^{m pi i}) = e^{m v pi i} I_v(w), m = +1 for Im z >= 0
+            m_ = np.where(zf.imag >= 0, 1.0, -1.0)[left]
+            F = np.exp(1j * _PI * m_ * vf[left])
+            a0, a1, a2 = I0[left], I1[left], I2[left]
+            I0[left] = F * a0
+            I1[left] = F * (a1 + 1j * _PI * m_ * a0)
+            I2[left] = F * (a2 + 2j * _PI * m_ * a1 - _PI * _PI * a0)
+        f[0][far], f[1][far], f[2][far] = I0, I1, I2
     return f
 
 
 def _k_complex(v, z):
-    n = v.size
-    f = [np.full(n, np.nan + 0j) for _ in range(3)]
-    r = np.abs(z)
-    big = r > np.maximum(_XBIG, v * v)
-    mid = ~big
-    if mid.any():
-        rr = _k_contour3(v[mid], r[mid], np.angle(z[mid]))
-        for m in range(3):
-            f[m][mid] = rr[m]
-    if big.any():
-        rr = _hankel_asym_ik(v[big], z[big])[1]
-        for m in range(3):
-            f[m][big] = rr[m]
-    return f
+    return _k_any3(v, np.abs(z), np.angle(z))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -532,7 +556,7 @@ def _sign_int(v):
 
 
 _XSER_J = 12.0      # J: ascending series for |z| <= this (or |z| <= |v|)
-_XSER_I = 60.0      # I at real z > 0: ascending series up to here
+_XSER_I = 5.0       # I at real z > 0: ascending series up to here (or z <= v^2/4)
 _XBIG = 45.0        # beyond: Hankel's asymptotic expansions
 
 
@@ -577,17 +601,53 @@ def _y_real_pos(v, x):
 def _i_real_pos(v, x):
     n = v.size
     f = [np.full(n, np.nan) for _ in range(3)]
-    ser = (x <= _XSER_I) | (x <= np.abs(v))
+    ser = (x <= _XSER_I) | (x <= v * v / 4.0)
     big = ~ser
     if ser.any():
         r = _series3(v[ser], x[ser], 1)
         for m in range(3):
             f[m][ser] = r[m]
     if big.any():
-        r = _hankel_asym_ik(v[big], x[big])[0]
+        r = _i_real_integral3(v[big], x[big])
         for m in range(3):
             f[m][big] = r[m]
     return f
+
+
+def _i_real_integral3(v, x, nth=40, nt=40):
+    """(I, dI, d2I) at real x > 0 from DLMF 10.32.4 differentiated in v:
+    I_v(x) = (1/pi) int_0^pi e^{x cos th} cos(v th) dth - (sin v pi / pi) int_0^inf e^{-x cosh t - v t} dt.
+    Unlike the series, this keeps the relative accuracy of dI/dv near v = 0 at large x, where the
+    e^x parts cancel and dI/dv = -K_0(x) (DLMF 10.38.4) is exponentially small."""
+    n = v.size
+    thmax = np.arccos(np.clip(1.0 - 46.0 / x, -1.0, 1.0))
+    u, wq = _GL[nth]
+    a0 = np.zeros(n); a1 = np.zeros(n); a2 = np.zeros(n)
+    for uj, wj in zip(u, wq):
+        th = thmax * uj
+        e = wj * np.exp(x * (np.cos(th) - 1.0))
+        cv = np.cos(v * th)
+        ec = e * cv
+        a0 += ec
+        a1 -= e * (th * np.sin(v * th))
+        a2 -= ec * (th * th)
+    sc_ = np.exp(x) * thmax / _PI
+    a0 *= sc_; a1 *= sc_; a2 *= sc_
+    T = _tail_T(np.abs(v), x, True)
+    u, wq = _GL[nt]
+    E0 = np.zeros(n); E1 = np.zeros(n); E2 = np.zeros(n)
+    for uj, wj in zip(u, wq):
+        t = T * uj
+        e = wj * np.exp(-x * np.cosh(t) - v * t)
+        E0 += e
+        E1 += t * e
+        E2 += t * t * e
+    E0 *= T; E1 *= T; E2 *= T
+    s = _sinpi(v)
+    c = _cospi(v)
+    return (a0 - s / _PI * E0,
+            a1 - c * E0 + s / _PI * E1,
+            a2 + _PI * s * E0 + 2.0 * c * E1 - s / _PI * E2)
 
 
 def _real_driver(which, v, x):
@@ -638,7 +698,7 @@ def _k_real_pos(v, x):
 # large |z|: Hankel's expansions (DLMF 10.17.5-10.17.6, 10.40.1-10.40.2), a_k(v) differentiated in v
 
 
-def _asym_sums(v, z, step, kmax=60):
+def _asym_sums(v, z, step, kmax=60, zinv=None):
     """Triples of sum_k step^k a_k(v) / z^k (step = +-1 or +-1j) with a_k of DLMF 10.17.1.
 
     Returns (S0, S1, S2, ok) where ok is False where the terms stopped decreasing before 1e-17.
@@ -647,7 +707,7 @@ def _asym_sums(v, z, step, kmax=60):
     dt = np.complex128
     a0 = np.ones(n, dtype=dt); a1 = np.zeros(n, dtype=dt); a2 = np.zeros(n, dtype=dt)
     S0 = a0.copy(); S1 = a1.copy(); S2 = a2.copy()
-    q = step / z
+    q = step / z if zinv is None else step * zinv
     prev = np.full(n, np.inf)
     active = np.ones(n, dtype=bool)
     ok = np.zeros(n, dtype=bool)
