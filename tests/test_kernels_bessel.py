@@ -1,0 +1,130 @@
+"""Order derivatives of jv, yv, iv, kv (templates/runtime/kernels/bessel.py) against mpmath.
+
+Reference: mpmath.diff of mpmath.besselj/bessely/besseli/besselk in the order at mp.dps = 30.
+Error measure: |got - ref| / max(|ref|, 1e-3 * S) where S = max(|f|, |df/dv|, |d2f/dv2|) at the same
+point (an absolute floor from the local scale, for points near a zero of the derivative).
+"""
+import sys
+import warnings
+from pathlib import Path
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "templates" / "runtime"))
+from kernels import bessel  # noqa: E402
+
+MP = {"j": mp.besselj, "y": mp.bessely, "i": mp.besseli, "k": mp.besselk}
+TOL1, TOL2 = 1e-10, 1e-8
+
+
+def _ref(which, v, z):
+    f = MP[which]
+    with mp.workdps(30):
+        zz = mp.mpc(z) if isinstance(z, complex) else mp.mpf(z)
+        if isinstance(z, float) and z < 0:  # real negative z (integer v): derivative of cos(v pi) f_v(|z|)
+            g = lambda n: mp.cospi(n) * f(n, -zz)  # noqa: E731
+        else:
+            g = lambda n: f(n, zz)  # noqa: E731
+        vv = mp.mpf(v)
+        r = [g(vv), mp.diff(g, vv), mp.diff(g, vv, 2)]
+    r = [complex(x) for x in r]
+    return r if isinstance(z, complex) else [x.real for x in r]
+
+
+def _points(which, n, seed, cplx):
+    rng = np.random.default_rng(seed)
+    v = rng.uniform(-4, 6, n)
+    if cplx:
+        z = rng.uniform(-10, 10, n) + 1j * rng.uniform(-5, 5, n)
+        extra = [(0.5, 3j), (-2.5, -4 + 0j), (2.0, -7 + 0j), (3.0, 0.05 + 0.02j), (-3.0, 1 - 1j),
+                 (6.0, -10 + 5j), (-4.0, 10 - 5j), (1.0, 2j), (2.5, 30 + 2j), (0.0, -20 - 3j)]
+    else:
+        z = rng.uniform(0.1, 20 if which == "k" else 25, n)
+        extra = [(0.0, 1.0), (1.0, 2.0), (2.5, 0.5), (-2.0, 1.5), (-3.0, 0.1), (6.0, 0.1), (-4.0, 0.1),
+                 (-2.5, 4.0), (2.0 + 1e-9, 3.0), (-1.0 - 1e-7, 13.0), (3.0, 60.0), (0.5, 120.0)]
+        if which in "ji":
+            extra += [(2.0, -3.0), (-3.0, -14.0)]
+    pts = [(float(a), complex(b) if cplx else float(b)) for a, b in zip(v, z)]
+    return pts + [(a, complex(b) if cplx else float(b)) for a, b in extra]
+
+
+def _check(which, pts):
+    v = np.array([p[0] for p in pts])
+    z = np.array([p[1] for p in pts])
+    d1 = getattr(bessel, which + "v_dv")(v, z)
+    d2 = getattr(bessel, which + "v_dv2")(v, z)
+    worst = [0.0, 0.0]
+    for i, (vi, zi) in enumerate(pts):
+        r = _ref(which, vi, zi)
+        scale = max(abs(x) for x in r)
+        for m, d, tol in ((1, d1, TOL1), (2, d2, TOL2)):
+            err = abs(d[i] - r[m]) / max(abs(r[m]), 1e-3 * scale, 1e-300)
+            worst[m - 1] = max(worst[m - 1], err)
+            assert err <= tol, (which, m, vi, zi, d[i], r[m], err)
+    return worst
+
+
+@pytest.mark.parametrize("which", "jyik")
+def test_real_vs_mpmath(which):
+    _check(which, _points(which, 16, 11, False))
+
+
+@pytest.mark.parametrize("which", "jyik")
+def test_complex_vs_mpmath(which):
+    _check(which, _points(which, 12, 12, True))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", "jyik")
+@pytest.mark.parametrize("cplx", [False, True])
+def test_sweep_vs_mpmath(which, cplx):
+    w = _check(which, _points(which, 300, 13, cplx))
+    print(which, cplx, w)
+
+
+@pytest.mark.parametrize("which", "jyik")
+def test_integer_order_closed_forms(which):
+    # DLMF 10.15.4 / 10.38.4 (order 0): dJ/dv = pi/2 Y_0, dY/dv = -pi/2 J_0, dI/dv = -K_0, dK/dv = 0
+    import scipy.special as sc
+    x = np.array([0.3, 2.0, 7.5, 19.0])
+    got = getattr(bessel, which + "v_dv")(0.0, x)
+    want = {"j": np.pi / 2 * sc.y0(x), "y": -np.pi / 2 * sc.j0(x), "i": -sc.k0(x), "k": 0 * x}[which]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+ALL = [getattr(bessel, w + "v_dv" + s) for w in "jyik" for s in ("", "2")]
+
+
+@pytest.mark.parametrize("f", ALL, ids=lambda f: f.__name__)
+def test_edges(f):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = f(np.array([np.nan, 1.0, np.inf, 1.0, 2.5]), np.array([1.0, np.nan, 1.0, -np.inf, -1.0]))
+        assert out.dtype == np.float64 and out.shape == (5,)
+        assert np.isnan(out[:2]).all() and np.isnan(out[2])
+        if f.__name__[0] in "jyk":
+            assert np.isnan(out[4])  # non-integer order at z < 0: SciPy's real function is NaN there
+        # broadcasting, 0-d, empty, float32, complex64
+        assert f(np.array([[0.5], [1.5]]), np.array([1.0, 2.0, 3.0])).shape == (2, 3)
+        r0 = f(1.5, 2.0)
+        assert isinstance(r0, np.ndarray) and r0.shape == () and r0.dtype == np.float64
+        assert f(np.zeros((0, 3)), 1.0).shape == (0, 3)
+        r32 = f(np.float32(1.5), np.float32(2.0))
+        assert r32.dtype == np.float64
+        np.testing.assert_allclose(r32, f(1.5, 2.0), rtol=1e-6)
+        rc = f(np.float32(1.5), np.complex64(2 + 1j))
+        assert rc.dtype == np.complex128
+        assert np.isnan(f(1.5, complex(np.nan, 1.0)))
+        assert np.isfinite(f(1.5, 2 + 0j))
+        np.testing.assert_allclose(f(1.5, 2 + 0j).real, f(1.5, 2.0), rtol=1e-10)
+        assert np.isnan(f(100.0, 2.0))  # |v| > 50: outside the supported range, NaN
+
+
+def test_zero_argument_limits():
+    assert bessel.jv_dv(2.0, 0.0) == 0.0 and bessel.iv_dv2(1.5, 0.0) == 0.0
+    assert bessel.jv_dv(0.0, 0.0) == -np.inf and bessel.jv_dv2(0.0, 0.0) == np.inf
+    assert bessel.kv_dv(1.0, 0.0) == np.inf and bessel.kv_dv(-1.0, 0.0) == -np.inf
+    assert bessel.kv_dv(0.0, 0.0) == 0.0
