@@ -4,17 +4,13 @@ Reference: mpmath.diff of mpmath.besselj/bessely/besseli/besselk in the order at
 Error measure: |got - ref| / max(|ref|, 1e-3 * S) where S = max(|f|, |df/dv|, |d2f/dv2|) at the same
 point (an absolute floor from the local scale, for points near a zero of the derivative).
 """
-import sys
 import warnings
-from pathlib import Path
 
 import mpmath as mp
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "templates" / "runtime"))
-from kernels import bessel  # noqa: E402
+from jaxsci._core.kernels import bessel
 
 MP = {"j": mp.besselj, "y": mp.bessely, "i": mp.besseli, "k": mp.besselk}
 TOL1, TOL2 = 1e-10, 1e-8

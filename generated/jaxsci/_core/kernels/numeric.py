@@ -174,17 +174,6 @@ pbdv_dv = partial_derivative(sc.pbdv, 0)
 pbdv_dv2 = partial_derivative(sc.pbdv, 0, order=2)
 pbvv_dv = partial_derivative(sc.pbvv, 0)
 pbvv_dv2 = partial_derivative(sc.pbvv, 0, order=2)
-# Bessel functions in the order, real or complex argument (closed forms exist only at integer and
-# half-integer orders, DLMF 10.15; jaxsci's series and integrals for them are the better rule, and
-# replace these where they are proven)
-jv_dv = partial_derivative(sc.jv, 0)
-jv_dv2 = partial_derivative(sc.jv, 0, order=2)
-yv_dv = partial_derivative(sc.yv, 0)
-yv_dv2 = partial_derivative(sc.yv, 0, order=2)
-iv_dv = partial_derivative(sc.iv, 0)
-iv_dv2 = partial_derivative(sc.iv, 0, order=2)
-kv_dv = partial_derivative(sc.kv, 0)
-kv_dv2 = partial_derivative(sc.kv, 0, order=2)
 # the regularized incomplete gamma and beta functions in their parameters (series with digamma terms
 # are the better rule: Stan Math grad_reg_inc_gamma, inc_beta_dda/ddb; these stand until they land)
 gammainc_da = partial_derivative(sc.gammainc, 0)
