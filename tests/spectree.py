@@ -1,6 +1,8 @@
 """Scratch projects for generator tests: chosen specs plus every spec they call (kernels included)."""
 import re
 import shutil
+
+import yaml
 from pathlib import Path
 
 from generator import ROOT
@@ -8,16 +10,35 @@ from generator import ROOT
 SPEC_PATHS = {p.stem: p for p in sorted((ROOT / "specs").glob("*/*.yaml"))}
 
 
+def _formula_names(path: Path) -> set:
+    """Identifiers in a spec's ``sympy`` and ``derivatives`` values: the specs its rules can call."""
+    data = yaml.safe_load(path.read_text())
+    texts = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            texts.append(value)
+
+    walk([data.get("sympy"), data.get("derivatives")])
+    return set(re.findall(r"[A-Za-z_]\w*", " ".join(texts)))
+
+
 def with_dependencies(names) -> list:
-    """``names`` and every spec whose name their texts mention, transitively (an over-approximation:
-    any identifier that names a spec counts, which is what a small tree needs to generate)."""
+    """``names`` and every spec their rules call, transitively (any identifier in a formula that
+    names a spec counts: an over-approximation, which is what a small tree needs to generate)."""
     seen, todo = set(), list(names)
     while todo:
         name = todo.pop()
         if name in seen or name not in SPEC_PATHS:
             continue
         seen.add(name)
-        todo.extend(set(re.findall(r"[A-Za-z_]\w*", SPEC_PATHS[name].read_text())) & set(SPEC_PATHS))
+        todo.extend(_formula_names(SPEC_PATHS[name]) & set(SPEC_PATHS))
     return sorted(seen)
 
 
