@@ -1,0 +1,1 @@
+"""Host derivative kernels: vectorised numpy parameter derivatives of SciPy special functions."""
