@@ -97,8 +97,11 @@ def _log_ratio_m1(y, a):
     result is multiplied by a.  log1p near y ~ a, log(y/a) away from it (log1p(u) near u = -1 would
     amplify the rounding of u)."""
     u = (y - a) / a
+    out = np.log(y / a)
     near = np.abs(u) < 0.5
-    return np.where(near, np.log1p(np.where(near, u, 0.0)), np.log(y / a)) - u
+    out[near] = np.log1p(u[near])
+    out -= u
+    return out
 
 
 # Bernoulli numbers B_2 .. B_18 for the trigamma asymptotic series
@@ -107,21 +110,26 @@ _B2K = (1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 
 
 
 def _trigamma(x):
-    """psi'(x) for x > 0: shift to x >= 10 by psi'(x) = psi'(x+1) + 1/x^2, then the asymptotic series
-    psi'(x) ~ 1/x + 1/(2x^2) + sum B_2k / x^(2k+1) (DLMF 5.15.5, 5.15.8).  scipy's polygamma(1, .)
-    costs about as much as gammainc itself, hence this."""
-    x = np.array(x, dtype=np.float64, copy=True)
+    """psi'(x) for x > 0: psi'(x) = sum_{j<N} 1/(x+j)^2 + psi'(x+N) with N = 10 (fewer where x is
+    already large), then the asymptotic series psi'(y) ~ 1/y + 1/(2y^2) + sum B_2k / y^(2k+1) at
+    y >= 10 (DLMF 5.15.5, 5.15.8).  scipy's polygamma(1, .) costs about as much as gammainc itself."""
+    x = np.asarray(x, dtype=np.float64)
     acc = np.zeros_like(x)
-    idx = np.nonzero(x < 10.0)[0]
-    xs = x[idx]
-    while idx.size:
-        acc[idx] += 1.0 / (xs * xs)
-        xs = xs + 1.0
-        keep = xs < 10.0
-        x[idx] = xs
-        idx = idx[keep]
-        xs = xs[keep]
-    r = 1.0 / x
+    y = x.copy()
+    small = x < 10.0
+    if small.any():
+        xs = x[small]
+        ys = xs.copy()
+        accs = np.zeros_like(xs)
+        t = np.empty_like(xs)
+        for _ in range(10):   # no masks: extra shifts of elements already >= 10 are harmless
+            np.multiply(ys, ys, out=t)
+            np.divide(1.0, t, out=t)
+            accs += t
+            ys += 1.0
+        acc[small] = accs
+        y[small] = ys
+    r = 1.0 / y
     r2 = r * r
     s = _B2K[-1]
     for c in _B2K[-2::-1]:
@@ -130,13 +138,21 @@ def _trigamma(x):
 
 
 # ----------------------------------------------------------------------------------- incomplete gamma
-def _gamma_log_prefix(a, x):
-    """log(x^a e^-x / Gamma(a+1)) = a log1pmx((x-a)/a) - log sqrt(2 pi a) - stirlerr(a)."""
-    return a * _log_ratio_m1(x, a) - 0.5 * np.log(a) - _LN_SQRT_2PI - _stirlerr(a)
+def _gamma_log_prefix(a, x, logx):
+    """log(x^a e^-x / Gamma(a+1)): directly for a < 15, else as a log1pmx((x-a)/a) - log sqrt(2 pi a)
+    - stirlerr(a) (Temme 2.11, Boost regularised_gamma_prefix), which keeps relative accuracy for large a."""
+    out = a * logx - x - _sc.gammaln(a + 1.0)
+    big = a >= 15.0
+    if big.any():
+        ab = a[big]
+        out[big] = (ab * _log_ratio_m1(x[big], ab) - 0.5 * np.log(ab) - _LN_SQRT_2PI - _stirlerr(ab))
+    return out
 
 
 def _gamma_series_sums(a, x, order, cap=60000):
-    """S = sum r_k, S1 = sum r_k', S2 = sum r_k'' with r_k = x^k Gamma(a+1)/Gamma(a+k+1)."""
+    """S = sum r_k, S1 = sum r_k', S2 = sum r_k'' (' = d/da), r_k = x^k Gamma(a+1)/Gamma(a+k+1):
+    r_k' = -H_k r_k, r_k'' = (H_k^2 + H2_k) r_k with H_k = sum_{j<=k} 1/(a+j), H2_k = sum 1/(a+j)^2.
+    Stops once the next term bound r_k (1+H_k)^2 / (1-q), q = x/(a+k+1), is below 1e-16 S."""
     n = a.size
     S_out = np.full(n, np.nan)
     S1_out = np.full(n, np.nan)
@@ -145,29 +161,44 @@ def _gamma_series_sums(a, x, order, cap=60000):
     aa, xx = a, x
     S = np.ones(n)
     S1 = np.zeros(n)
-    S2 = np.zeros(n)
+    S2 = np.zeros(n) if order == 2 else None
+    H2 = np.zeros(n) if order == 2 else None
     r = np.ones(n)
     H = np.zeros(n)
-    H2 = np.zeros(n)
+    t = np.empty(n)
+    u = np.empty(n)
     k = 0
-    prev = None
     while act.size and k < cap:
         for _ in range(4):
             k += 1
-            t = 1.0 / (aa + k)
-            r *= xx * t
+            np.add(aa, k, out=t)
+            np.divide(1.0, t, out=t)
+            r *= xx
+            r *= t
             H += t
             S += r
+            np.multiply(r, H, out=u)
+            S1 -= u
             if order == 2:
-                H2 += t * t
-                S2 += r * (H * H + H2)
-            S1 -= r * H
-        q = xx / (aa + (k + 1))
-        h1 = 1.0 + H
-        conv = (r * h1 * h1 <= 1e-17 * (1.0 - q) * S) & (q < 1.0)
-        late = k >= cap
-        if late:
-            conv = conv | (r * h1 * h1 <= 1e-13 * S)
+                t *= t
+                H2 += t
+                np.multiply(H, H, out=t)
+                t += H2
+                t *= r
+                S2 += t
+        # stop test: r (1+H)^(order) <= 1e-16 (1 - q) S
+        np.add(aa, k + 1.0, out=u)
+        np.divide(xx, u, out=u)
+        conv = u < 1.0
+        np.subtract(1.0, u, out=u)
+        u *= S
+        np.add(H, 1.0, out=t)
+        if order == 2:
+            t *= t
+        t *= r
+        conv &= t <= 1e-16 * u
+        if k >= cap:
+            conv |= t <= 1e-12 * S
         if conv.any():
             sel = act[conv]
             S_out[sel] = S[conv]
@@ -179,12 +210,16 @@ def _gamma_series_sums(a, x, order, cap=60000):
             aa, xx, S, S1, r, H = aa[keep], xx[keep], S[keep], S1[keep], r[keep], H[keep]
             if order == 2:
                 S2, H2 = S2[keep], H2[keep]
+            t = np.empty(act.size)
+            u = np.empty(act.size)
     return S_out, S1_out, S2_out
 
 
 def _gamma_cf(a, x, order, M1, M2, cap=60000):
     """f, f', f'' (derivatives in a) of Legendre's continued fraction for Gamma(a,x) e^x x^-a.
 
+    Forward recurrences A_n = b_n A_{n-1} + a_n A_{n-2} (and B_n), a_n = (n-1)(a-n+1), b_n = x+2n-1-a,
+    differentiated in a (a_n' = n-1, b_n' = -1), renormalised by B_n every 4 steps.
     M1, M2: first and second a-derivatives of the log prefactor; they only scale the convergence test
     (the derivatives are accepted when their change is small against the terms of Q', Q'')."""
     n_el = a.size
@@ -210,40 +245,56 @@ def _gamma_cf(a, x, order, M1, M2, cap=60000):
     c = xx - aa
     w1 = np.abs(M1)
     w2 = np.abs(M1 * M1 + M2) if order == 2 else None
+    an = np.empty(n_el)
+    bn = np.empty(n_el)
+    tmp = np.empty(n_el)
     pf = pf1 = pf2 = None
     n = 1
     while act.size:
         for _ in range(4):
             n += 1
             m = n - 1.0
-            an = m * (aa - m)
-            bn = c + (2.0 * n - 1.0)
+            np.subtract(aa, m, out=an)
+            an *= m
+            np.add(c, 2.0 * n - 1.0, out=bn)
             if order == 2:
-                eA = bn * eA1 - 2.0 * dA1 + an * eA2 + (2.0 * m) * dA2
-                eB = bn * eB1 - 2.0 * dB1 + an * eB2 + (2.0 * m) * dB2
-                eA2, eA1, eB2, eB1 = eA1, eA, eB1, eB
-            dA = bn * dA1 - A1 + an * dA2 + m * A2
-            dB = bn * dB1 - B1 + an * dB2 + m * B2
-            A = bn * A1 + an * A2
-            B = bn * B1 + an * B2
-            dA2, dA1, dB2, dB1 = dA1, dA, dB1, dB
-            A2, A1, B2, B1 = A1, A, B1, B
+                # eX_new = bn eX1 - 2 dX1 + an eX2 + 2m dX2   (written into eX2's buffer)
+                for X1, X2, D1, D2 in ((eA1, eA2, dA1, dA2), (eB1, eB2, dB1, dB2)):
+                    X2 *= an
+                    np.multiply(D2, 2.0 * m, out=tmp)
+                    X2 += tmp
+                    np.multiply(D1, 2.0, out=tmp)
+                    X2 -= tmp
+                    np.multiply(X1, bn, out=tmp)
+                    X2 += tmp
+                eA1, eA2 = eA2, eA1
+                eB1, eB2 = eB2, eB1
+            # dX_new = bn dX1 - X1 + an dX2 + m X2   (into dX2's buffer)
+            for D1, D2, X1, X2 in ((dA1, dA2, A1, A2), (dB1, dB2, B1, B2)):
+                D2 *= an
+                np.multiply(X2, m, out=tmp)
+                D2 += tmp
+                D2 -= X1
+                np.multiply(D1, bn, out=tmp)
+                D2 += tmp
+            dA1, dA2 = dA2, dA1
+            dB1, dB2 = dB2, dB1
+            # X_new = bn X1 + an X2   (into X2's buffer)
+            for X1, X2 in ((A1, A2), (B1, B2)):
+                X2 *= an
+                np.multiply(X1, bn, out=tmp)
+                X2 += tmp
+            A1, A2 = A2, A1
+            B1, B2 = B2, B1
         s = 1.0 / B1
-        A1 = A1 * s
-        A2 = A2 * s
-        B2 = B2 * s
-        dA1 = dA1 * s
-        dA2 = dA2 * s
-        dB1 = dB1 * s
-        dB2 = dB2 * s
-        B1 = np.ones_like(B1)
-        f = A1
+        for v in (A1, A2, B2, dA1, dA2, dB1, dB2):
+            v *= s
+        B1.fill(1.0)
+        f = A1.copy()
         f1 = dA1 - f * dB1
         if order == 2:
-            eA1 = eA1 * s
-            eA2 = eA2 * s
-            eB1 = eB1 * s
-            eB2 = eB2 * s
+            for v in (eA1, eA2, eB1, eB2):
+                v *= s
             f2 = eA1 - 2.0 * f1 * dB1 - f * eB1
         if pf is None:
             pf, pf1 = f, f1
@@ -278,6 +329,9 @@ def _gamma_cf(a, x, order, M1, M2, cap=60000):
                 eA1, eA2, eB1, eB2 = eA1[keep], eA2[keep], eB1[keep], eB2[keep]
                 f2 = f2[keep]
                 w2 = w2[keep]
+            an = np.empty(act.size)
+            bn = np.empty(act.size)
+            tmp = np.empty(act.size)
         pf, pf1 = f, f1
         if order == 2:
             pf2 = f2
@@ -293,13 +347,17 @@ def _gammainc_core(a, x, order):
     if at0.any():   # one-sided derivative at a = 0: P = 1 - a E1(x) + O(a^2)
         out[at0] = -_sc.exp1(x[at0]) if order == 1 else np.nan
     reg = finite_a & (x > 0) & (x < np.inf)
-    ser = reg & (x < a + 1.0)
+    # The series for P is used beyond x = a+1 while Q is not small (x < a + 1 + 2.5 sqrt(a+1), Q >~ 3e-3):
+    # its rounding loss there is about P/Q ulp, and it costs far less than the continued fraction,
+    # which converges slowly near x ~ a+1.
+    ser = reg & (x < a + 1.0 + 2.5 * np.sqrt(a + 1.0))
     cf = reg & ~ser
     if ser.any():
         a_s, x_s = a[ser], x[ser]
-        D = np.exp(_gamma_log_prefix(a_s, x_s))
+        lx = np.log(x_s)
+        D = np.exp(_gamma_log_prefix(a_s, x_s, lx))
         S, S1, S2 = _gamma_series_sums(a_s, x_s, order)
-        L1 = np.log(x_s) - _sc.digamma(a_s + 1.0)
+        L1 = lx - _sc.digamma(a_s + 1.0)
         if order == 1:
             out[ser] = D * (L1 * S + S1)
         else:
@@ -307,8 +365,9 @@ def _gammainc_core(a, x, order):
             out[ser] = D * ((L1 * L1 + L2) * S + 2.0 * L1 * S1 + S2)
     if cf.any():
         a_c, x_c = a[cf], x[cf]
-        aD = np.exp(_gamma_log_prefix(a_c, x_c) + np.log(a_c))   # x^a e^-x / Gamma(a)
-        M1 = np.log(x_c) - _sc.digamma(a_c)
+        lx = np.log(x_c)
+        aD = np.exp(_gamma_log_prefix(a_c, x_c, lx) + np.log(a_c))   # x^a e^-x / Gamma(a)
+        M1 = lx - _sc.digamma(a_c)
         M2 = -_trigamma(a_c) if order == 2 else None
         f, f1, f2 = _gamma_cf(a_c, x_c, order, M1, M2)
         if order == 1:
