@@ -412,168 +412,232 @@ def _beta_log_prefix(a, b, x):
     return out
 
 
-def _beta_d(a, b, x, m, even, need):
-    """Partial numerator d_n of DLMF 8.17.22 and its partial derivatives listed in ``need``.
+def _beta_d(a, b, x, m, even, keys, w):
+    """Partial numerator d_n of DLMF 8.17.22 and the partial derivatives named in ``keys``, written
+    into the work arrays ``w`` (in place: allocating temporaries costs several times the arithmetic).
 
     even (n = 2m):  d = m (b-m) x / ((a+2m-1)(a+2m))
     odd (n = 2m+1): d = -(a+m)(a+b+m) x / ((a+2m)(a+2m+1))
+    With al, be the two reciprocal factors and s = al + be:  d/da log of the a-factors = -s and
+    d2/da2 of the a-factors = (s^2 + al^2 + be^2) times themselves.  d_bb is identically 0.
     """
+    al, be, s, t, v, c = w["al"], w["be"], w["s"], w["t"], w["v"], w["c"]
+    np.add(a, (2.0 * m - 1.0) if even else 2.0 * m, out=al)
+    np.divide(1.0, al, out=al)
+    np.add(a, 2.0 * m if even else 2.0 * m + 1.0, out=be)
+    np.divide(1.0, be, out=be)
+    np.add(al, be, out=s)
     if even:
-        al = 1.0 / (a + (2.0 * m - 1.0))
-        be = 1.0 / (a + 2.0 * m)
-        g = al * be
-        mx = m * x
-        bm = b - m
-        res = {"v": mx * bm * g}
-        if "a" in need or "aa" in need or "ab" in need:
-            s = al + be
-            ga = -g * s
-            if "a" in need:
-                res["a"] = mx * bm * ga
-            if "ab" in need:
-                res["ab"] = mx * ga
-            if "aa" in need:
-                res["aa"] = mx * bm * g * (s * s + al * al + be * be)
-        if "b" in need:
-            res["b"] = mx * g
-        if "bb" in need:
-            res["bb"] = 0.0
-        return res
-    al = 1.0 / (a + 2.0 * m)
-    be = 1.0 / (a + (2.0 * m + 1.0))
-    h = al * be
-    am = a + m
-    p = am * (am + b)
-    res = {"v": -x * p * h}
-    if "a" in need or "aa" in need or "ab" in need:
-        s = al + be
-        ha = -h * s
-        pa = 2.0 * am + b
-        if "a" in need:
-            res["a"] = -x * (pa * h + p * ha)
-        if "ab" in need:
-            res["ab"] = -x * (h + am * ha)
-        if "aa" in need:
-            res["aa"] = -x * (2.0 * h + 2.0 * pa * ha + p * h * (s * s + al * al + be * be))
-    if "b" in need:
-        res["b"] = -x * am * h
-    if "bb" in need:
-        res["bb"] = 0.0
-    return res
+        # c = m x al be (common factor);  v = c (b - m)
+        np.multiply(al, be, out=c)
+        c *= x
+        c *= m
+        np.subtract(b, m, out=v)
+        v *= c
+        if "a" in keys:
+            np.multiply(v, s, out=w["a"])
+            np.negative(w["a"], out=w["a"])
+        if "aa" in keys:
+            out = w["aa"]
+            np.multiply(s, s, out=out)
+            np.multiply(al, al, out=t)
+            out += t
+            np.multiply(be, be, out=t)
+            out += t
+            out *= v
+        if "b" in keys:
+            np.copyto(w["b"], c)
+        if "ab" in keys:
+            np.multiply(c, s, out=w["ab"])
+            np.negative(w["ab"], out=w["ab"])
+        return
+    # odd: c = -x al be;  am = a + m;  p = am (am + b);  v = c p
+    am, p = w["am"], w["p"]
+    np.multiply(al, be, out=c)
+    c *= x
+    np.negative(c, out=c)
+    np.add(a, m, out=am)
+    np.add(am, b, out=p)
+    p *= am
+    np.multiply(c, p, out=v)
+    if "a" in keys or "aa" in keys:
+        pa = w["pa"]                   # dp/da = 2 am + b
+        np.add(am, am, out=pa)
+        pa += b
+    if "a" in keys:                    # d_a = c (pa - p s)
+        out = w["a"]
+        np.multiply(p, s, out=out)
+        np.subtract(pa, out, out=out)
+        out *= c
+    if "aa" in keys:                   # d_aa = c (2 - 2 pa s + p (s^2 + al^2 + be^2))
+        out = w["aa"]
+        np.multiply(s, s, out=out)
+        np.multiply(al, al, out=t)
+        out += t
+        np.multiply(be, be, out=t)
+        out += t
+        out *= p
+        np.multiply(pa, s, out=t)
+        t *= 2.0
+        out -= t
+        out += 2.0
+        out *= c
+    if "b" in keys:                    # d_b = c am
+        np.multiply(c, am, out=w["b"])
+    if "ab" in keys:                   # d_ab = c (1 - am s)
+        out = w["ab"]
+        np.multiply(am, s, out=out)
+        np.subtract(1.0, out, out=out)
+        out *= c
 
 
-def _beta_cf(a, b, x, e1, e2, la1, la2, cap=20000):
-    """Value and derivatives of f = 1/(1 + d_1/(1 + d_2/(1 + ...))) (DLMF 8.17.22).
+def _beta_cf(a, b, x, e1, e2, l1, l2, l12, cap=20000):
+    """The bracket R of a derivative of I = K f, f = 1/(1 + d_1/(1 + d_2/(1 + ...))) (DLMF 8.17.22),
+    K = x^a (1-x)^b / (a B(a, b)) with log-derivatives l1, l2, l12:
 
-    e1: 'a' or 'b' (first direction); e2: None (first order only) or 'a'/'b' (second order in e1, e2).
-    la1, la2: d/de log-prefactor values, used only to scale the convergence test of the derivatives.
-    Returns f, f_e1, f_e2 (or None), f_e1e2 (or None).
+        first order (e2 None):  dI/de1 = K R,  R = l1 f + f_1
+        second order:           d2I/de1de2 = K R,  R = (l1 l2 + l12) f + l1 f_2 + l2 f_1 + f_12
+
+    The fraction's convergents are P_n/Q_n (f = Q/P) with P_n = P_{n-1} + d_n P_{n-2} (same for Q);
+    these recurrences are differentiated exactly (d_n is rational in a, b).  P and Q are stacked in
+    one (2, n) array per derivative component, updated in place.  Converged when R changes by less
+    than _TOL_D times the size of its terms between checkpoints 4 steps apart; cap -> NaN.
     """
     second = e2 is not None
     mixed = second and e2 != e1
-    need = {e1}
-    if second:
-        need.add(e2)
-        need.add(e1 + e2 if e1 <= e2 else e2 + e1)
     k12 = (e1 + e2 if e1 <= e2 else e2 + e1) if second else None
+    zero12 = k12 == "bb"
+    keys = (e1,) + ((e2,) if mixed else ()) + ((k12,) if second and not zero12 else ())
     n_el = a.size
-    outs = [np.full(n_el, np.nan) for _ in range(4 if mixed else (3 if second else 2))]
+    out = np.full(n_el, np.nan)
     act = np.arange(n_el)
     aa, bb, xx = a, b, x
-    sc1, sc2 = np.abs(la1), (np.abs(la2) if second else None)
-    # state: for P (numerator of 1 + d1/...) and Q (its denominator), lag 1 and lag 2,
-    # components [v, e1, (e2), (e12)]
-    ncomp = 4 if mixed else (3 if second else 2)
-    # after n = 1: P_1 = 1 + d_1, Q_1 = 1; P_0 = Q_0 = 1
-    d = _beta_d(aa, bb, xx, 0.0, False, need)
-    P1 = [1.0 + d["v"], d[e1] + 0.0 * aa]
-    Q1 = [np.ones(n_el), np.zeros(n_el)]
-    if mixed:
-        P1.append(d[e2] + 0.0 * aa)
-        Q1.append(np.zeros(n_el))
     if second:
-        P1.append(d[k12] + 0.0 * aa)
-        Q1.append(np.zeros(n_el))
-    P2 = [np.ones(n_el)] + [np.zeros(n_el) for _ in range(ncomp - 1)]
-    Q2 = [np.ones(n_el)] + [np.zeros(n_el) for _ in range(ncomp - 1)]
+        L0 = l1 * l2 + l12
+        if not mixed:
+            l2 = l1
+    ncomp = 4 if mixed else (3 if second else 2)
+    wnames = ("al", "be", "s", "t", "v", "c", "am", "p", "pa") + keys
 
-    def step(X1, X2, dd):
-        dv = dd["v"]
-        d1 = dd[e1]
-        new = [X1[0] + dv * X2[0], X1[1] + dv * X2[1] + d1 * X2[0]]
+    def work(n):
+        return {k: np.empty(n) for k in wnames}
+
+    w = work(n_el)
+    # n = 1: P_1 = 1 + d_1, Q_1 = 1;  P_0 = Q_0 = 1 (all derivatives of P_0, Q_0, Q_1 vanish)
+    _beta_d(aa, bb, xx, 0.0, False, keys, w)
+    X1 = [np.zeros((2, n_el)) for _ in range(ncomp)]
+    X1[0][0] = 1.0 + w["v"]
+    X1[0][1] = 1.0
+    X1[1][0] = w[e1]
+    if mixed:
+        X1[2][0] = w[e2]
+        X1[3][0] = w[k12]
+    elif second and not zero12:
+        X1[2][0] = w[k12]
+    X2 = [np.ones((2, n_el))] + [np.zeros((2, n_el)) for _ in range(ncomp - 1)]
+    tmp = np.empty((2, n_el))
+
+    def step(X1, X2):
+        """X2 <- X1 + d X2 (and derivatives), highest component first (it reads the lower ones)."""
+        dv, d1 = w["v"], w[e1]
         if mixed:
-            d2 = dd[e2]
-            new.append(X1[2] + dv * X2[2] + d2 * X2[0])
-            new.append(X1[3] + dv * X2[3] + d1 * X2[2] + d2 * X2[1] + dd[k12] * X2[0])
+            d2 = w[e2]
+            Y = X2[3]
+            Y *= dv
+            Y += X1[3]
+            np.multiply(X2[2], d1, out=tmp)
+            Y += tmp
+            np.multiply(X2[1], d2, out=tmp)
+            Y += tmp
+            np.multiply(X2[0], w[k12], out=tmp)
+            Y += tmp
+            Y = X2[2]
+            Y *= dv
+            Y += X1[2]
+            np.multiply(X2[0], d2, out=tmp)
+            Y += tmp
         elif second:
-            new.append(X1[2] + dv * X2[2] + 2.0 * d1 * X2[1] + dd[k12] * X2[0])
-        return new
+            Y = X2[2]
+            Y *= dv
+            Y += X1[2]
+            np.multiply(X2[1], d1, out=tmp)
+            np.multiply(tmp, 2.0, out=tmp)
+            Y += tmp
+            if not zero12:
+                np.multiply(X2[0], w[k12], out=tmp)
+                Y += tmp
+        Y = X2[1]
+        Y *= dv
+        Y += X1[1]
+        np.multiply(X2[0], d1, out=tmp)
+        Y += tmp
+        Y = X2[0]
+        Y *= dv
+        Y += X1[0]
 
     prev = None
+    done = np.zeros(n_el, dtype=bool)
     m = 0
     while act.size:
         for _ in range(2):
             m += 1
             for even in (True, False):
-                dd = _beta_d(aa, bb, xx, float(m), even, need)
-                P1, P2 = step(P1, P2, dd), P1
-                Q1, Q2 = step(Q1, Q2, dd), Q1
-        s = 1.0 / P1[0]
-        P1 = [v * s for v in P1]
-        P2 = [v * s for v in P2]
-        Q1 = [v * s for v in Q1]
-        Q2 = [v * s for v in Q2]
-        # f = Q/P with P normalised to 1 (P1[0] == 1)
-        f = Q1[0]
-        f1 = Q1[1] - f * P1[1]
-        res = [f, f1]
+                _beta_d(aa, bb, xx, float(m), even, keys, w)
+                step(X1, X2)
+                X1, X2 = X2, X1
+        s = 1.0 / X1[0][0]
+        for v in X1:
+            v *= s
+        for v in X2:
+            v *= s
+        # f = Q/P with P normalised to 1
+        f = X1[0][1]
+        f1 = X1[1][1] - f * X1[1][0]
         if mixed:
-            f2 = Q1[2] - f * P1[2]
-            f12 = Q1[3] - f1 * P1[2] - f2 * P1[1] - f * P1[3]
-            res += [f2, f12]
+            f2 = X1[2][1] - f * X1[2][0]
+            f12 = X1[3][1] - f1 * X1[2][0] - f2 * X1[1][0] - f * X1[3][0]
+            terms = (L0 * f, l1 * f2, l2 * f1, f12)
         elif second:
-            f11 = Q1[2] - 2.0 * f1 * P1[1] - f * P1[2]
-            res.append(f11)
+            f11 = X1[2][1] - 2.0 * f1 * X1[1][0] - f * X1[2][0]
+            terms = (L0 * f, 2.0 * l1 * f1, f11)
+        else:
+            terms = (l1 * f, f1)
+        R = terms[0] + terms[1]
+        size = np.abs(terms[0]) + np.abs(terms[1])
+        for t in terms[2:]:
+            R += t
+            size += np.abs(t)
         if prev is None:
-            prev = res
+            prev = R
             continue
         late = 2 * m >= cap
-        k = 1e4 if late else 1.0
-        tf, td = k * _TOL_F, k * _TOL_D
-        af = np.abs(f)
-        ok = np.abs(f - prev[0]) <= tf * af
-        ok &= np.abs(f1 - prev[1]) <= td * (np.abs(f1) + sc1 * af + 1e-300)
-        if mixed:
-            ok &= np.abs(f2 - prev[2]) <= td * (np.abs(f2) + sc2 * af + 1e-300)
-            ok &= np.abs(f12 - prev[3]) <= td * (np.abs(f12) + sc1 * np.abs(f2) + sc2 * np.abs(f1)
-                                                 + (sc1 * sc2 + 1e-3) * af + 1e-300)
-        elif second:
-            ok &= np.abs(f11 - prev[2]) <= td * (np.abs(f11) + 2.0 * sc1 * np.abs(f1)
-                                                 + (sc1 * sc1 + 1e-3) * af + 1e-300)
-        conv = ok
+        conv = np.abs(R - prev) <= ((1e4 if late else 1.0) * _TOL_D) * size
         if late:
-            res = [np.where(ok, v, np.nan) for v in res]
-            conv = np.ones_like(ok)
+            R = np.where(conv, R, np.nan)
+            conv = np.ones_like(conv)
+        conv &= ~done
         if conv.any():
-            sel = act[conv]
-            for o, v in zip(outs, res):
-                o[sel] = v[conv]
-            keep = ~conv
-            act = act[keep]
-            aa, bb, xx, sc1 = aa[keep], bb[keep], xx[keep], sc1[keep]
-            if second:
-                sc2 = sc2[keep]
-            P1 = [v[keep] for v in P1]
-            P2 = [v[keep] for v in P2]
-            Q1 = [v[keep] for v in Q1]
-            Q2 = [v[keep] for v in Q2]
-            res = [v[keep] for v in res]
-        prev = res
-    if mixed:
-        return outs[0], outs[1], outs[2], outs[3]
-    if second:
-        return outs[0], outs[1], None, outs[2]
-    return outs[0], outs[1], None, None
+            out[act[conv]] = R[conv]
+            done |= conv
+            ndone = np.count_nonzero(done)
+            # converged elements keep iterating (harmlessly) until compressing pays: copying the
+            # state costs about as much as a few steps
+            if ndone == done.size:
+                break
+            if ndone >= 0.25 * done.size:
+                keep = ~done
+                act = act[keep]
+                aa, bb, xx, l1 = aa[keep], bb[keep], xx[keep], l1[keep]
+                if second:
+                    l2, L0 = l2[keep], L0[keep]
+                X1 = [v[:, keep] for v in X1]
+                X2 = [v[:, keep] for v in X2]
+                R = R[keep]
+                w = work(act.size)
+                tmp = np.empty((2, act.size))
+                done = np.zeros(act.size, dtype=bool)
+        prev = R
+    return out
 
 
 def _dlogK(a, b, x, e, cache):
@@ -602,15 +666,11 @@ def _beta_direct(a, b, x, e1, e2):
     K = np.exp(_beta_log_prefix(a, b, x) - np.log(a))
     l1 = _dlogK(a, b, x, e1, cache)
     if e2 is None:
-        f, f1, _, _ = _beta_cf(a, b, x, e1, None, l1, None)
-        return K * (l1 * f + f1)
+        return K * _beta_cf(a, b, x, e1, None, l1, None, None)
     l2 = l1 if e2 == e1 else _dlogK(a, b, x, e2, cache)
     key = e1 + e2 if e1 <= e2 else e2 + e1
     l12 = _d2logK(a, b, key, cache)
-    f, f1, f2, f12 = _beta_cf(a, b, x, e1, e2, l1, l2)
-    if e2 == e1:
-        f2 = f1
-    return K * ((l1 * l2 + l12) * f + l1 * f2 + l2 * f1 + f12)
+    return K * _beta_cf(a, b, x, e1, e2, l1, l2, l12)
 
 
 _SWAP = {"a": "b", "b": "a"}
