@@ -167,6 +167,7 @@ def _gamma_series_sums(a, x, order, cap=60000):
     H = np.zeros(n)
     t = np.empty(n)
     u = np.empty(n)
+    done = np.zeros(n, dtype=bool)
     k = 0
     while act.size and k < cap:
         for _ in range(4):
@@ -199,19 +200,26 @@ def _gamma_series_sums(a, x, order, cap=60000):
         conv &= t <= 1e-16 * u
         if k >= cap:
             conv |= t <= 1e-12 * S
+        conv &= ~done
         if conv.any():
             sel = act[conv]
             S_out[sel] = S[conv]
             S1_out[sel] = S1[conv]
             if order == 2:
                 S2_out[sel] = S2[conv]
-            keep = ~conv
-            act = act[keep]
-            aa, xx, S, S1, r, H = aa[keep], xx[keep], S[keep], S1[keep], r[keep], H[keep]
-            if order == 2:
-                S2, H2 = S2[keep], H2[keep]
-            t = np.empty(act.size)
-            u = np.empty(act.size)
+            done |= conv
+            ndone = np.count_nonzero(done)
+            if ndone == done.size:
+                break
+            if ndone >= 0.25 * done.size:   # compress once it pays (converged terms stay tiny)
+                keep = ~done
+                act = act[keep]
+                aa, xx, S, S1, r, H = aa[keep], xx[keep], S[keep], S1[keep], r[keep], H[keep]
+                if order == 2:
+                    S2, H2 = S2[keep], H2[keep]
+                t = np.empty(act.size)
+                u = np.empty(act.size)
+                done = np.zeros(act.size, dtype=bool)
     return S_out, S1_out, S2_out
 
 
