@@ -204,3 +204,20 @@ def test_wide_sweep_beta(orders):
     scale = np.abs(K.betainc_da(a, b, x)) + np.abs(K.betainc_db(a, b, x))
     for aa, bb, xx, g, s in zip(a, b, x, got, scale):
         _check(g, ref_beta(aa, bb, xx, orders), sum(orders), scale=s if sum(orders) == 2 else 1e-300)
+
+
+def test_tiny_parameters():
+    # a, b -> 0: cancellations handled by psi(a+1) forms, the closed-form d_1 and the choice of side
+    with mp.workdps(60):
+        for aa, xx in [(1e-3, 2.0), (1e-8, 10.0), (1e-30, 0.1)]:
+            A, X = mp.mpf(aa), mp.mpf(xx)
+            for n, f in ((1, K.gammainc_da), (2, K.gammainc_da2)):
+                r = float(mp.diff(lambda t: _P(t, X), A, n, h=A / 1e8))
+                _check(f(aa, xx), r, n)
+        for aa, bb, xx in [(1e-8, 3.0, 0.1), (3.0, 1e-8, 0.9), (1e-5, 30.0, 0.01), (0.5, 1e-6, 0.7),
+                           (1e-3, 2.0, 0.3)]:
+            A, B, X = mp.mpf(aa), mp.mpf(bb), mp.mpf(xx)
+            for orders, f in BETA_KERNELS.items():
+                r = float(mp.diff(lambda s, t: mp.betainc(s, t, 0, X, regularized=True), (A, B), orders,
+                                  h=min(A, B) / 1e8))
+                _check(f(aa, bb, xx), r, sum(orders))
