@@ -9,18 +9,21 @@ Kernels (positional arguments in SciPy's order, float64 results of the broadcast
 
 Methods (each kernel's docstring repeats the part it uses):
 
-* Incomplete gamma, x < a + 1: the power series P(a, x) = D * S with D = x^a e^-x / Gamma(a+1) and
-  S = sum_k x^k Gamma(a+1)/Gamma(a+k+1) (DLMF 8.7.1, Numerical Recipes ``gser``), differentiated term by
-  term in a: d/da log r_k = -H_k, H_k = sum_{j<=k} 1/(a+j) (digamma differences psi(a+1) - psi(a+k+1)),
-  d^2/da^2 log r_k = sum 1/(a+j)^2 (trigamma differences).  This is the regime of Stan Math's
-  ``grad_reg_lower_inc_gamma`` and of the XLA ``IgammaGradA`` series (JAX ``igamma_grad_a``).
-* Incomplete gamma, x >= a + 1: Legendre's continued fraction for Q(a, x) = x^a e^-x / Gamma(a) * f
+* Incomplete gamma, x < a + 1 + 2.5 sqrt(a+1) (Q >~ 3e-3, so the rounding loss of P - 1 stays below
+  ~P/Q ulp): the power series P(a, x) = D * S with D = x^a e^-x / Gamma(a+1) and
+  S = sum_k x^k Gamma(a+1)/Gamma(a+k+1) (DLMF 8.7.1, Numerical Recipes ``gser``; Gautschi 1979 as cited by
+  Stan Math's ``grad_reg_lower_inc_gamma``), differentiated term by term in a: d/da log r_k = -H_k,
+  H_k = sum_{j<=k} 1/(a+j) (= psi(a+k+1) - psi(a+1)), d^2/da^2 log r_k = sum 1/(a+j)^2 (trigamma
+  differences).  XLA's ``IgammaSeries`` in DERIVATIVE mode (JAX ``igamma_grad_a``) differentiates the
+  same series.
+* Incomplete gamma, larger x: Legendre's continued fraction for Q(a, x) = x^a e^-x / Gamma(a) * f
   (DLMF 8.9.2, Numerical Recipes ``gcf``), f = 1/(x+1-a - 1(1-a)/(x+3-a - 2(2-a)/(x+5-a - ...))), whose
-  partial numerators a_n = -(n-1)(n-1-a) and denominators b_n = x+2n-1-a are linear/quadratic in a; the
-  forward recurrences A_n = b_n A_{n-1} + a_n A_{n-2} (and B_n) are differentiated exactly in a, so the
-  convergents' derivatives f', f'' follow from (A, A', A'', B, B', B'') (as in XLA's IgammacContinuedFraction
-  derivative mode and Stan Math's ``grad_reg_inc_gamma`` large-x branch, which differentiate the same
-  quantities).  All of f, f', f'' are positive there (f = int_0^inf e^-xu (1+u)^(a-1) du), so no cancellation.
+  partial numerators a_n = (n-1)(a-n+1) and denominators b_n = x+2n-1-a are polynomial in a; the
+  forward recurrences A_n = b_n A_{n-1} + a_n A_{n-2} (and B_n) are differentiated exactly in a, and
+  f', f'' follow from (A, A', A'', B, B', B'') -- the approach of XLA's ``IgammacContinuedFraction`` in
+  DERIVATIVE mode (Stan Math's ``grad_reg_inc_gamma`` uses an asymptotic series in 1/z there instead).
+  f, f', f'' are positive (f = int_0^inf e^-xu (1+u)^(a-1) log^k(1+u) du), so no cancellation; the
+  prefactor is written as D ((a N1 + 1) f + a f') with N1 = log x - psi(a+1), finite as a -> 0.
 * Incomplete beta: the continued fraction DLMF 8.17.22 (Numerical Recipes ``betacf``),
   I_x(a, b) = x^a (1-x)^b / (a B(a, b)) / (1 + d_1/(1 + d_2/(1 + ...))), evaluated where it converges fast,
   x < (a+1)/(a+b+2), and otherwise through I_x(a, b) = 1 - I_{1-x}(b, a) (DLMF 8.17.4).  The partial
@@ -28,8 +31,11 @@ Methods (each kernel's docstring repeats the part it uses):
   forward recurrences for numerator and denominator are differentiated (dual numbers of order 2).  The CF
   keeps converging in O(sqrt(a+b)) steps near the mean x ~ a/(a+b) for large a + b, where the hypergeometric
   series used by Stan Math (``inc_beta_dda``, ``inc_beta_ddb``) and TFP (betainc gradients) slow down.
-* The prefactors x^a e^-x / Gamma(a+1) and x^a (1-x)^b / B(a, b) are computed for large parameters as
-  exp(a log1pmx(u) + ...) with the Stirling remainder (Temme, "Special functions", 2.11; Boost's
+  The first partial numerator d_1 = -x(a+b)/(a+1) is differentiated in closed form, the log-derivatives
+  of the prefactor use psi(a+1), psi'(a+1), and for a tiny first parameter the b-only derivatives take
+  the other side of the symmetry (all three avoid O(1/a) cancellations as a -> 0).
+* The prefactors x^a e^-x / Gamma(a+1) and x^a (1-x)^b / B(a, b) are computed for parameters >= 15 as
+  exp(a log1pmx(u) + ...), log1pmx(u) = log(1+u) - u, with the Stirling remainder (Temme, "Special functions", 2.11; Boost's
   ``regularised_gamma_prefix`` / ``ibeta_power_terms``), so a, b ~ 1e3..1e5 keep their relative accuracy.
 
 Elements outside the domain (a <= 0, b <= 0, x < 0, x > 1 for beta, NaN, infinite parameters) give NaN.
@@ -44,7 +50,7 @@ __all__ = [
     "betainc_da", "betainc_db", "betainc_da2", "betainc_dadb", "betainc_db2",
 ]
 
-_CHUNK = 8192          # elements per block: keeps temporaries below malloc's mmap threshold
+_CHUNK = 8192          # elements per block (keeps the working set in cache)
 # Convergence tests compare checkpoints 4 recurrence steps apart.  The forward recurrences carry
 # rounding noise of a few ulp (values) and ~1e-14 (derivatives, relative to the terms they enter), so
 # asking for less than that only makes the noise random-walk longer.
@@ -396,9 +402,10 @@ def _gammainc_core(a, x, order):
 def gammainc_da(a, x):
     """d/da of the regularised lower incomplete gamma function P(a, x) (``scipy.special.gammainc``).
 
-    x < a+1: power series DLMF 8.7.1 differentiated term by term (digamma differences as harmonic sums);
-    x >= a+1: Legendre continued fraction DLMF 8.9.2 for Q with its forward recurrences differentiated in
-    a (cf. Stan Math ``grad_reg_lower_inc_gamma`` / ``grad_reg_inc_gamma``, XLA ``IgammaGradA``).
+    x < a + 1 + 2.5 sqrt(a+1): power series DLMF 8.7.1 differentiated term by term (digamma differences as
+    harmonic sums); beyond: Legendre continued fraction DLMF 8.9.2 for Q with its forward recurrences
+    differentiated in a (cf. XLA ``IgammaSeries`` / ``IgammacContinuedFraction`` DERIVATIVE modes behind
+    ``IgammaGradA``; Stan Math ``grad_reg_lower_inc_gamma`` / ``grad_reg_inc_gamma``).
     Prefactor via log1pmx and the Stirling remainder (Temme 2.11).  x = 0 and x = inf give 0;
     a = 0 gives the one-sided limit -E1(x); a < 0, x < 0, NaN give NaN.  Cost grows like sqrt(a) near
     x ~ a for very large a (about 300 terms at a = 1e3, 9000 at a = 1e6); iteration cap 60000 -> NaN.
