@@ -28,9 +28,9 @@ import jaxsci.special as js  # noqa: E402
 
 # (label, family, function, index of the differentiated argument, domain per argument)
 CASES = [
-    ("jv order v", "Bessel order (Ridders on SciPy)", js.jv, 0, [(-4, 6), (0.1, 25)]),
-    ("gammainc a", "incomplete gamma parameter (Ridders on SciPy)", js.gammainc, 0, [(0.5, 12), (0.01, 20)]),
-    ("betainc a", "incomplete beta parameter (Ridders on SciPy)", js.betainc, 0, [(0.5, 10), (0.5, 10), (0.01, 0.99)]),
+    ("jv order v", "Bessel order (series, integrals)", js.jv, 0, [(-4, 6), (0.1, 25)]),
+    ("gammainc a", "incomplete gamma parameter (series, continued fraction)", js.gammainc, 0, [(0.5, 12), (0.01, 20)]),
+    ("betainc a", "incomplete beta parameter (series, continued fraction)", js.betainc, 0, [(0.5, 10), (0.5, 10), (0.01, 0.99)]),
     ("hyp1f1 a", "hypergeometric series, term by term", js.hyp1f1, 0, [(-3, 3), (0.5, 4), (-8, 8)]),
     ("hyp2f1 a", "hypergeometric series, term by term (Pfaff)", js.hyp2f1, 0, [(-2, 2), (-2, 2), (0.5, 4), (-3, 0.9)]),
     ("zetac x", "Euler-Maclaurin (Johansson 2015)", js.zetac, 0, [(1.1, 40)]),

@@ -5,17 +5,13 @@ Error measure: |got - ref| <= rtol * |ref| + atol, rtol = 1e-10 (first order), 1
 atol is 1e-12 of the neighbouring scale (for second derivatives, the size of the first derivative in the
 same parameter, since the second ones cross zero inside the domains), never larger than that.
 """
-import sys
 import warnings
-from pathlib import Path
 
 import mpmath as mp
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "templates" / "runtime"))
-from kernels import incomplete as K  # noqa: E402
+from jaxsci._core.kernels import incomplete as K
 
 mp.mp.dps = 30
 RTOL = {1: 1e-10, 2: 1e-8}

@@ -54,7 +54,7 @@ def _betainc_da_x_derivative(a, b, x, values, needs):
 _FUNCTION = _core.register(
     _core.Function(
         qualname='kernels.betainc_da',
-        scipy='jaxsci._core.kernels.numeric.betainc_da',
+        scipy='jaxsci._core.kernels.incomplete.betainc_da',
         args=(
             _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
@@ -76,13 +76,14 @@ _FUNCTION = _core.register(
 def betainc_da(a, b, x):
     """The derivative of the regularized incomplete beta function I_x(a, b) in a.
 
-    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.numeric.betainc_da``, vectorised numpy evaluated on the
+    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.incomplete.betainc_da``, vectorised numpy evaluated on the
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Ridders' extrapolated central differences of SciPy in the parameter (templates/runtime/kernels/numeric.py):
-    NaN where the tableau's error estimate exceeds 1e-9 of the derivative (or of 1e-3 times the function
-    where that is larger).
+    jaxsci's incomplete-beta kernels (templates/runtime/kernels/incomplete.py): the hypergeometric series
+    differentiated in a and b (digamma and trigamma terms), with I_x(a, b) = 1 - I_(1-x)(b, a) to stay
+    where it converges, and the continued fraction DLMF 8.17.22 differentiated near x = a/(a+b) for large
+    a + b (Stan Math inc_beta_dda/ddb, TFP). Measured against mpmath in tests/test_kernels_incomplete.py.
 
     Args:
       a: real array.
@@ -100,6 +101,6 @@ def betainc_da(a, b, x):
     own dtype.
 
     References:
-      - C. J. F. Ridders, Accurate computation of F'(x) and F'(x) F''(x), Adv. Eng. Software 4 (1982) 75-76
+      - DLMF 8.17.8 and 8.17.22; Stan Math inc_beta_dda, inc_beta_ddb
     """
     return _core.call(_FUNCTION, a, b, x)

@@ -10,7 +10,7 @@ from .. import _core
 _FUNCTION = _core.register(
     _core.Function(
         qualname='kernels.betainc_db2',
-        scipy='jaxsci._core.kernels.numeric.betainc_db2',
+        scipy='jaxsci._core.kernels.incomplete.betainc_db2',
         args=(
             _core.Arg('a', 'real', differentiable=False, why="a third derivative in the parameter is not provided (jaxsci's parameter derivatives go to second order)", accepts_float=False, truncates_float=False),
             _core.Arg('b', 'real', differentiable=False, why="a third derivative in the parameter is not provided (jaxsci's parameter derivatives go to second order)", accepts_float=False, truncates_float=False),
@@ -29,13 +29,14 @@ _FUNCTION = _core.register(
 def betainc_db2(a, b, x):
     """A second parameter derivative of I_x(a, b): b2.
 
-    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.numeric.betainc_db2``, vectorised numpy evaluated on the
+    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.incomplete.betainc_db2``, vectorised numpy evaluated on the
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Ridders' extrapolated central differences of SciPy in the parameter (templates/runtime/kernels/numeric.py):
-    NaN where the tableau's error estimate exceeds 1e-7 of the derivative (or of 1e-3 times the function
-    where that is larger).
+    jaxsci's incomplete-beta kernels (templates/runtime/kernels/incomplete.py): the hypergeometric series
+    differentiated in a and b (digamma and trigamma terms), with I_x(a, b) = 1 - I_(1-x)(b, a) to stay
+    where it converges, and the continued fraction DLMF 8.17.22 differentiated near x = a/(a+b) for large
+    a + b (Stan Math inc_beta_dda/ddb, TFP). Measured against mpmath in tests/test_kernels_incomplete.py.
 
     Args:
       a: real array.
@@ -53,6 +54,6 @@ def betainc_db2(a, b, x):
     own dtype.
 
     References:
-      - C. J. F. Ridders, Accurate computation of F'(x) and F'(x) F''(x), Adv. Eng. Software 4 (1982) 75-76
+      - DLMF 8.17.8 and 8.17.22; Stan Math inc_beta_dda, inc_beta_ddb
     """
     return _core.call(_FUNCTION, a, b, x)

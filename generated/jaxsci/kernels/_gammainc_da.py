@@ -39,7 +39,7 @@ def _gammainc_da_x_derivative(a, x, values, needs):
 _FUNCTION = _core.register(
     _core.Function(
         qualname='kernels.gammainc_da',
-        scipy='jaxsci._core.kernels.numeric.gammainc_da',
+        scipy='jaxsci._core.kernels.incomplete.gammainc_da',
         args=(
             _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
@@ -59,13 +59,14 @@ _FUNCTION = _core.register(
 def gammainc_da(a, x):
     """The derivative of the regularized lower incomplete gamma function P(a, x) in a.
 
-    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.numeric.gammainc_da``, vectorised numpy evaluated on the
+    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.incomplete.gammainc_da``, vectorised numpy evaluated on the
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Ridders' extrapolated central differences of SciPy in the parameter (templates/runtime/kernels/numeric.py):
-    NaN where the tableau's error estimate exceeds 1e-9 of the derivative (or of 1e-3 times the function
-    where that is larger).
+    jaxsci's incomplete-gamma kernels (templates/runtime/kernels/incomplete.py): the series for P
+    differentiated term by term in a (digamma and trigamma terms) for x below about a + 1, the continued
+    fraction for Q differentiated for larger x, as Stan Math's grad_reg_inc_gamma and XLA's igamma_grad_a
+    switch; NaN where neither converges. Measured against mpmath in tests/test_kernels_incomplete.py.
 
     Args:
       a: real array.
@@ -81,6 +82,6 @@ def gammainc_da(a, x):
     own dtype.
 
     References:
-      - C. J. F. Ridders, Accurate computation of F'(x) and F'(x) F''(x), Adv. Eng. Software 4 (1982) 75-76
+      - DLMF 8.7.1 and 8.9.2; Stan Math grad_reg_inc_gamma, grad_reg_lower_inc_gamma
     """
     return _core.call(_FUNCTION, a, x)

@@ -10,7 +10,7 @@ from .. import _core
 _FUNCTION = _core.register(
     _core.Function(
         qualname='kernels.gammainc_da2',
-        scipy='jaxsci._core.kernels.numeric.gammainc_da2',
+        scipy='jaxsci._core.kernels.incomplete.gammainc_da2',
         args=(
             _core.Arg('a', 'real', differentiable=False, why="a third derivative in the parameter is not provided (jaxsci's parameter derivatives go to second order)", accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=False, why="a third derivative in the parameter is not provided (jaxsci's parameter derivatives go to second order)", accepts_float=False, truncates_float=False),
@@ -28,13 +28,14 @@ _FUNCTION = _core.register(
 def gammainc_da2(a, x):
     """The second derivative of the regularized lower incomplete gamma function P(a, x) in a.
 
-    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.numeric.gammainc_da2``, vectorised numpy evaluated on the
+    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.incomplete.gammainc_da2``, vectorised numpy evaluated on the
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Ridders' extrapolated central differences of SciPy in the parameter (templates/runtime/kernels/numeric.py):
-    NaN where the tableau's error estimate exceeds 1e-7 of the derivative (or of 1e-3 times the function
-    where that is larger).
+    jaxsci's incomplete-gamma kernels (templates/runtime/kernels/incomplete.py): the series for P
+    differentiated term by term in a (digamma and trigamma terms) for x below about a + 1, the continued
+    fraction for Q differentiated for larger x, as Stan Math's grad_reg_inc_gamma and XLA's igamma_grad_a
+    switch; NaN where neither converges. Measured against mpmath in tests/test_kernels_incomplete.py.
 
     Args:
       a: real array.
@@ -50,6 +51,6 @@ def gammainc_da2(a, x):
     own dtype.
 
     References:
-      - C. J. F. Ridders, Accurate computation of F'(x) and F'(x) F''(x), Adv. Eng. Software 4 (1982) 75-76
+      - DLMF 8.7.1 and 8.9.2; Stan Math grad_reg_inc_gamma, grad_reg_lower_inc_gamma
     """
     return _core.call(_FUNCTION, a, x)
