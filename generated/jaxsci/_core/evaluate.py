@@ -89,10 +89,10 @@ def _evaluate_batched(operands, dims, *, plan: Plan, transport: str):
     # Elementwise: the batch axis goes first and every operand keeps one rank (the transport's
     # elementwise lowering wants equal ranks), then the primitive is bound again, so a batched
     # evaluation stays differentiable.
-    rank = 1 + max(o.ndim - (d is not batching.not_mapped) for o, d in zip(operands, dims))
+    rank = 1 + max(o.ndim - (d is not None) for o, d in zip(operands, dims))
     aligned = []
     for o, d in zip(operands, dims):
-        if d is batching.not_mapped:
+        if d is None:  # unbatched
             o = lax.expand_dims(o, tuple(range(rank - o.ndim)))
         else:
             o = jnp.moveaxis(o, d, 0)
