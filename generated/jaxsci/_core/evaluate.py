@@ -74,10 +74,10 @@ def _host_evaluate(*operands, plan: Plan, transport: str):
     return host_callback(host_calls, result_types, operands, _vmap_method(plan.calls), transport)
 
 
-@functools.lru_cache(maxsize=4096)
-def _result_avals(plan: Plan, transport: str, avals: tuple) -> tuple:
+def _result_avals(*avals, plan: Plan, transport: str) -> tuple:
     # Traced from the callback itself, so the results carry exactly the shardings (and shard_map's
-    # varying axes) the transport gives them.
+    # varying axes) the transport gives them. Not cached: tracing costs less than the custom_jvp
+    # this replaces, and the registry may change between calls (tests register functions).
     from jax._src import api_util
     from jax._src.interpreters import partial_eval as pe
 
@@ -105,8 +105,7 @@ def _evaluate_batched(operands, dims, *, plan: Plan, transport: str):
 _evaluate_p = Primitive("jaxsci_evaluate")
 _evaluate_p.multiple_results = True
 _evaluate_p.def_impl(_host_evaluate)
-_evaluate_p.def_abstract_eval(
-    lambda *avals, plan, transport: _result_avals(plan, transport, avals))
+_evaluate_p.def_abstract_eval(_result_avals)
 mlir.register_lowering(_evaluate_p, mlir.lower_fun(_host_evaluate, multiple_results=True))
 batching.primitive_batchers[_evaluate_p] = _evaluate_batched
 
