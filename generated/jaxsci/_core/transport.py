@@ -16,8 +16,9 @@ The choice is made per lowering platform with ``lax.platform_dependent``, so one
 serves CPU and GPU. ``jaxsci.config.callback = "pure"`` (or ``JAXSCI_CALLBACK=pure``) forces
 ``pure_callback`` everywhere.
 
-Both are pure: no side effects, removed by dead-code elimination when unused, and batched by the
-spec's ``vmap_method``.
+Both are pure: no side effects, removed by dead-code elimination when unused. Evaluations of traced
+arguments reach them only when ``evaluate``'s primitive is lowered, after its own batching rule (the
+``expand_dims`` layout) has run, so their ``vmap_method`` batching serves direct calls alone.
 """
 from __future__ import annotations
 
