@@ -1,9 +1,14 @@
 """One host round trip for any set of evaluations, differentiable to any order.
 
-``evaluate(plan, *operands)`` runs every call of the plan in a single host callback (``transport``). Its JVP asks
-each call's rules which further evaluations the derivatives need, merges them with the plan (equal
-evaluations are made once), and evaluates everything in one new ``evaluate``, whose own JVP gives the
-next order in the same way.
+``evaluate(plan, *operands)`` runs every call of the plan in a single host callback (``transport``).
+It is a primitive of jaxsci's own, ``jaxsci_evaluate``, rather than a ``custom_jvp`` around the
+callback: JAX's partial evaluation inlines a ``custom_jvp`` whose inputs are partly unknown and drops
+its rule (it assumes the result only builds a linear function), and ``lax.scan`` partially evaluates
+its primal body that way to hoist loop invariants. The primal scan of a ``grad`` then held the bare
+callback, and differentiating it again (``hessian``, ``jacfwd(grad)``) failed. A primitive keeps its
+JVP rule through every transformation. That rule asks each call's rules which further evaluations
+the derivatives need, merges them with the plan (equal evaluations are made once), and evaluates
+everything in one new ``evaluate``, whose own JVP gives the next order in the same way.
 """
 from __future__ import annotations
 
@@ -12,8 +17,11 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-from jax.custom_derivatives import SymbolicZero
+from jax import lax
+from jax.extend.core import Primitive
+from jax.interpreters import ad, batching, mlir
 
+from .config import config
 from .errors import NonDifferentiableError
 from .promote import operand_dtype, output_dtype
 from .registry import lookup
@@ -43,25 +51,69 @@ def _call_dtypes(call: Call, operands) -> tuple:
     return tuple(output_dtype(out.dtype, promoted) for out in lookup(call.function).outputs)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
-def evaluate(plan: Plan, *operands):
+def evaluate(plan: Plan, *operands, transport: str | None = None):
+    """The outputs of every call of ``plan``: one tuple of arrays per call."""
+    # The transport is chosen when the function is traced, as config documents, not when it is
+    # lowered; derivatives keep the one their primal was traced with.
+    flat = _evaluate_p.bind(*operands, plan=plan, transport=transport or config.callback)
+    grouped, start = [], 0
+    for call in plan.calls:
+        count = len(lookup(call.function).outputs)
+        grouped.append(tuple(flat[start:start + count]))
+        start += count
+    return tuple(grouped)
+
+
+def _host_evaluate(*operands, plan: Plan, transport: str):
+    """What ``jaxsci_evaluate`` stands for: the host callback, in a flat list of results."""
     shape = jnp.broadcast_shapes(*(jnp.shape(o) for o in operands))
     dtypes = [_call_dtypes(call, operands) for call in plan.calls]
     result_types = tuple(jax.ShapeDtypeStruct(shape, dt) for call_dtypes in dtypes for dt in call_dtypes)
     host_calls = tuple((c.function, c.statics, c.operands, d) for c, d in zip(plan.calls, dtypes))
-    flat = host_callback(host_calls, result_types, operands, _vmap_method(plan.calls))
-    grouped, start = [], 0
-    for call_dtypes in dtypes:
-        grouped.append(tuple(flat[start:start + len(call_dtypes)]))
-        start += len(call_dtypes)
-    return tuple(grouped)
+    return host_callback(host_calls, result_types, operands, _vmap_method(plan.calls), transport)
+
+
+def _result_avals(*avals, plan: Plan, transport: str) -> tuple:
+    # Traced from the callback itself, so the results carry exactly the shardings (and shard_map's
+    # varying axes) the transport gives them. Not cached: tracing costs less than the custom_jvp
+    # this replaces, and the registry may change between calls (tests register functions).
+    from jax._src import api_util
+    from jax._src.interpreters import partial_eval as pe
+
+    fun = functools.partial(_host_evaluate, plan=plan, transport=transport)
+    return tuple(pe.abstract_eval_fun(fun, *avals, debug_info=api_util.debug_info("jaxsci", fun, avals, {})))
+
+
+def _evaluate_batched(operands, dims, *, plan: Plan, transport: str):
+    # Elementwise: the batch axis goes first and every operand keeps one rank (the transport's
+    # elementwise lowering wants equal ranks), then the primitive is bound again, so a batched
+    # evaluation stays differentiable.
+    rank = 1 + max(o.ndim - (d is not None) for o, d in zip(operands, dims))
+    aligned = []
+    for o, d in zip(operands, dims):
+        if d is None:  # unbatched
+            o = lax.expand_dims(o, tuple(range(rank - o.ndim)))
+        else:
+            o = jnp.moveaxis(o, d, 0)
+            o = lax.expand_dims(o, tuple(range(1, 1 + rank - o.ndim)))
+        aligned.append(o)
+    outs = _evaluate_p.bind(*aligned, plan=plan, transport=transport)
+    return outs, [0] * len(outs)
+
+
+_evaluate_p = Primitive("jaxsci_evaluate")
+_evaluate_p.multiple_results = True
+_evaluate_p.def_impl(_host_evaluate)
+_evaluate_p.def_abstract_eval(_result_avals)
+mlir.register_lowering(_evaluate_p, mlir.lower_fun(_host_evaluate, multiple_results=True))
+batching.primitive_batchers[_evaluate_p] = _evaluate_batched
 
 
 def evaluate_constant(function: str, statics: tuple, dtypes: tuple, shapes: tuple):
     """One callback for a function without traced arguments; nothing to differentiate."""
     host_calls = ((function, statics, (), dtypes, shapes),)
     result_types = tuple(jax.ShapeDtypeStruct(s, dt) for s, dt in zip(shapes, dtypes))
-    return host_callback(host_calls, result_types, (), lookup(function).vmap_method)
+    return host_callback(host_calls, result_types, (), lookup(function).vmap_method, config.callback)
 
 
 class _PlanBuilder:
@@ -92,7 +144,7 @@ class _PlanBuilder:
 
 
 def _is_zero(tangent) -> bool:
-    return isinstance(tangent, SymbolicZero)
+    return type(tangent) is ad.Zero
 
 
 def _add_need(builder: _PlanBuilder, need, own_operand, derived_key) -> int:
@@ -118,7 +170,9 @@ class _ActiveRule(NamedTuple):
     needs: list  # the results of the rule's evaluations so far, in its order
 
 
-def _evaluate_jvp_rule(plan: Plan, primals, tangents):
+def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
+    # JAX calls this only when some tangent is nonzero; zero tangents arrive as ``ad.Zero``, so a
+    # tangent that reaches a non-differentiable argument raises instead of being dropped.
     builder = _PlanBuilder(plan, primals)
     active, first_calls = [], []
     for ci, call in enumerate(plan.calls):
@@ -140,14 +194,11 @@ def _evaluate_jvp_rule(plan: Plan, primals, tangents):
                 for need in rule.needs[0](*call_values, None, ())
             ])
             active.append(_ActiveRule(ci, ti, rule, []))
-    if not active:
-        outs = evaluate(plan, *primals)
-        return outs, tuple(tuple(jnp.zeros_like(o) for o in call_outs) for call_outs in outs)
-    results = evaluate(builder.plan(), *builder.operands)
+    results = evaluate(builder.plan(), *builder.operands, transport=transport)
     primal_out = results[: len(plan.calls)]
     for entry, calls in zip(active, first_calls):
         entry.needs.extend(_unwrap(results[i]) for i in calls)
-    _evaluate_later_needs(plan, primals, primal_out, active)
+    _evaluate_later_needs(plan, primals, primal_out, active, transport)
     tangent_out = [[None] * len(call_outs) for call_outs in primal_out]
     for ci, ti, rule, needs in active:
         call = plan.calls[ci]
@@ -162,14 +213,16 @@ def _evaluate_jvp_rule(plan: Plan, primals, tangents):
                 term = term + conj_parts[k] * jnp.conj(tangent)
             term = _to_dtype(term, value)
             tangent_out[ci][k] = term if tangent_out[ci][k] is None else tangent_out[ci][k] + term
-    tangent_out = tuple(
-        tuple(jnp.zeros_like(v) if t is None else t for v, t in zip(call_outs, call_tangents))
-        for call_outs, call_tangents in zip(primal_out, tangent_out)
-    )
-    return primal_out, tangent_out
+    # The tangents are linear in the input tangents (products with primal values, conj, real, casts),
+    # so JAX transposes them for reverse mode; an output no tangent reaches gets a symbolic zero.
+    flat_out = [v for call_outs in primal_out for v in call_outs]
+    flat_tangents = [ad.Zero(jax.typeof(v).to_tangent_aval()) if t is None else t
+                     for call_outs, call_tangents in zip(primal_out, tangent_out)
+                     for v, t in zip(call_outs, call_tangents)]
+    return flat_out, flat_tangents
 
 
-def _evaluate_later_needs(plan: Plan, primals, primal_out, active) -> None:
+def _evaluate_later_needs(plan: Plan, primals, primal_out, active, transport: str) -> None:
     """Evaluations whose arguments use the primal's values (or earlier evaluations): one more round trip
     per stage, e.g. an inverse function's implicit rule needs a density at the quantile it returned."""
     stage = 1
@@ -193,7 +246,7 @@ def _evaluate_later_needs(plan: Plan, primals, primal_out, active) -> None:
             needs = entry.rule.needs[stage](*args, primal_out[entry.call_index], tuple(entry.needs))
             pending.append((entry, [_add_need(builder, need, own_operand, derived_key) for need in needs]))
         if builder.calls:  # stages are contiguous, so a later stage always has calls; kept safe anyway
-            results = evaluate(builder.plan(), *builder.operands)
+            results = evaluate(builder.plan(), *builder.operands, transport=transport)
             for entry, calls in pending:
                 entry.needs.extend(_unwrap(results[i]) for i in calls)
         stage += 1
@@ -210,4 +263,4 @@ def _to_dtype(term, like):
     return jnp.broadcast_to(term.astype(like.dtype), like.shape)
 
 
-evaluate.defjvp(_evaluate_jvp_rule, symbolic_zeros=True)
+ad.primitive_jvps[_evaluate_p] = _evaluate_jvp_rule

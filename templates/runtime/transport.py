@@ -15,8 +15,9 @@ The choice is made per lowering platform with ``lax.platform_dependent``, so one
 serves CPU and GPU. ``jaxsci.config.callback = "pure"`` (or ``JAXSCI_CALLBACK=pure``) forces
 ``pure_callback`` everywhere.
 
-Both are pure: no side effects, removed by dead-code elimination when unused, and batched by the
-spec's ``vmap_method``.
+Both are pure: no side effects, removed by dead-code elimination when unused. Evaluations of traced
+arguments reach them only when ``evaluate``'s primitive is lowered, after its own batching rule (the
+``expand_dims`` layout) has run, so their ``vmap_method`` batching serves direct calls alone.
 """
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ import jax
 import numpy as np
 from jax import lax
 
-from .config import config
 from .errors import ExportError
 from .export import explain
 from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
@@ -138,13 +138,16 @@ def lean_available() -> bool:
     return _LEAN is not None
 
 
-def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_method: str) -> tuple:
-    """Evaluate ``host_calls`` (see ``host.run_calls``) on ``operands``; returns one array per result type."""
+def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_method: str, transport: str) -> tuple:
+    """Evaluate ``host_calls`` (see ``host.run_calls``) on ``operands``; returns one array per result type.
+
+    ``transport`` is ``config.callback`` as it was when the caller was traced.
+    """
 
     def pure(*ops):
         return tuple(jax.pure_callback(_pure_function(host_calls), result_types, *ops, vmap_method=vmap_method))
 
-    if config.callback == "pure" or _LEAN is None:
+    if transport == "pure" or _LEAN is None:
         return pure(*operands)
 
     result_avals = tuple(jax.core.ShapedArray(t.shape, t.dtype) for t in result_types)
