@@ -111,7 +111,7 @@ class Keys:
 
 # ---- rules <-> JSON ------------------------------------------------------------------------------
 def _plain(value):
-    """Tuples become lists for JSON; restored by ``_restore_tuples``."""
+    """Tuples become lists for JSON; ``_tuples`` restores them."""
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     return value
