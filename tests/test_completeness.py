@@ -49,9 +49,11 @@ def test_every_export_has_a_spec():
     names = {(s.module, s.name) for s in SPECS}
     for module_name in {s.module for s in SPECS}:
         module = getattr(jaxsci, module_name)
-        public = {n for n in vars(module) if not n.startswith("_")}
-        assert set(module.__all__) == public, "the module exposes names outside __all__"
+        loaded = {n for n in vars(module) if not n.startswith("_")}
+        assert loaded <= set(module.__all__), "the module exposes names outside __all__"
+        assert {n for n in dir(module) if not n.startswith("_")} == set(module.__all__)
         for name in module.__all__:
+            assert callable(getattr(module, name)), f"jaxsci.{module_name}.{name} does not load"
             assert (module_name, name) in names, f"jaxsci.{module_name}.{name} has no spec"
 
 

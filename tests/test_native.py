@@ -183,6 +183,10 @@ def test_environment_variable_forces_scipy():
 import jax, jaxsci
 from jaxsci import _core
 assert jaxsci.config.native is False
+for module in ("special", "kernels"):
+    package = getattr(jaxsci, module)
+    for name in package.__all__:
+        getattr(package, name)  # function modules load lazily: load them all
 print(sorted(f.qualname for f in _core.registry.REGISTRY.values() if f.native))
 """
     env = dict(os.environ, JAXSCI_NATIVE="0")

@@ -4,6 +4,9 @@
 Each function is generated from a spec in the project's ``specs/`` folder and runs on a bundled
 callback core (``jaxsci._core``).
 """
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from ._core import CallbackError as CallbackError
 from ._core import CallbackWarning as CallbackWarning
 from ._core import ExportError as ExportError
@@ -11,8 +14,22 @@ from ._core import config as config
 from ._core import NonDifferentiableError as NonDifferentiableError
 from ._core import errstate as errstate
 from ._core import export as export
-from . import kernels as kernels
-from . import special as special
+
+# The function packages are imported when first used (``jaxsci.special.jv``), like their functions.
+if _TYPE_CHECKING:
+    from . import kernels as kernels
+    from . import special as special
 
 __version__ = '0.1.0'
 __all__ = ["CallbackError", "CallbackWarning", "ExportError", "NonDifferentiableError", "config", "errstate", "export", 'kernels', 'special', "__version__"]
+_PACKAGES = frozenset({'kernels', 'special'})
+
+
+def __getattr__(name: str):
+    if name not in _PACKAGES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _importlib.import_module(f"{__name__}.{name}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | _PACKAGES)

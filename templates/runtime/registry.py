@@ -137,7 +137,23 @@ def register(function: Function) -> Function:
 
 
 def lookup(qualname: str) -> Function:
+    """The registered function ``module.name``, importing its generated module on first use.
+
+    Function modules are loaded lazily (the packages' ``__getattr__``), so a rule's need for another
+    function, or a host call in a fresh process, may be the first use of that function's module.
+    """
+    function = REGISTRY.get(qualname)
+    if function is not None:
+        return function
+    module, _, name = qualname.partition(".")
+    root = __name__.split(".")[0]
+    target = f"{root}.{module}._{name}"
+    try:
+        importlib.import_module(target)
+    except ModuleNotFoundError as exc:
+        if not target.startswith(exc.name or "?"):
+            raise  # the module exists but one of its imports is missing: say so, not "not registered"
     try:
         return REGISTRY[qualname]
     except KeyError:
-        raise LookupError(f"jaxsci: no function {qualname!r} is registered; import jaxsci.{qualname.split('.')[0]} first") from None
+        raise LookupError(f"jaxsci: no function {qualname!r} is registered (no module {root}.{module}._{name})") from None
