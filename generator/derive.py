@@ -42,6 +42,9 @@ class Need:
     # 0: planned with the primal; s > 0: its arguments use the primal's values (s = 1) or the results
     # of stage s - 1 needs, so it is evaluated in a later host round trip.
     stage: int = 0
+    # ((caller's traced index, constant code), ...): used only at a special point (its arguments hold
+    # Mask(x, c)), so the host evaluates it only where every such x equals its c.
+    where: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -503,12 +506,26 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
             else:
                 need_args.append(NeedArg(same_as=None, key=key_text(value), code=code(value, f"argument of {var}")))
         need_records.append(Need(var=var, spec=info.spec, statics=info.statics, args=tuple(need_args),
-                                 stage=stages[var]))
+                                 stage=stages[var], where=_special_point_where(info.traced, own_traced)))
     return (
         tuple(need_records),
         tuple(code(e, "derivative") for e in derivative),
         tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
     )
+
+
+def _special_point_where(traced_values, own_traced) -> tuple:
+    """The special point an evaluation is used at, from the Mask(x, c) in its arguments, as
+    ((index of x among the caller's traced arguments, c as Python code), ...); () where it has none."""
+    masks = set().union(*(sympy.sympify(v).atoms(Mask) for v in traced_values))
+    where = set()
+    for mask in masks:
+        symbol, value = mask.args
+        if symbol not in own_traced or not value.is_number:
+            return ()  # not a plain point: evaluate everywhere
+        value = complex(value)
+        where.add((own_traced.index(symbol), repr(value.real if value.imag == 0 else value)))
+    return tuple(sorted(where))
 
 
 def _statics_match(call_statics, own_condition) -> bool:

@@ -171,6 +171,30 @@ def test_one_host_round_trip_per_derivative_order(monkeypatch):
     assert len(calls) == 1
 
 
+def test_a_special_point_evaluation_is_made_only_where_its_point_holds(monkeypatch):
+    """d/dz jv at z = 0 is (jv(v - 1, 0) - jv(v + 1, 0)) / 2: SciPy sees jv(v + 1, .) at the zeros only."""
+    from jaxsci._core import registry
+
+    seen = []
+    real_jv = sc.jv
+
+    def counting_jv(v, z, **kwargs):
+        seen.append((np.shape(v), np.asarray(v).copy()))
+        return real_jv(v, z, **kwargs)
+
+    original = registry.Function.scipy_callable
+    monkeypatch.setattr(registry.Function, "scipy_callable",
+                        lambda self: counting_jv if self.qualname == "special.jv" else original(self))
+    v = jnp.asarray([0.5, 1.5, 2.5, 3.5, 4.5])
+    z = jnp.asarray([0.0, 1.0, 2.0, 0.0, 3.0])
+    got = jax.vmap(jax.grad(jv, argnums=1))(v, z)
+    assert np.allclose(got, sc.jvp(np.asarray(v), np.asarray(z)), rtol=1e-12)
+    sizes = sorted(int(np.prod(shape)) for shape, _ in seen)
+    # the primal and jv(v - 1, z) over all five elements; jv(v + 1, 0) at the two zeros only
+    assert sizes == [2, 5, 5], sizes
+    assert any(np.array_equal(values, [1.5, 4.5]) for _, values in seen)
+
+
 def test_an_evaluation_at_the_functions_own_value_takes_a_second_round_trip(monkeypatch):
     """chndtrix's implicit rule needs the density at x = chndtrix(p, df, nc): ive(df/2 - 1, sqrt(nc x))."""
 

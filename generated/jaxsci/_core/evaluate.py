@@ -35,6 +35,9 @@ class Call(NamedTuple):
     function: str
     statics: tuple  # ((name, value), ...) for the static arguments, in order
     operands: tuple  # operand indices of the traced arguments, in order
+    # ((operand index, constant), ...): evaluated only where each operand equals its constant, zero
+    # elsewhere (a derivative's special-point evaluation; Need.where)
+    where: tuple = ()
 
 
 class Plan(NamedTuple):
@@ -70,7 +73,7 @@ def _host_evaluate(*operands, plan: Plan, transport: str):
     shape = jnp.broadcast_shapes(*(jnp.shape(o) for o in operands))
     dtypes = [_call_dtypes(call, operands) for call in plan.calls]
     result_types = tuple(jax.ShapeDtypeStruct(shape, dt) for call_dtypes in dtypes for dt in call_dtypes)
-    host_calls = tuple((c.function, c.statics, c.operands, d) for c, d in zip(plan.calls, dtypes))
+    host_calls = tuple((c.function, c.statics, c.operands, d, None, c.where) for c, d in zip(plan.calls, dtypes))
     return host_callback(host_calls, result_types, operands, _vmap_method(plan.calls), transport)
 
 
@@ -112,7 +115,7 @@ batching.primitive_batchers[_evaluate_p] = _evaluate_batched
 
 def evaluate_constant(function: str, statics: tuple, dtypes: tuple, shapes: tuple):
     """One callback for a function without traced arguments; nothing to differentiate."""
-    host_calls = ((function, statics, (), dtypes, shapes),)
+    host_calls = ((function, statics, (), dtypes, shapes, ()),)
     result_types = tuple(jax.ShapeDtypeStruct(s, dt) for s, dt in zip(shapes, dtypes))
     return host_callback(host_calls, result_types, (), lookup(function).vmap_method, config.callback)
 
@@ -157,7 +160,8 @@ def _add_need(builder: _PlanBuilder, need, own_operand, derived_key) -> int:
         else:
             key, value = item
             indices.append(builder.operand(derived_key(key), value))
-    return builder.call(Call(need.function, need.statics, tuple(indices)))
+    where = tuple((own_operand(i), constant) for i, constant in need.where)
+    return builder.call(Call(need.function, need.statics, tuple(indices), where))
 
 
 def _unwrap(outputs):
@@ -208,6 +212,8 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
         tangent = tangents[call.operands[ti]]
         parts = rule.derivative(*args, values, needs)
         conj_parts = rule.conjugate(*args, values, needs) if rule.conjugate is not None else None
+        if call.where:
+            parts, conj_parts = _selected(call, primals, parts), _selected(call, primals, conj_parts)
         for k, value in enumerate(values):
             term = parts[k] * tangent
             if conj_parts is not None:
@@ -221,6 +227,18 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
                      for call_outs, call_tangents in zip(primal_out, tangent_out)
                      for v, t in zip(call_outs, call_tangents)]
     return flat_out, flat_tangents
+
+
+def _selected(call: Call, primals, parts):
+    """A where-call's partial derivatives, zero where the host did not evaluate it.
+
+    Its outputs there are zeros, not values, so a rule's coefficients may be anything (a division
+    by the value); they must be zero, not only multiplied by a zero, for reverse mode's transpose.
+    """
+    if parts is None:
+        return None
+    selected = functools.reduce(jnp.logical_and, [primals[i] == constant for i, constant in call.where])
+    return tuple(jnp.where(selected, part, jnp.zeros_like(part)) for part in parts)
 
 
 def _evaluate_later_needs(plan: Plan, primals, primal_out, active, transport: str) -> None:

@@ -174,17 +174,39 @@ def _evaluate_call(function, statics: dict, arguments, outputs, threads: int) ->
         raise error
 
 
+def _evaluate_where(function, statics: dict, arguments, outputs, arrays, where) -> None:
+    """Evaluate only where each ``arrays[i] == constant`` of ``where``; zeros elsewhere.
+
+    A rule's special-point evaluation (jv(v + 1, 0) at z = 0 in d/dz jv) is used only there; the
+    other elements would cost a SciPy evaluation each for a value that is thrown away.
+    """
+    shape = outputs[0].shape
+    selected = np.ones(shape, dtype=bool)
+    for i, constant in where:
+        selected &= np.broadcast_to(arrays[i] == constant, shape)
+    for output in outputs:
+        output[...] = 0
+    if not selected.any():
+        return
+    picked = [np.broadcast_to(a, shape)[selected] for a in arguments]
+    values = [np.empty(picked[0].shape if picked else (0,), o.dtype) for o in outputs]
+    _evaluate_into(function, statics, picked, values)
+    for output, value in zip(outputs, values):
+        output[selected] = value
+
+
 class HostCalls(tuple):
-    """``((qualname, statics, operand indices, output dtypes[, output shapes]), ...)``, the static
-    description of one callback, with what the host needs of it looked up once, at its first run."""
+    """``((qualname, statics, operand indices, output dtypes, output shapes or None, where), ...)``,
+    the static description of one callback, with what the host needs of it looked up once, at its
+    first run. ``where`` is ``((operand index, constant), ...)`` (``evaluate.Call.where``)."""
 
     def prepared(self) -> tuple:
         try:
             return self._prepared
         except AttributeError:
             self._prepared = tuple(
-                (qualname, dict(statics), indices, len(dtypes), bool(given))
-                for qualname, statics, indices, dtypes, *given in self)
+                (qualname, dict(statics), indices, len(dtypes), shapes is not None, where)
+                for qualname, statics, indices, dtypes, shapes, where in self)
             return self._prepared
 
 
@@ -206,14 +228,16 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
     try:
         with _IeeeFloatingPoint():
             start = 0
-            for qualname, statics, indices, count, given in calls.prepared():
+            for qualname, statics, indices, count, given, where in calls.prepared():
                 mine = outputs[start:start + count]
                 start += count
                 try:
                     function = lookup(qualname)
                     arguments = [arrays[i] for i in indices]
+                    if where:
+                        _evaluate_where(function.scipy_callable(), statics, arguments, mine, arrays, where)
                     # Only elementwise calls split: one with given output shapes (roots_legendre(n)) is not.
-                    if threads > 1 and indices and not given:
+                    elif threads > 1 and indices and not given:
                         _evaluate_call(function.scipy_callable(), statics, arguments, mine, threads)
                     else:
                         _evaluate_into(function.scipy_callable(), statics, arguments, mine)
@@ -240,8 +264,8 @@ def evaluate_calls(calls: tuple, *operands):
         for output in outputs:
             _fill(output)
         return tuple(outputs)
-    outputs = [np.empty(given[0][k] if given else shape, dt)
-               for _, _, _, dtypes, *given in calls for k, dt in enumerate(dtypes)]
+    outputs = [np.empty(shapes[k] if shapes is not None else shape, dt)
+               for _, _, _, dtypes, shapes, _ in calls for k, dt in enumerate(dtypes)]
     run_calls(calls, arrays, outputs)
     return tuple(outputs)
 

@@ -47,6 +47,9 @@ class Need:
     function: str
     statics: tuple
     args: tuple
+    # ((caller's traced index, constant), ...): the evaluation is used only where every one of those
+    # arguments equals its constant (a rule's special point), so the host evaluates it only there.
+    where: tuple = ()
 
 
 @dataclass(frozen=True)

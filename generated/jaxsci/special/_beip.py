@@ -11,7 +11,7 @@ def _beip_x_needs(x, values, needs):
     """Evaluations d beip / d x uses besides beip itself."""
     return (
         _core.Need('special.ber', (), (0, )),
-        _core.Need('special.jv', (), (('2', 2), ('exp(3*I*pi/4)*Mask(_0, 0)', jnp.exp((3/4)*1j*jnp.pi)*jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.jv', (), (('2', 2), ('exp(3*I*pi/4)*Mask(_0, 0)', jnp.exp((3/4)*1j*jnp.pi)*jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
     )
 
 

@@ -11,7 +11,7 @@ def _berp_x_needs(x, values, needs):
     """Evaluations d berp / d x uses besides berp itself."""
     return (
         _core.Need('special.bei', (), (0, )),
-        _core.Need('special.jv', (), (('2', 2), ('exp(3*I*pi/4)*Mask(_0, 0)', jnp.exp((3/4)*1j*jnp.pi)*jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.jv', (), (('2', 2), ('exp(3*I*pi/4)*Mask(_0, 0)', jnp.exp((3/4)*1j*jnp.pi)*jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
     )
 
 

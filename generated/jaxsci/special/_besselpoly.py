@@ -11,7 +11,7 @@ def _besselpoly_a_needs(a, lmb, nu, values, needs):
     """Evaluations d besselpoly / d a uses besides besselpoly itself."""
     return (
         _core.Need('special.besselpoly', (), (0, ('_1 + 1', lmb + 1), ('_2 + 1', nu + 1), )),
-        _core.Need('special.besselpoly', (), (('Mask(_0, 0)', jnp.where(a == 0, a, 0)), ('_1 + 1', lmb + 1), ('_2 - 1', nu - 1), )),
+        _core.Need('special.besselpoly', (), (('Mask(_0, 0)', jnp.where(a == 0, a, 0)), ('_1 + 1', lmb + 1), ('_2 - 1', nu - 1), ), where=((0, 0.0), )),
     )
 
 

@@ -10,9 +10,9 @@ from .. import _core
 def _chndtr_x_needs(x, df, nc, values, needs):
     """Evaluations d chndtr / d x uses besides chndtr itself."""
     return (
-        _core.Need('special.chndtr', (), (0, ('_1 + 2', df + 2), ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), )),
-        _core.Need('special.chndtr', (), (0, 1, ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), )),
-        _core.Need('special.chndtr', (), (0, ('_1 + 4', df + 4), ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), )),
+        _core.Need('special.chndtr', (), (0, ('_1 + 2', df + 2), ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), ), where=((2, 0.0), )),
+        _core.Need('special.chndtr', (), (0, 1, ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), ), where=((2, 0.0), )),
+        _core.Need('special.chndtr', (), (0, ('_1 + 4', df + 4), ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), ), where=((2, 0.0), )),
         _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(x*jnp.where((nc != 0), nc, 1))), )),
     )
 
@@ -27,8 +27,8 @@ def _chndtr_x_derivative(x, df, nc, values, needs):
 def _chndtr_nc_needs(x, df, nc, values, needs):
     """Evaluations d chndtr / d nc uses besides chndtr itself."""
     return (
-        _core.Need('special.chndtr', (), (0, ('_1 + 2', df + 2), ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), )),
-        _core.Need('special.chndtr', (), (0, 1, ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), )),
+        _core.Need('special.chndtr', (), (0, ('_1 + 2', df + 2), ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), ), where=((2, 0.0), )),
+        _core.Need('special.chndtr', (), (0, 1, ('Mask(_2, 0)', jnp.where(nc == 0, nc, 0)), ), where=((2, 0.0), )),
         _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(x*jnp.where((nc != 0), nc, 1))), )),
     )
 

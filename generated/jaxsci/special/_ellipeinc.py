@@ -22,8 +22,8 @@ def _ellipeinc_m_needs(phi, m, values, needs):
     """Evaluations d ellipeinc / d m uses besides ellipeinc itself."""
     return (
         _core.Need('special.ellipkinc', (), (0, 1, )),
-        _core.Need('special.elliprd', (), (('0', 0), ('-Mask(_1, 0) + 1', 1 - jnp.where(m == 0, m, 0)), ('1', 1), )),
-        _core.Need('special.elliprd', (), (('cos(_0)**2', jnp.cos(phi)**2), ('-sin(_0)**2*Mask(_1, 0) + 1', -jnp.sin(phi)**2*jnp.where(m == 0, m, 0) + 1), ('1', 1), )),
+        _core.Need('special.elliprd', (), (('0', 0), ('-Mask(_1, 0) + 1', 1 - jnp.where(m == 0, m, 0)), ('1', 1), ), where=((1, 0.0), )),
+        _core.Need('special.elliprd', (), (('cos(_0)**2', jnp.cos(phi)**2), ('-sin(_0)**2*Mask(_1, 0) + 1', -jnp.sin(phi)**2*jnp.where(m == 0, m, 0) + 1), ('1', 1), ), where=((1, 0.0), )),
     )
 
 

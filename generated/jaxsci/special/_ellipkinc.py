@@ -22,8 +22,8 @@ def _ellipkinc_m_needs(phi, m, values, needs):
     """Evaluations d ellipkinc / d m uses besides ellipkinc itself."""
     return (
         _core.Need('special.ellipeinc', (), (0, 1, )),
-        _core.Need('special.elliprd', (), (('0', 0), ('-Mask(_1, 0) + 1', 1 - jnp.where(m == 0, m, 0)), ('1', 1), )),
-        _core.Need('special.elliprd', (), (('cos(_0)**2', jnp.cos(phi)**2), ('-sin(_0)**2*Mask(_1, 0) + 1', -jnp.sin(phi)**2*jnp.where(m == 0, m, 0) + 1), ('1', 1), )),
+        _core.Need('special.elliprd', (), (('0', 0), ('-Mask(_1, 0) + 1', 1 - jnp.where(m == 0, m, 0)), ('1', 1), ), where=((1, 0.0), )),
+        _core.Need('special.elliprd', (), (('cos(_0)**2', jnp.cos(phi)**2), ('-sin(_0)**2*Mask(_1, 0) + 1', -jnp.sin(phi)**2*jnp.where(m == 0, m, 0) + 1), ('1', 1), ), where=((1, 0.0), )),
     )
 
 

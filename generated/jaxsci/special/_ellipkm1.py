@@ -11,7 +11,7 @@ def _ellipkm1_p_needs(p, values, needs):
     """Evaluations d ellipkm1 / d p uses besides ellipkm1 itself."""
     return (
         _core.Need('special.ellipe', (), (('-_0 + 1', 1 - p), )),
-        _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('3/2', 3/2), ('2', 2), ('-Mask(_0, 1) + 1', 1 - jnp.where(p == 1, p, 1)), )),
+        _core.Need('special.hyp2f1', (), (('3/2', 3/2), ('3/2', 3/2), ('2', 2), ('-Mask(_0, 1) + 1', 1 - jnp.where(p == 1, p, 1)), ), where=((0, 1.0), )),
     )
 
 

@@ -11,7 +11,7 @@ def _i1_x_needs(x, values, needs):
     """Evaluations d i1 / d x uses besides i1 itself."""
     return (
         _core.Need('special.i0', (), (0, )),
-        _core.Need('special.iv', (), (('2', 2), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.iv', (), (('2', 2), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
     )
 
 

@@ -11,7 +11,7 @@ def _i1e_x_needs(x, values, needs):
     """Evaluations d i1e / d x uses besides i1e itself."""
     return (
         _core.Need('special.i0e', (), (0, )),
-        _core.Need('special.ive', (), (('2', 2), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.ive', (), (('2', 2), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
     )
 
 

@@ -24,7 +24,7 @@ def _iv_v_derivative(v, z, values, needs):
 def _iv_z_needs(v, z, values, needs):
     """Evaluations d iv / d z uses besides iv itself."""
     return (
-        _core.Need('special.iv', (), (('_0 + 1', v + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), )),
+        _core.Need('special.iv', (), (('_0 + 1', v + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), ), where=((1, 0.0), )),
         _core.Need('special.iv', (), (('_0 - 1', v - 1), 1, )),
     )
 

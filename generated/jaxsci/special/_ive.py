@@ -24,7 +24,7 @@ def _ive_v_derivative(v, z, values, needs):
 def _ive_z_needs(v, z, values, needs):
     """Evaluations d ive / d z uses besides ive itself."""
     return (
-        _core.Need('special.ive', (), (('_0 + 1', v + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), )),
+        _core.Need('special.ive', (), (('_0 + 1', v + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), ), where=((1, 0.0), )),
         _core.Need('special.ive', (), (('_0 - 1', v - 1), 1, )),
     )
 

@@ -11,7 +11,7 @@ def _j1_x_needs(x, values, needs):
     """Evaluations d j1 / d x uses besides j1 itself."""
     return (
         _core.Need('special.j0', (), (0, )),
-        _core.Need('special.jv', (), (('2', 2), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.jv', (), (('2', 2), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
     )
 
 

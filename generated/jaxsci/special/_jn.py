@@ -25,7 +25,7 @@ def _jn_x_needs(n, x, values, needs):
     """Evaluations d jn / d x uses besides jn itself."""
     return (
         _core.Need('special.jn', (), (('_0 - 1', n - 1), 1, )),
-        _core.Need('special.jn', (), (('_0 + 1', n + 1), ('Mask(_1, 0)', jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.jn', (), (('_0 + 1', n + 1), ('Mask(_1, 0)', jnp.where(x == 0, x, 0)), ), where=((1, 0.0), )),
     )
 
 

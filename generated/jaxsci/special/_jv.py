@@ -25,7 +25,7 @@ def _jv_z_needs(v, z, values, needs):
     """Evaluations d jv / d z uses besides jv itself."""
     return (
         _core.Need('special.jv', (), (('_0 - 1', v - 1), 1, )),
-        _core.Need('special.jv', (), (('_0 + 1', v + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), )),
+        _core.Need('special.jv', (), (('_0 + 1', v + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), ), where=((1, 0.0), )),
     )
 
 

@@ -10,7 +10,7 @@ from .. import _core
 def _kelvin_x_needs(x, values, needs):
     """Evaluations d kelvin / d x uses besides kelvin itself."""
     return (
-        _core.Need('special.jv', (), (('2', 2), ('exp(3*I*pi/4)*Mask(_0, 0)', jnp.exp((3/4)*1j*jnp.pi)*jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.jv', (), (('2', 2), ('exp(3*I*pi/4)*Mask(_0, 0)', jnp.exp((3/4)*1j*jnp.pi)*jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
     )
 
 

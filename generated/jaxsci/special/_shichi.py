@@ -10,7 +10,7 @@ from .. import _core
 def _shichi_x_needs(x, values, needs):
     """Evaluations d shichi / d x uses besides shichi itself."""
     return (
-        _core.Need('special.spherical_in', (('derivative', False),), (('0', 0), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.spherical_in', (('derivative', False),), (('0', 0), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
     )
 
 

@@ -10,7 +10,7 @@ from .. import _core
 def _sici_x_needs(x, values, needs):
     """Evaluations d sici / d x uses besides sici itself."""
     return (
-        _core.Need('special.spherical_jn', (('derivative', False),), (('0', 0), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.spherical_jn', (('derivative', False),), (('0', 0), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
     )
 
 

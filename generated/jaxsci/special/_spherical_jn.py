@@ -24,8 +24,8 @@ def _spherical_jn_derivative_false_z_derivative(n, z, values, needs):
 def _spherical_jn_derivative_true_z_needs(n, z, values, needs):
     """Evaluations d spherical_jn / d z uses besides spherical_jn itself."""
     return (
-        _core.Need('special.spherical_jn', (('derivative', True),), (('Max(0, _0 - 1)', jnp.maximum(0, n - 1)), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), )),
-        _core.Need('special.spherical_jn', (('derivative', True),), (('_0 + 1', n + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), )),
+        _core.Need('special.spherical_jn', (('derivative', True),), (('Max(0, _0 - 1)', jnp.maximum(0, n - 1)), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), ), where=((1, 0.0), )),
+        _core.Need('special.spherical_jn', (('derivative', True),), (('_0 + 1', n + 1), ('Mask(_1, 0)', jnp.where(z == 0, z, 0)), ), where=((1, 0.0), )),
         _core.Need('special.spherical_jn', (('derivative', False),), (0, 1, )),
     )
 

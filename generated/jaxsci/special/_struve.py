@@ -25,9 +25,9 @@ def _struve_x_needs(v, x, values, needs):
     """Evaluations d struve / d x uses besides struve itself."""
     return (
         _core.Need('special.gamma', (), (('Piecewise((1, _0 <= -3/2), (Piecewise((1, Eq(_0, -1) | Eq(_0, 0)), (_0, True)) + 3/2, True))', jnp.where((v <= -3/2), 1, jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v) + 3/2)), )),
-        _core.Need('special.struve', (), (('1', 1), ('Mask(_1, 0)', jnp.where(x == 0, x, 0)), )),
-        _core.Need('special.struve', (), (('Piecewise((1, Eq(_0, -1) | Eq(_0, 0)), (_0, True)) + 1', jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v) + 1), ('Mask(_1, 0)', jnp.where(x == 0, x, 0)), )),
-        _core.Need('special.struve', (), (('Piecewise((1, Eq(_0, -1) | Eq(_0, 0)), (_0, True)) - 1', jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v) - 1), ('Mask(_1, 0)', jnp.where(x == 0, x, 0)), )),
+        _core.Need('special.struve', (), (('1', 1), ('Mask(_1, 0)', jnp.where(x == 0, x, 0)), ), where=((1, 0.0), )),
+        _core.Need('special.struve', (), (('Piecewise((1, Eq(_0, -1) | Eq(_0, 0)), (_0, True)) + 1', jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v) + 1), ('Mask(_1, 0)', jnp.where(x == 0, x, 0)), ), where=((1, 0.0), )),
+        _core.Need('special.struve', (), (('Piecewise((1, Eq(_0, -1) | Eq(_0, 0)), (_0, True)) - 1', jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v) - 1), ('Mask(_1, 0)', jnp.where(x == 0, x, 0)), ), where=((1, 0.0), )),
         _core.Need('special.struve', (), (('_0 - 1', v - 1), 1, )),
     )
 
