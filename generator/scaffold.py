@@ -270,7 +270,9 @@ def render(dotted: str) -> tuple[str, str]:
             "derivatives:",
             f"  # {TODO}: a rule for each argument below: {example} citing DLMF or",
             "  # functions.wolfram.com; or the word sympy, with a top-level `sympy:` expression to derive it from;",
-            "  # or delete the entry and mark the argument `differentiable: false` with a `why:`.",
+            "  # for a parameter with no closed form, a derivative kernel of jaxsci's own: {formula: <name>_d<arg>(...)}",
+            "  # with specs/kernels/<name>_d<arg>.yaml (README: \"Adding a parameter derivative\");",
+            "  # or, only where SciPy floors or truncates it, mark the argument `differentiable: false` with a `why:`.",
         ]
         for arg in continuous:
             lines.append(f"  {arg.name}: \"{TODO}: the derivative of {name} in {arg.name} (a rule, sympy, or "
