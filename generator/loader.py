@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from . import model
+from . import model, scipycheck
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse_guard
 from .printer import GuardPrinter, PrintError
@@ -279,6 +279,9 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         finite_differences=finite_differences, native=native, guard=guard,
     )
     _check_consistency(spec)
+    mismatches = scipycheck.check_spec(spec, top.value_line("scipy") if top.has("scipy") else None)
+    if mismatches:
+        raise SpecErrors(mismatches)
     return spec
 
 
@@ -398,12 +401,20 @@ def _args(top: _Mapping, path: str) -> tuple:
         if seen_keyword_only and not keyword_only:
             raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
         seen_keyword_only = seen_keyword_only or keyword_only
+        scipy_name = m.get("scipy_name", str)
+        if scipy_name is not None:
+            scipy_name = _identifier(scipy_name.strip(), path, m.value_line("scipy_name"), "scipy_name")
+            if kind not in model.TRACED_KINDS:
+                raise SpecError(path, m.key_line("scipy_name"), f"argument {name!r}: scipy_name is for traced arguments, which "
+                                                                "SciPy receives by position; a static one is passed by its name")
+            if scipy_name == name:
+                raise SpecError(path, m.value_line("scipy_name"), f"argument {name!r}: scipy_name is its own name; remove it")
         m.done()
         args.append(model.Arg(name=name, kind=kind, differentiable=differentiable, why=why.strip() if why else None,
                               doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
-                              keyword_only=keyword_only))
+                              keyword_only=keyword_only, scipy_name=scipy_name))
     optional = [a for a in args if a.optional]
     if optional:
         traced = [a for a in args if a.traced]

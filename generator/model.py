@@ -46,6 +46,7 @@ class Arg:
     choices: tuple | None = None  # static arguments: the values jaxsci supports, when not every value
     choices_why: str | None = None
     keyword_only: bool = False
+    scipy_name: str | None = None  # SciPy's name for the argument, where the public name differs (jn's n is v)
 
     @property
     def traced(self) -> bool:

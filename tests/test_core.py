@@ -330,3 +330,29 @@ def test_subnormals_are_not_flushed_inside_the_callback():
     assert jax.jit(exp10)(x) == sc.exp10(x)
     tiny = 3.3277453e-302
     assert jax.jit(lambertw)(tiny, 1) == sc.lambertw(tiny, 1)
+
+
+@pytest.mark.parametrize("transport", ["auto", "pure"])
+@pytest.mark.parametrize("jit", [False, True])
+def test_no_host_function_can_write_into_an_operand(transport, jit, monkeypatch):
+    # The misuse the generator now rejects (a spec with an extra argument): SciPy's expit(x, y) takes
+    # y as its out= and writes into it. The host only ever sees read-only views of the operands, so the
+    # write raises, the result is NaN with a warning, and the JAX array y is unchanged.
+    fn = _core.register(_core.Function(
+        qualname="test.logistic_xy", scipy="scipy.special.expit",
+        args=(_core.Arg("x", "real", differentiable=False, why="test"), _core.Arg("y", "real", differentiable=False, why="test")),
+        outputs=(_core.Output("out"),), vmap_method="expand_dims",
+    ))
+    monkeypatch.setattr(jaxsci.config, "callback", transport)
+    jax.clear_caches()
+    try:
+        x, y = jnp.asarray([0.5, 1.0, 2.0]), jnp.asarray([10.0, 20.0, 30.0])
+        call = (lambda x, y: _core.call(fn, x, y))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = (jax.jit(call) if jit else call)(x, y).block_until_ready()
+        assert np.asarray(y).tolist() == [10.0, 20.0, 30.0] and bool(jnp.all(jnp.isnan(out)))
+        messages = [str(w.message) for w in caught if issubclass(w.category, CallbackWarning)]
+        assert any("read-only" in m for m in messages), messages
+    finally:
+        jax.clear_caches()

@@ -74,26 +74,26 @@ tests:
 """,
     "sici_user": """\
 name: sici_user
-scipy: scipy.special.sinc
+scipy: scipy.special.factorial
 summary: A function whose rule calls both outputs of sici.
 args:
-  - name: x
+  - name: n
     kind: real
-  - name: derivative
+  - name: exact
     kind: static_bool
     default: false
 derivatives:
-  x:
-    - when: {derivative: false}
-      formula: sici.si(x) * sici.ci(2 * x) + x
+  n:
+    - when: {exact: false}
+      formula: sici.si(n) * sici.ci(2 * n) + n
       source: made up
-    - when: {derivative: true}
-      formula: sici_user(x, derivative=False) * x
+    - when: {exact: true}
+      formula: sici_user(n, exact=False) * n
       source: made up
 reference:
   finite_differences: synthetic
 tests:
-  domain: {x: [0.5, 5]}
+  domain: {n: [0.5, 5]}
 """,
 }
 SYNTHETIC["fwd"] = """\
