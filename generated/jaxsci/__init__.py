@@ -9,10 +9,11 @@ from ._core import CallbackWarning as CallbackWarning
 from ._core import ExportError as ExportError
 from ._core import config as config
 from ._core import NonDifferentiableError as NonDifferentiableError
+from ._core import TransportWarning as TransportWarning
 from ._core import errstate as errstate
 from ._core import export as export
 from . import kernels as kernels
 from . import special as special
 
 __version__ = '0.1.0'
-__all__ = ["CallbackError", "CallbackWarning", "ExportError", "NonDifferentiableError", "config", "errstate", "export", 'kernels', 'special', "__version__"]
+__all__ = ["CallbackError", "CallbackWarning", "ExportError", "NonDifferentiableError", "TransportWarning", "config", "errstate", "export", 'kernels', 'special', "__version__"]

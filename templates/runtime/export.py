@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 
 import jax
+import jax.export  # noqa: F401 - jax 0.6 does not import its export module with jax itself
 
 from .errors import ExportError
 
