@@ -238,6 +238,24 @@ def test_x64_disabled_seed_numbers_and_promotion():
     assert out.strip() == "ok"
 
 
+def test_integers_out_of_range_with_x64_off_raise_instead_of_wrapping():
+    out = run_python("""
+        import jax, numpy as np, pytest, scipy.special as sc
+        from jaxsci.special import eval_legendre
+        for order in (np.int64(2**32 + 3), np.array([3, -2**40], dtype=np.int64), np.uint64(2**33)):
+            # eagerly, and under jit where the value is concrete (an argument of jit itself is converted
+            # by JAX before jaxsci sees it: jax.jit wraps np.int64 to int32 silently)
+            for call in (eval_legendre, lambda n, x: jax.jit(lambda x: eval_legendre(n, x))(x)):
+                with pytest.raises(OverflowError, match="argument 'n' has the value .* does not fit in u?int32 .*would wrap to"):
+                    call(order, 0.5)
+        with pytest.raises(OverflowError):  # a Python int: JAX's own error
+            eval_legendre(2**40, 0.5)
+        np.testing.assert_allclose(eval_legendre(np.int64(3), 0.5), sc.eval_legendre(3, 0.5), rtol=1e-6)  # in range: fine
+        print("ok")
+    """, {"JAX_ENABLE_X64": "0"})
+    assert out.strip() == "ok"
+
+
 def test_x64_can_be_toggled_between_calls():
     out = run_python("""
         import jax, jax.numpy as jnp

@@ -126,8 +126,14 @@ def _probe(primitive) -> str | None:
 
     aval = jax.core.ShapedArray((2,), np.dtype(np.float32))
     try:
-        x = jax.device_put(np.zeros(2, np.float32), jax.devices("cpu")[0])
-        out = jax.jit(lambda x: primitive.bind(x, callback=add_one, result_avals=(aval,), vmap_method="expand_dims")[0])(x)
+        cpu = jax.devices("cpu")[0]
+        # lowered and compiled explicitly, for the CPU, and run eagerly: the probe runs while a caller
+        # is being traced, where a plain jit call would be staged into the caller's trace
+        with jax.ensure_compile_time_eval():
+            compiled = jax.jit(lambda x: primitive.bind(x, callback=add_one, result_avals=(aval,), vmap_method="expand_dims")[0]
+                               ).lower(jax.ShapeDtypeStruct((2,), np.float32, sharding=jax.sharding.SingleDeviceSharding(cpu))
+                                       ).compile()
+            out = compiled(np.zeros(2, np.float32))
         if np.asarray(out).tolist() != [1.0, 1.0]:
             return f"a test call returned {np.asarray(out).tolist()} instead of [1.0, 1.0]"
     except Exception as exc:  # noqa: BLE001 - any failure means: use pure_callback
