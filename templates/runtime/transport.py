@@ -75,7 +75,7 @@ def _buffer_callback_primitive():
 
     def _lowering(ctx, *operands, callback, result_avals, vmap_method):
         if getattr(ctx.module_context.lowering_parameters, "for_export", False):
-            raise ExportError(explain(call[0] for call in callback.args[0]))
+            raise ExportError(explain((call[0] for call in callback.args[0]), "buffer"))
         if len(ctx.module_context.platforms) > 1:
             raise NotImplementedError("jaxsci's buffer callback lowers for one platform at a time")
         count = len(operands)
