@@ -103,6 +103,8 @@ def test_exception_inside_callback_gives_nan_and_a_warning(jit):
     assert out.shape == (3,) and bool(jnp.all(jnp.isnan(out)))
     messages = [str(w.message) for w in caught if issubclass(w.category, CallbackWarning)]
     assert any("jaxsci.test.boom: SciPy raised TypeError" in m for m in messages), messages
+    # the warning points at the user's call (this file), not at jaxsci's host code
+    assert {w.filename for w in caught if issubclass(w.category, CallbackWarning)} == {__file__}
 
 
 def test_errstate_raise_reports_failures_after_the_callbacks_not_inside_them():
@@ -125,6 +127,49 @@ def test_errstate_raise_reports_failures_after_the_callbacks_not_inside_them():
     with pytest.raises(ValueError, match="mode must be one of"):
         with jaxsci.errstate("loud"):
             pass
+
+
+def test_errstate_checks_its_mode_when_constructed():
+    with pytest.raises(ValueError, match="mode must be one of 'warn', 'ignore', 'raise', got 'bogus'"):
+        jaxsci.errstate("bogus")
+    state = jaxsci.errstate("ignore")
+    with state:
+        with pytest.raises(RuntimeError, match="already active"):
+            state.__enter__()
+    with state:  # again, after it exits
+        pass
+
+
+def test_errstate_is_scoped_to_its_thread():
+    import threading
+
+    fn = _boom_function()
+    jitted = jax.jit(lambda x: _core.call(fn, x))
+    inside, done = threading.Barrier(2), threading.Event()
+    results = {}
+
+    def quiet_thread():
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with jaxsci.errstate("raise"):
+                    inside.wait()  # the main thread's callbacks run while this block is active
+                    jitted(jnp.ones(3)).block_until_ready()
+                    done.wait()
+        except jaxsci.CallbackError as exc:
+            results["raised"] = exc.failures
+        results["warned"] = [w for w in caught if issubclass(w.category, CallbackWarning)]
+
+    thread = threading.Thread(target=quiet_thread)
+    thread.start()
+    inside.wait()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        jitted(jnp.ones(2)).block_until_ready()  # this thread has no block: it warns
+    done.set()
+    thread.join()
+    assert any(issubclass(w.category, CallbackWarning) for w in caught)
+    assert len(results["raised"]) == 1 and results["warned"] == []  # the other thread's own failure only
 
 
 def test_scipy_domain_errors_are_nan_like_scipy():
