@@ -89,7 +89,7 @@ def evaluate(catalog, expr, values: dict) -> complex:
 
 def _reference_text(spec: model.Spec, condition: tuple) -> str | None:
     for case in spec.reference:
-        if set(case.when) <= set(condition):
+        if model.matches(case.when, condition):
             return case.value.text
     return None
 
