@@ -58,7 +58,7 @@ def bdtri(k, n, y):
         Not differentiable: SciPy floors k (the number of successes), so bdtri is piecewise constant in k: its derivative is zero between integers and undefined at them. A tangent on it raises NonDifferentiableError.
       n: integer array. Number of trials (an integer; SciPy truncates a float n, with a DeprecationWarning for a non-integer value).
       y: real array. Cumulative probability (probability of floor(k) or fewer successes in n trials), in [0, 1].
-        Differentiable: -(1 - bdtri(k, n, y))**(-n + floor(k) + 1)*exp(-loggamma(n + 1) + loggamma(n - floor(k)) + loggamma(floor(k) + 1))/bdtri(k, n, y)**floor(k) (implicit-function rule on bdtr (DLMF 8.17.5): dp/dy = 1 / (d bdtr / dp); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -(1 - bdtri(k, n, y))**(-n + floor(k) + 1)*exp(-loggamma(n + 1) + loggamma(n - floor(k)) + loggamma(floor(k) + 1))/bdtri(k, n, y)**floor(k) (implicit-function rule on bdtr (DLMF 8.17.5): dp/dy = 1 / (d bdtr / dp); implicit-function rule on 'Eq(bdtr(k, n, bdtri(k, n, y)), y)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

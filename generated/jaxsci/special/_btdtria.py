@@ -102,11 +102,11 @@ def btdtria(p, b, x):
 
     Args:
       p: real array. Cumulative probability, in [0, 1].
-        Differentiable: 1/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/dp = -(dF/dp) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: 1/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/dp = -(dF/dp) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(btdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       b: real array. Shape parameter, b > 0.
-        Differentiable: -betainc_db(btdtria(p, b, x), b, x)/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -betainc_db(btdtria(p, b, x), b, x)/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(btdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       x: real array. The quantile, in [0, 1].
-        Differentiable: -Piecewise((exp((b - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtria(p, b, x) - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(btdtria(p, b, x), b)), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(b - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtria(p, b, x) - 1)*exp(-Piecewise((betaln(btdtria(p, b, x), b), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/dx = -(dF/dx) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -Piecewise((exp((b - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtria(p, b, x) - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(btdtria(p, b, x), b)), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(b - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtria(p, b, x) - 1)*exp(-Piecewise((betaln(btdtria(p, b, x), b), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_da(btdtria(p, b, x), b, x) (implicit-function rule on betainc: da/dx = -(dF/dx) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(btdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -102,11 +102,11 @@ def btdtrib(a, p, x):
 
     Args:
       a: real array. Shape parameter, a > 0.
-        Differentiable: -betainc_da(a, btdtrib(a, p, x), x)/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -betainc_da(a, btdtrib(a, p, x), x)/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(a, btdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       p: real array. Cumulative probability, in [0, 1].
-        Differentiable: 1/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: 1/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(a, btdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. The quantile, in [0, 1].
-        Differentiable: -Piecewise((exp((a - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtrib(a, p, x) - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(a, btdtrib(a, p, x))), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtrib(a, p, x) - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(a - 1)*exp(-Piecewise((betaln(a, btdtrib(a, p, x)), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -Piecewise((exp((a - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtrib(a, p, x) - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(a, btdtrib(a, p, x))), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtrib(a, p, x) - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(a - 1)*exp(-Piecewise((betaln(a, btdtrib(a, p, x)), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_db(a, btdtrib(a, p, x), x) (implicit-function rule on betainc: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db; implicit-function rule on 'Eq(betainc(a, btdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

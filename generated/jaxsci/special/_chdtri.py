@@ -76,9 +76,9 @@ def chdtri(v, p):
 
     Args:
       v: real array. Degrees of freedom, v > 0.
-        Differentiable: -gammainc_da(v/2, chdtri(v, p)/2)*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) (implicit-function rule on chdtrc: dx/dv = -(dF/dv) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -gammainc_da(v/2, chdtri(v, p)/2)*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) (implicit-function rule on chdtrc: dx/dv = -(dF/dv) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtrc(v, chdtri(v, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability that the chi-square variable exceeds x, in [0, 1].
-        Differentiable: -2*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) (implicit-function rule on chdtrc (DLMF 8.8.13): dx/dp = 1 / (d chdtrc / dx), minus the reciprocal of the chi-square density; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -2*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) (implicit-function rule on chdtrc (DLMF 8.8.13): dx/dp = 1 / (d chdtrc / dx), minus the reciprocal of the chi-square density; implicit-function rule on 'Eq(chdtrc(v, chdtri(v, p)), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -79,9 +79,9 @@ def chdtriv(p, x):
 
     Args:
       p: real array. Probability that the chi-square variable is at most x.
-        Differentiable: 2/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dp = -(dF/dp) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: 2/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dp = -(dF/dp) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtr(chdtriv(p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative input.
-        Differentiable: -exp(-x/2 + (chdtriv(p, x)/2 - 1)*log(x/2) - loggamma(chdtriv(p, x)/2))/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dx = -(dF/dx) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -exp(-x/2 + (chdtriv(p, x)/2 - 1)*log(x/2) - loggamma(chdtriv(p, x)/2))/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dx = -(dF/dx) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtr(chdtriv(p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

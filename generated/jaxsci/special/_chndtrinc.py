@@ -80,11 +80,11 @@ def chndtrinc(x, df, p):
 
     Args:
       x: real array. Upper bound of the integral, x >= 0.
-        Differentiable: (x/chndtrinc(x, df, p))**(df/4 - 1/2)*ive(df/2 - 1, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))) (implicit-function rule on chndtr: dnc/dx = -(dF/dx) / (dF/dnc) = f(x; df, nc) / f(x; df + 2, nc); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (x/chndtrinc(x, df, p))**(df/4 - 1/2)*ive(df/2 - 1, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))) (implicit-function rule on chndtr: dnc/dx = -(dF/dx) / (dF/dnc) = f(x; df, nc) / f(x; df + 2, nc); implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
       df: real array. Degrees of freedom, df > 0.
         Not differentiable: dnc/d df = -(dF/d df) / (dF/dnc) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter). A tangent on it raises NonDifferentiableError.
       p: real array. Probability, 0 <= p < 1.
-        Differentiable: -2*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))) (implicit-function rule on chndtr: dnc/dp = 1 / (dF/dnc) = -1 / f(x; df + 2, nc); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -2*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))) (implicit-function rule on chndtr: dnc/dp = 1 / (dF/dnc) = -1 / f(x; df + 2, nc); implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

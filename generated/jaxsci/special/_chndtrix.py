@@ -80,11 +80,11 @@ def chndtrix(p, df, nc):
 
     Args:
       p: real array. Probability, 0 <= p < 1.
-        Differentiable: 2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/dp = 1 / f(x; df, nc), the reciprocal of the non-central chi-square density; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: 2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/dp = 1 / f(x; df, nc), the reciprocal of the non-central chi-square density; implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
       df: real array. Degrees of freedom, df > 0.
         Not differentiable: dx/d df = -(dF/d df) / (dF/dx) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter). A tangent on it raises NonDifferentiableError.
       nc: real array. Non-centrality parameter, nc >= 0.
-        Differentiable: (chndtrix(p, df, nc)/nc)**(df/4)*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc)))/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/dnc = -(dF/dnc) / (dF/dx) = f(x; df + 2, nc) / f(x; df, nc); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (chndtrix(p, df, nc)/nc)**(df/4)*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc)))/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/dnc = -(dF/dnc) / (dF/dx) = f(x; df + 2, nc) / f(x; df, nc); implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -88,9 +88,9 @@ def gdtria(p, b, x):
 
     Args:
       p: real array. Probability, in [0, 1].
-        Differentiable: exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr (DLMF 8.8.13): da/dp = 1 / (d gdtr / da); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr (DLMF 8.8.13): da/dp = 1 / (d gdtr / da); implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       b: real array. Shape parameter of the gamma distribution, b > 0.
-        Differentiable: -gammainc_da(b, x*gdtria(p, b, x))*exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -gammainc_da(b, x*gdtria(p, b, x))*exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative quantile.
         Differentiable: -gdtria(p, b, x) / x (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so a = z(b, p) / x: the implicit-function rule on gdtr, simplified; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
 

@@ -102,11 +102,11 @@ def gdtrib(a, p, x):
 
     Args:
       a: real array. Rate parameter of the gamma distribution (the reciprocal of the scale), a > 0.
-        Differentiable: -x*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -x*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability.
-        Differentiable: 1/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: 1/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative quantile.
-        Differentiable: -a*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -a*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -90,9 +90,9 @@ def gdtrix(a, b, p):
       a: real array. Rate parameter of the gamma distribution (the reciprocal of the scale), a > 0.
         Differentiable: -gdtrix(a, b, p) / a (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so x = z(b, p) / a: the implicit-function rule on gdtr, simplified; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
       b: real array. Shape parameter of the gamma distribution, b > 0.
-        Differentiable: -gammainc_da(b, a*gdtrix(a, b, p))*exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a (implicit-function rule on gdtr: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -gammainc_da(b, a*gdtrix(a, b, p))*exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a (implicit-function rule on gdtr: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, b, gdtrix(a, b, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability, in [0, 1].
-        Differentiable: exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a (implicit-function rule on gdtr (DLMF 8.8.13): dx/dp = 1 / (d gdtr / dx), the reciprocal of the gamma density; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a (implicit-function rule on gdtr (DLMF 8.8.13): dx/dp = 1 / (d gdtr / dx), the reciprocal of the gamma density; implicit-function rule on 'Eq(gdtr(a, b, gdtrix(a, b, p)), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -47,7 +47,7 @@ def kolmogi(p):
 
     Args:
       p: real array. Probability, 0 <= p <= 1.
-        Differentiable: Piecewise((-1/(8*(exp(-2*kolmogi(p)**2) - 4*exp(-8*kolmogi(p)**2) + 9*exp(-18*kolmogi(p)**2) - 16*exp(-32*kolmogi(p)**2) + 25*exp(-50*kolmogi(p)**2) - 36*exp(-72*kolmogi(p)**2))*kolmogi(p)), kolmogi(p) >= 0.82), (sqrt(2)*kolmogi(p)**2/(2*sqrt(pi)*(-sign(kolmogi(p))/2 - 1/2)*((-1 + pi**2/(4*kolmogi(p)**2))*exp(-pi**2/(8*kolmogi(p)**2)) + (-1 + 9*pi**2/(4*kolmogi(p)**2))*exp(-9*pi**2/(8*kolmogi(p)**2)) + (-1 + 25*pi**2/(4*kolmogi(p)**2))*exp(-25*pi**2/(8*kolmogi(p)**2)) + (-1 + 49*pi**2/(4*kolmogi(p)**2))*exp(-49*pi**2/(8*kolmogi(p)**2)))), True)) (implicit-function rule on kolmogorov (its derivative: the termwise-differentiated series); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: Piecewise((-1/(8*(exp(-2*kolmogi(p)**2) - 4*exp(-8*kolmogi(p)**2) + 9*exp(-18*kolmogi(p)**2) - 16*exp(-32*kolmogi(p)**2) + 25*exp(-50*kolmogi(p)**2) - 36*exp(-72*kolmogi(p)**2))*kolmogi(p)), kolmogi(p) >= 0.82), (sqrt(2)*kolmogi(p)**2/(2*sqrt(pi)*(-sign(kolmogi(p))/2 - 1/2)*((-1 + pi**2/(4*kolmogi(p)**2))*exp(-pi**2/(8*kolmogi(p)**2)) + (-1 + 9*pi**2/(4*kolmogi(p)**2))*exp(-9*pi**2/(8*kolmogi(p)**2)) + (-1 + 25*pi**2/(4*kolmogi(p)**2))*exp(-25*pi**2/(8*kolmogi(p)**2)) + (-1 + 49*pi**2/(4*kolmogi(p)**2))*exp(-49*pi**2/(8*kolmogi(p)**2)))), True)) (implicit-function rule on kolmogorov (its derivative: the termwise-differentiated series); implicit-function rule on 'kolmogorov(kolmogi(p)) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

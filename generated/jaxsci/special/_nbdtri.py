@@ -56,7 +56,7 @@ def nbdtri(k, n, y):
       k: integer array. The maximum number of failures, k >= 0 (SciPy truncates a float k to an integer).
       n: integer array. The number of successes, n >= 1 (SciPy truncates a float n to an integer).
       y: real array. The probability of k or fewer failures before n successes, 0 <= y <= 1.
-        Differentiable: exp(-k*log(1 - nbdtri(k, n, y)) - (n - 1)*log(nbdtri(k, n, y)) + loggamma(n) + loggamma(k + 1) - loggamma(k + n + 1)) (implicit-function rule on nbdtr (its p-derivative, the beta density, DLMF 8.17.2); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: exp(-k*log(1 - nbdtri(k, n, y)) - (n - 1)*log(nbdtri(k, n, y)) + loggamma(n) + loggamma(k + 1) - loggamma(k + n + 1)) (implicit-function rule on nbdtr (its p-derivative, the beta density, DLMF 8.17.2); implicit-function rule on 'nbdtr(k, n, nbdtri(k, n, y)) - y', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -52,7 +52,7 @@ def pdtri(k, y):
     Args:
       k: integer array. Number of occurrences, k >= 0 (SciPy truncates a float k to an integer).
       y: real array. Probability, 0 <= y <= 1.
-        Differentiable: -exp(-k*log(pdtri(k, y)) + loggamma(k + 1) + pdtri(k, y)) (implicit-function rule on pdtr (its m-derivative, minus the Poisson probability mass, DLMF 8.8.13); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -exp(-k*log(pdtri(k, y)) + loggamma(k + 1) + pdtri(k, y)) (implicit-function rule on pdtr (its m-derivative, minus the Poisson probability mass, DLMF 8.8.13); implicit-function rule on 'pdtr(k, pdtri(k, y)) - y', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

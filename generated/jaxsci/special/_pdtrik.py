@@ -79,9 +79,9 @@ def pdtrik(p, m):
 
     Args:
       p: real array. Probability, 0 <= p <= 1.
-        Differentiable: -1/gammainc_da(pdtrik(p, m) + 1, m) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -1/gammainc_da(pdtrik(p, m) + 1, m) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gammaincc(pdtrik(p, m) + 1, m), p)', from the spec'd derivatives of the functions in it)
       m: real array. The mean of the Poisson distribution, m >= 0.
-        Differentiable: -Piecewise((exp(-m - Piecewise((gammaln(pdtrik(p, m) + 1), m > 0), (0, True)) + pdtrik(p, m)*log(Piecewise((m, m > 0), (1, True)))), m > 0), ((1 - Piecewise((1 - m, m <= 0), (0, True)))**pdtrik(p, m)*exp(-Piecewise((m + gammaln(pdtrik(p, m) + 1), m <= 0), (0, True))), True))/gammainc_da(pdtrik(p, m) + 1, m) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -Piecewise((exp(-m - Piecewise((gammaln(pdtrik(p, m) + 1), m > 0), (0, True)) + pdtrik(p, m)*log(Piecewise((m, m > 0), (1, True)))), m > 0), ((1 - Piecewise((1 - m, m <= 0), (0, True)))**pdtrik(p, m)*exp(-Piecewise((m + gammaln(pdtrik(p, m) + 1), m <= 0), (0, True))), True))/gammainc_da(pdtrik(p, m) + 1, m) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gammaincc(pdtrik(p, m) + 1, m), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -83,9 +83,9 @@ def stdtrit(df, p):
 
     Args:
       df: real array. Degrees of freedom, df > 0.
-        Differentiable: -((-digamma(df/2)/2 + digamma(df/2 + 1/2)/2 - 1/(2*df))*hyp2f1(1/2, df/2 + 1/2, 3/2, -stdtrit(df, p)**2/df) + hyp2f1_db(1/2, df/2 + 1/2, 3/2, -stdtrit(df, p)**2/df)/2 + (df/6 + 1/6)*hyp2f1(3/2, df/2 + 3/2, 5/2, -stdtrit(df, p)**2/df)*stdtrit(df, p)**2/df**2)*stdtrit(df, p)*exp(-gammaln(df/2) + gammaln(df/2 + 1/2))*exp((df/2 + 1/2)*log(1 + stdtrit(df, p)**2/df) + loggamma(df/2) - loggamma(df/2 + 1/2)) (implicit-function rule on stdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -((-digamma(df/2)/2 + digamma(df/2 + 1/2)/2 - 1/(2*df))*hyp2f1(1/2, df/2 + 1/2, 3/2, -stdtrit(df, p)**2/df) + hyp2f1_db(1/2, df/2 + 1/2, 3/2, -stdtrit(df, p)**2/df)/2 + (df/6 + 1/6)*hyp2f1(3/2, df/2 + 3/2, 5/2, -stdtrit(df, p)**2/df)*stdtrit(df, p)**2/df**2)*stdtrit(df, p)*exp(-gammaln(df/2) + gammaln(df/2 + 1/2))*exp((df/2 + 1/2)*log(1 + stdtrit(df, p)**2/df) + loggamma(df/2) - loggamma(df/2 + 1/2)) (implicit-function rule on stdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'stdtr(df, stdtrit(df, p)) - p', from the spec'd derivatives of the functions in it)
       p: real array. Probability, 0 <= p <= 1.
-        Differentiable: sqrt(pi)*sqrt(df)*exp((df/2 + 1/2)*log(1 + stdtrit(df, p)**2/df) + loggamma(df/2) - loggamma(df/2 + 1/2)) (implicit-function rule on stdtr (its t-derivative is the Student t density, A&S 26.7.1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: sqrt(pi)*sqrt(df)*exp((df/2 + 1/2)*log(1 + stdtrit(df, p)**2/df) + loggamma(df/2) - loggamma(df/2 + 1/2)) (implicit-function rule on stdtr (its t-derivative is the Student t density, A&S 26.7.1); implicit-function rule on 'stdtr(df, stdtrit(df, p)) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype
