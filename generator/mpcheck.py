@@ -10,6 +10,7 @@ kept in the derive cache with the spec.
 """
 from __future__ import annotations
 
+import builtins
 import cmath
 import functools
 import importlib.util
@@ -21,6 +22,7 @@ from sympy.core.function import AppliedUndef
 
 from . import model
 from .errors import SpecError
+from .scipycheck import REFERENCE_BUILTINS, resolve
 
 POINTS = 3
 RTOL = 1e-6
@@ -45,8 +47,6 @@ def _host_function(spec: model.Spec):
     if spec.module == model.KERNELS:
         family, name = spec.scipy.split(".")[-2:]
         return getattr(_kernel_module(family), name)
-    from .scipycheck import resolve
-
     function = resolve(spec.scipy)
     if function is None:
         raise _Unavailable(spec.scipy)
@@ -112,8 +112,7 @@ def check(catalog, spec: model.Spec, arg: model.Arg, condition: tuple, exprs, co
         return "not cross-checked: no sympy expression and no mpmath reference (verified by the test suite)"
     names = [a.name for a in spec.traced_args]
     statics = _static_values(spec, condition)
-    scope = {"__builtins__": {"abs": abs, "min": min, "max": max, "int": int, "float": float, "complex": complex,
-                              "round": round},
+    scope = {"__builtins__": {n: getattr(builtins, n) for n in REFERENCE_BUILTINS},
              **{k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}, **statics}
     code = compile(text, "<reference>", "eval")
     rng = random.Random(f"mpmath:{spec.name}:{arg.name}:{condition}")
