@@ -132,16 +132,16 @@ def _traced_under(settings: dict, f, *args):
 
 
 def _callback_backends(rng, quick: bool):
-    """The lean buffer callback against jaxsci's own pure_callback backend and a bare docs-style wrapper."""
+    """The buffer callback against jaxsci's own pure_callback backend and a bare docs-style wrapper."""
     out = []
-    lean, pure, bare = jax.jit(jv), jax.jit(lambda v, z: jv(v, z)), jax.jit(docs_style(sc.jv))
+    buffer, pure, bare = jax.jit(jv), jax.jit(lambda v, z: jv(v, z)), jax.jit(docs_style(sc.jv))
     for n in (1, 100):
         v, z = jnp.full(n, 1.5), jnp.asarray(rng.uniform(0.1, 30, n))
-        _traced_under({"callback": "auto"}, lean, v, z)
+        _traced_under({"callback": "auto"}, buffer, v, z)
         _traced_under({"callback": "pure"}, pure, v, z)
         repeats = 100 if quick else 300
         out.append(("jit(jv), buffer callback vs jaxsci's pure_callback backend", n,
-                    *compare(lambda: _block(lean(v, z)), lambda: _block(pure(v, z)), repeats)))
+                    *compare(lambda: _block(buffer(v, z)), lambda: _block(pure(v, z)), repeats)))
         out.append(("jit(jv), pure_callback backend vs docs-style pure_callback", n,
                     *compare(lambda: _block(pure(v, z)), lambda: _block(bare(v, z)), repeats)))
     return out

@@ -22,7 +22,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 from . import model
-from .derive import ArgRule, CaseRules, Need, NeedArg
+from .derive import ArgRule, CaseRules, PlannedArg, PlannedNeed
 
 FORMAT = "jaxsci-derive-cache/1"
 DIRECTORY = ".generator-cache"  # under the project root; ignored by git
@@ -153,9 +153,9 @@ def decode(data: list, spec: model.Spec, specs_by_name: dict) -> tuple:
     for case in data:
         rules = []
         for rule in case["rules"]:
-            needs = tuple(Need(
+            needs = tuple(PlannedNeed(
                 var=need["var"], spec=specs_by_name[need["spec"]], statics=_tuples(need["statics"]),
-                args=tuple(NeedArg(same_as=a, key=k, code=c) for a, k, c in need["args"]), stage=need["stage"],
+                args=tuple(PlannedArg(same_as=a, key=k, code=c) for a, k, c in need["args"]), stage=need["stage"],
                 where=tuple((index, constant) for index, constant in need["where"]),
             ) for need in rule["needs"])
             rules.append(ArgRule(

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 import sympy
 from sympy.core.function import AppliedUndef
 
-from . import model
+from . import model, mpcheck
 from .errors import SpecError, SpecErrors
 from .formulas import Catalog, FormulaError, arg_symbols, parse, sympy_namespace
-from .loader import _all_conditions, _matches
 from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
 
 CROSS_CHECK_POINTS = 4
@@ -25,7 +24,7 @@ CROSS_CHECK_RTOL = 1e-12
 
 
 @dataclass(frozen=True)
-class NeedArg:
+class PlannedArg:
     """One traced argument of a needed evaluation: the caller's own argument, or a derived value."""
 
     same_as: int | None  # index among the caller's traced arguments
@@ -34,11 +33,14 @@ class NeedArg:
 
 
 @dataclass(frozen=True)
-class Need:
+class PlannedNeed:
+    """The generator's plan of one evaluation a rule needs; rendered into the core's ``_core.Need``
+    (templates/runtime/registry.py), which is the one ``Need``."""
+
     var: str
     spec: model.Spec
     statics: tuple
-    args: tuple  # NeedArg, ...
+    args: tuple  # PlannedArg, ...
     # 0: planned with the primal; s > 0: its arguments use the primal's values (s = 1) or the results
     # of stage s - 1 needs, so it is evaluated in a later host round trip.
     stage: int = 0
@@ -54,7 +56,7 @@ class ArgRule:
     method: str  # "formula" or "sympy"
     source: str
     formulas: tuple  # ((output name, text), ...): as written, or sympy's result, for docs
-    needs: tuple  # Need, ...
+    needs: tuple  # PlannedNeed, ...
     derivative: tuple  # code per output
     conjugate: tuple | None  # code per output, or None when holomorphic
     check: str  # how the rule was verified by the generator
@@ -95,7 +97,7 @@ def _check_value(expr, formula: model.Formula, what: str) -> None:
 
 def _case(cases: tuple, condition: tuple):
     for case in cases:
-        if _matches(case.when, condition):
+        if model.matches(case.when, condition):
             return case
     return None
 
@@ -257,8 +259,7 @@ class _Deriver:
     def rule_exprs(self, spec, arg, condition: tuple, trail: tuple = ()):
         """The main expressions (per output) of d spec / d arg under ``condition``, and the conjugate parts."""
         statics = dict(condition)
-        written = [r for r in spec.derivatives if r.arg == arg.name and _matches(r.when, condition)]
-        rule = written[0] if written else None
+        rule = model.written_rule(spec, arg.name, condition)
         if rule is not None and rule.method == "formula":
             exprs, conj, _ = self.explicit(spec, rule, statics)
             return exprs, conj
@@ -310,10 +311,15 @@ class _Deriver:
         return (-d_arg / d_value).xreplace({value: own})
 
     # ---- cross-check ------------------------------------------------------------------------------
-    def cross_check(self, spec, arg, condition, exprs, conj, points, loc) -> str:
+    def cross_check(self, spec, arg, condition, exprs, conj, points, loc, *, explicit: bool = True) -> str:
+        """Check the rule against sympy's derivative of the spec's definition; without one, an explicit
+        formula against mpmath's numerical derivative of the reference (mpcheck). An implicit rule is
+        derived from its forward functions' rules, which are checked themselves."""
         definition = self.definition(spec, condition) if spec.sympy else None
         if definition is None:
-            return "not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite)"
+            if not explicit:
+                return "not cross-checked: the spec has no sympy expression"
+            return mpcheck.check(self.catalog, spec, arg, condition, exprs, conj, loc)
         if len(spec.outputs) != 1:
             return "not cross-checked: several outputs"
         candidates = [("formula", exprs[0])] + [(f"special point {str(p[3].where.text)!r}", p[2][0]) for p in points]
@@ -346,6 +352,8 @@ class _Deriver:
             except Exception as exc:  # noqa: BLE001 - sympy raises many types on definitions it cannot substitute into
                 return f"not cross-checked: sympy cannot substitute into {definition} ({type(exc).__name__})"
             if rule is None or (conj is not None and conj_rule is None):
+                if explicit and label == "formula":  # sympy cannot evaluate a callee (a kernel): mpmath can
+                    return mpcheck.check(self.catalog, spec, arg, condition, exprs, conj, loc)
                 return f"not cross-checked: no sympy expression for {', '.join(missing)} (verified against mpmath by the test suite)"
             for index, (point, directions) in enumerate([(p, (1,)) for p in samples] + [(p, (1, sympy.I)) for p in complex_samples]):
                 for direction in directions:
@@ -409,109 +417,128 @@ def _sample_points(spec: model.Spec, rng: random.Random, count: int, *, real: bo
 def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.Arg, exprs, conj, points,
               loc: model.Location):
     """Turn the rule's expressions into needs (evaluations) and JAX code over them; errors point at ``loc``."""
-    symbols = arg_symbols(spec)
-    own_traced = tuple(symbols[a.name] for a in spec.traced_args)
-    placeholders = {s: sympy.Symbol(f"_{i}") for i, s in enumerate(own_traced)}
-    catalog = deriver.catalog
-    needs: dict = {}
-    counters: dict = {}
-    label_var: dict = {}  # "__need_<label>" symbol name -> var
-    stages: dict = {}  # var -> stage
-    canonical: dict = {}  # "__need_<label>" symbol -> the evaluation in placeholders, for keys
+    planner = _Planner(deriver.catalog, spec, condition, arg, loc)
+    derivative = [planner.replace_calls(e) for e in _with_points(exprs, points)]
+    conjugate = [planner.replace_calls(e) for e in conj] if conj is not None else None
+    code = planner.printer(derivative + (conjugate or []))
+    return (
+        planner.need_records(code),
+        tuple(code(e, "derivative") for e in derivative),
+        tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
+    )
 
-    def stage_of(values) -> int:
+
+class _Planner:
+    """The needs of one rule: each distinct spec'd call becomes one evaluation (a ``PlannedNeed``), and
+    the rule's expressions refer to it by a symbol; the function's own value is ``__value_<output>``."""
+
+    def __init__(self, catalog: Catalog, spec: model.Spec, condition: tuple, arg: model.Arg, loc: model.Location):
+        self.catalog, self.spec, self.condition, self.arg, self.loc = catalog, spec, condition, arg, loc
+        symbols = arg_symbols(spec)
+        self.own_traced = tuple(symbols[a.name] for a in spec.traced_args)
+        self.placeholders = {s: sympy.Symbol(f"_{i}") for i, s in enumerate(self.own_traced)}
+        self.needs: dict = {}  # (callee, statics, traced) -> (var, CallInfo)
+        self.counters: dict = {}
+        self.label_var: dict = {}  # "__need_<label>" symbol name -> var
+        self.stages: dict = {}  # var -> stage
+        self.canonical: dict = {}  # "__need_<label>" symbol -> the evaluation in placeholders, for keys
+
+    def stage_of(self, values) -> int:
         stage = 0
         for symbol in set().union(*(sympy.sympify(v).free_symbols for v in values)):
             if symbol.name.startswith("__value_"):
                 stage = max(stage, 1)
             elif symbol.name.startswith("__need_"):
-                stage = max(stage, stages[label_var[symbol.name]] + 1)
+                stage = max(stage, self.stages[self.label_var[symbol.name]] + 1)
         return stage
 
-    def key_text(value) -> str:
-        return sympy.sstr(value.xreplace(placeholders).xreplace(canonical), order="lex")
+    def key_text(self, value) -> str:
+        return sympy.sstr(value.xreplace(self.placeholders).xreplace(self.canonical), order="lex")
 
-    def replace_calls(expr):
-        def replace(call):
-            info = catalog.info(call)
-            if info is None:
-                raise _error(loc, f"derivatives.{arg.name}: cannot evaluate {call}: not a spec'd function")
-            is_self = info.spec.name == spec.name and info.traced == own_traced and _statics_match(info.statics, condition)
-            if is_self:
-                return sympy.Symbol(f"__value_{info.output}")
-            key = (info.spec.name, info.statics, info.traced)
-            if key not in needs:
-                counters[info.spec.name] = counters.get(info.spec.name, 0) + 1
-                var = f"{info.spec.name}_{counters[info.spec.name]}"
-                needs[key] = (var, info)
-                stages[var] = stage_of(info.traced)
-            var, _ = needs[key]
-            label = var if len(info.spec.outputs) == 1 else f"{var}[{info.output}]"
-            name = f"__need_{label}"
-            label_var[name] = var
-            canonical[sympy.Symbol(name)] = sympy.Symbol(
-                f"{info.spec.name}{list(info.statics)}[{info.output}]({', '.join(key_text(v) for v in info.traced)})")
-            return sympy.Symbol(name)
-        return expr.replace(lambda e: isinstance(e, AppliedUndef), replace)
+    def _replace_call(self, call):
+        info = self.catalog.info(call)
+        if info is None:
+            raise _error(self.loc, f"derivatives.{self.arg.name}: cannot evaluate {call}: not a spec'd function")
+        is_self = (info.spec.name == self.spec.name and info.traced == self.own_traced
+                   and _statics_match(info.statics, self.condition))
+        if is_self:
+            return sympy.Symbol(f"__value_{info.output}")
+        key = (info.spec.name, info.statics, info.traced)
+        if key not in self.needs:
+            self.counters[info.spec.name] = self.counters.get(info.spec.name, 0) + 1
+            var = f"{info.spec.name}_{self.counters[info.spec.name]}"
+            self.needs[key] = (var, info)
+            self.stages[var] = self.stage_of(info.traced)
+        var, _ = self.needs[key]
+        label = var if len(info.spec.outputs) == 1 else f"{var}[{info.output}]"
+        name = f"__need_{label}"
+        self.label_var[name] = var
+        self.canonical[sympy.Symbol(name)] = sympy.Symbol(
+            f"{info.spec.name}{list(info.statics)}[{info.output}]({', '.join(self.key_text(v) for v in info.traced)})")
+        return sympy.Symbol(name)
 
-    def with_points(per_output_main, per_output_points):
-        combined = []
-        for k, main in enumerate(per_output_main):
-            expr = main
-            for symbol, value, point_exprs, _ in reversed(per_output_points):
-                shared = {c for c in main.atoms(AppliedUndef)}
-                special = point_exprs[k]
-                masked_calls = {}
-                for call in special.atoms(AppliedUndef):
-                    if call not in shared:
-                        masked_calls[call] = call.xreplace({symbol: Mask(symbol, value)})
-                special = special.xreplace(masked_calls)
-                expr = sympy.Piecewise((special, sympy.Eq(symbol, value)), (_safe(expr, symbol, value), True))
-            combined.append(expr)
-        return combined
+    def replace_calls(self, expr):
+        return expr.replace(lambda e: isinstance(e, AppliedUndef), self._replace_call)
 
-    derivative = [replace_calls(e) for e in with_points(exprs, points)]
-    conjugate = [replace_calls(e) for e in conj] if conj is not None else None
+    def printer(self, exprs):
+        """``code(expr, what)``: JAX code for an expression over the needs, the arguments and the outputs."""
+        printer_names = {}
+        need_values = [sympy.sympify(v) for _, info in self.needs.values() for v in info.traced]
+        for symbol in set().union(*[e.free_symbols for e in exprs + need_values]):
+            if symbol.name.startswith("__value_"):
+                printer_names[symbol.name] = self.spec.outputs[int(symbol.name[len("__value_"):])].name
+            elif symbol.name.startswith("__need_"):
+                printer_names[symbol.name] = symbol.name[len("__need_"):]
+        reserved = {a.name for a in self.spec.args} | {o.name for o in self.spec.outputs}
+        for var, _ in self.needs.values():
+            if var in reserved:
+                raise _error(self.loc, f"internal name {var!r} collides with an argument or output name; rename it")
+        printer = JaxsciPrinter(printer_names)
 
-    printer_names = {}
-    need_values = [sympy.sympify(v) for _, info in needs.values() for v in info.traced]
-    for symbol in set().union(*[e.free_symbols for e in derivative + (conjugate or []) + need_values]):
-        if symbol.name.startswith("__value_"):
-            printer_names[symbol.name] = spec.outputs[int(symbol.name[len("__value_"):])].name
-        elif symbol.name.startswith("__need_"):
-            printer_names[symbol.name] = symbol.name[len("__need_"):]
-    reserved = {a.name for a in spec.args} | {o.name for o in spec.outputs}
-    for var, _ in needs.values():
-        if var in reserved:
-            raise _error(loc, f"internal name {var!r} collides with an argument or output name; rename it")
-    printer = JaxsciPrinter(printer_names)
+        def code(expr, what):
+            try:
+                return printer.doprint(expr)
+            except PrintError as exc:
+                raise _error(self.loc, f"derivatives.{self.arg.name}: {what}: {exc}") from None
 
-    def code(expr, what):
-        try:
-            return printer.doprint(expr)
-        except PrintError as exc:
-            raise _error(loc, f"derivatives.{arg.name}: {what}: {exc}") from None
+        return code
 
-    need_records = []
-    for key in sorted(needs, key=lambda k: (stages[needs[k][0]], needs[k][0])):
-        var, info = needs[key]
-        symbolic = [name for name, value in info.statics if isinstance(value, sympy.Basic)]
-        if symbolic:
-            raise _error(loc, f"derivatives.{arg.name}: {var} passes {', '.join(symbolic)} on as a symbol; "
-                                   "a needed evaluation takes fixed static values")
-        need_args = []
-        for value in info.traced:
-            if value in own_traced:
-                need_args.append(NeedArg(same_as=own_traced.index(value), key=None, code=None))
-            else:
-                need_args.append(NeedArg(same_as=None, key=key_text(value), code=code(value, f"argument of {var}")))
-        need_records.append(Need(var=var, spec=info.spec, statics=info.statics, args=tuple(need_args),
-                                 stage=stages[var], where=_special_point_where(info.traced, own_traced)))
-    return (
-        tuple(need_records),
-        tuple(code(e, "derivative") for e in derivative),
-        tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
-    )
+    def need_records(self, code) -> tuple:
+        """The needs in evaluation order: by stage, then by name."""
+        records = []
+        for key in sorted(self.needs, key=lambda k: (self.stages[self.needs[k][0]], self.needs[k][0])):
+            var, info = self.needs[key]
+            symbolic = [name for name, value in info.statics if isinstance(value, sympy.Basic)]
+            if symbolic:
+                raise _error(self.loc, f"derivatives.{self.arg.name}: {var} passes {', '.join(symbolic)} on as a symbol; "
+                                       "a needed evaluation takes fixed static values")
+            args = []
+            for value in info.traced:
+                if value in self.own_traced:
+                    args.append(PlannedArg(same_as=self.own_traced.index(value), key=None, code=None))
+                else:
+                    args.append(PlannedArg(same_as=None, key=self.key_text(value), code=code(value, f"argument of {var}")))
+            records.append(PlannedNeed(var=var, spec=info.spec, statics=info.statics, args=tuple(args),
+                                       stage=self.stages[var], where=_special_point_where(info.traced, self.own_traced)))
+        return tuple(records)
+
+
+def _with_points(per_output_main, per_output_points):
+    """Each output's main expression, with its special points (``at``) as Piecewise branches."""
+    combined = []
+    for k, main in enumerate(per_output_main):
+        expr = main
+        for symbol, value, point_exprs, _ in reversed(per_output_points):
+            shared = {c for c in main.atoms(AppliedUndef)}
+            special = point_exprs[k]
+            masked_calls = {}
+            for call in special.atoms(AppliedUndef):
+                if call not in shared:
+                    masked_calls[call] = call.xreplace({symbol: Mask(symbol, value)})
+            special = special.xreplace(masked_calls)
+            expr = sympy.Piecewise((special, sympy.Eq(symbol, value)), (_safe(expr, symbol, value), True))
+        combined.append(expr)
+    return combined
 
 
 def _special_point_where(traced_values, own_traced) -> tuple:
@@ -549,7 +576,7 @@ def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
     cases, errors = [], []
     choices = {a.name: a.choices for a in spec.args if a.choices is not None}
     traced_index = {a.name: i for i, a in enumerate(spec.traced_args)}
-    for condition in _all_conditions(static_bools):
+    for condition in model.all_conditions(static_bools):
         if any(name in choices and value not in choices[name] for name, value in condition):
             continue  # an unsupported value: the core rejects it before any rule is needed
         rules = []
@@ -567,8 +594,7 @@ def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
 
 def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.Arg, index: int) -> ArgRule:
     statics = dict(condition)
-    written = [r for r in spec.derivatives if r.arg == arg.name and _matches(r.when, condition)]
-    rule = written[0] if written else None
+    rule = model.written_rule(spec, arg.name, condition)
     if rule is not None and rule.method == "formula":
         exprs, conj, points = deriver.explicit(spec, rule, statics)
         check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
@@ -576,7 +602,7 @@ def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: mode
         shown = tuple((name, f.text) for name, f in rule.formulas)
     elif rule is not None and rule.method == "implicit":
         exprs, conj, points = [deriver.implicit(spec, rule, arg, statics)], None, []
-        check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
+        check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc, explicit=False)
         if check.startswith("not cross-checked"):
             check = f"implicit-function rule on {rule.implicit.text!r}, from the spec'd derivatives of the functions in it"
         method, source = "implicit", rule.source

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from . import model
+from . import model, scipycheck
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse_guard
 from .printer import GuardPrinter, PrintError
@@ -279,6 +279,9 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         finite_differences=finite_differences, native=native, guard=guard,
     )
     _check_consistency(spec)
+    mismatches = scipycheck.check_spec(spec, top.value_line("scipy") if top.has("scipy") else None)
+    if mismatches:
+        raise SpecErrors(mismatches)
     return spec
 
 
@@ -382,40 +385,66 @@ def _args(top: _Mapping, path: str) -> tuple:
             seen_default = True
         elif seen_default:
             raise SpecError(path, m.line, f"argument {name!r} has no default but follows an argument that has one")
-        choices, choices_why = None, None
-        if m.has("choices"):
-            if kind not in model.STATIC_KINDS:
-                raise SpecError(path, m.key_line("choices"), f"argument {name!r}: choices apply only to static arguments")
-            choices = tuple(m.get("choices", list))
-            for value in choices:
-                _check_default(kind, value, path, m.value_line("choices"), name, what="choice")
-            if not choices or default not in choices:
-                raise SpecError(path, m.value_line("choices"), f"argument {name!r}: choices must include the default {default!r}")
-            choices_why = m.get("why_choices", str, required=True).strip()
-        elif m.has("why_choices"):
-            raise SpecError(path, m.key_line("why_choices"), f"argument {name!r}: why_choices explains choices; there are none")
+        choices, choices_why = _choices(m, path, name, kind, default)
         keyword_only = m.get("keyword_only", bool, default=False)
         if seen_keyword_only and not keyword_only:
             raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
         seen_keyword_only = seen_keyword_only or keyword_only
+        scipy_name = _scipy_name(m, path, name, kind)
         m.done()
         args.append(model.Arg(name=name, kind=kind, differentiable=differentiable, why=why.strip() if why else None,
                               doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
-                              keyword_only=keyword_only))
-    optional = [a for a in args if a.optional]
-    if optional:
-        traced = [a for a in args if a.traced]
-        if traced[len(traced) - len(optional):] != optional:
-            raise SpecError(path, optional[0].loc.line, f"optional argument {optional[0].name!r} (default null) must "
-                                                        "come after every traced argument that is not optional")
-        for arg in traced:
-            if arg.differentiable and not arg.optional:
-                raise SpecError(path, arg.loc.line, f"argument {arg.name!r} cannot be differentiable in a function with "
-                                                    f"the optional argument {optional[0].name!r}: its rule could not be "
-                                                    "evaluated when that argument is left out")
+                              keyword_only=keyword_only, scipy_name=scipy_name))
+    _check_optional(args, path)
     return tuple(args)
+
+
+def _choices(m: _Mapping, path: str, name: str, kind: str, default) -> tuple:
+    """``choices`` (the supported values of a static argument) and ``why_choices``, or (None, None)."""
+    if not m.has("choices"):
+        if m.has("why_choices"):
+            raise SpecError(path, m.key_line("why_choices"), f"argument {name!r}: why_choices explains choices; there are none")
+        return None, None
+    if kind not in model.STATIC_KINDS:
+        raise SpecError(path, m.key_line("choices"), f"argument {name!r}: choices apply only to static arguments")
+    choices = tuple(m.get("choices", list))
+    for value in choices:
+        _check_default(kind, value, path, m.value_line("choices"), name, what="choice")
+    if not choices or default not in choices:
+        raise SpecError(path, m.value_line("choices"), f"argument {name!r}: choices must include the default {default!r}")
+    return choices, m.get("why_choices", str, required=True).strip()
+
+
+def _scipy_name(m: _Mapping, path: str, name: str, kind: str) -> str | None:
+    """``scipy_name``: SciPy's name for a traced argument whose public name differs (generator/scipycheck.py)."""
+    scipy_name = m.get("scipy_name", str)
+    if scipy_name is None:
+        return None
+    scipy_name = _identifier(scipy_name.strip(), path, m.value_line("scipy_name"), "scipy_name")
+    if kind not in model.TRACED_KINDS:
+        raise SpecError(path, m.key_line("scipy_name"), f"argument {name!r}: scipy_name is for traced arguments, which "
+                                                        "SciPy receives by position; a static one is passed by its name")
+    if scipy_name == name:
+        raise SpecError(path, m.value_line("scipy_name"), f"argument {name!r}: scipy_name is its own name; remove it")
+    return scipy_name
+
+
+def _check_optional(args: list, path: str) -> None:
+    """Optional traced arguments (default null) come last, and leave the others not differentiable."""
+    optional = [a for a in args if a.optional]
+    if not optional:
+        return
+    traced = [a for a in args if a.traced]
+    if traced[len(traced) - len(optional):] != optional:
+        raise SpecError(path, optional[0].loc.line, f"optional argument {optional[0].name!r} (default null) must "
+                                                    "come after every traced argument that is not optional")
+    for arg in traced:
+        if arg.differentiable and not arg.optional:
+            raise SpecError(path, arg.loc.line, f"argument {arg.name!r} cannot be differentiable in a function with "
+                                                f"the optional argument {optional[0].name!r}: its rule could not be "
+                                                "evaluated when that argument is left out")
 
 
 def _check_default(kind: str, default, path: str, line: int | None, name: str, what: str = "default") -> None:
@@ -489,19 +518,10 @@ def _condition(raw, path: str, line: int | None, static_bools: set, what: str) -
     return tuple(sorted(items))
 
 
-def _all_conditions(static_bools: set) -> list[model.Condition]:
-    names = sorted(static_bools)
-    return [tuple(zip(names, values)) for values in itertools.product((False, True), repeat=len(names))]
-
-
-def _matches(condition: model.Condition, full: model.Condition) -> bool:
-    return set(condition) <= set(full)
-
-
 def _check_coverage(cases, path: str, line: int | None, static_bools: set, what: str) -> None:
     """Each combination of static booleans must be covered by exactly one case."""
-    for full in _all_conditions(static_bools):
-        hits = [c for c in cases if _matches(c.when, full)]
+    for full in model.all_conditions(static_bools):
+        hits = [c for c in cases if model.matches(c.when, full)]
         label = ", ".join(f"{k}={v}" for k, v in full) or "all calls"
         if not hits:
             raise SpecError(path, line, f"{what} has no case for {label}")
@@ -663,6 +683,21 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
     raw = top.get("tests", dict, required=True)
     m = _Mapping(raw, path, "tests", top.value_line("tests"))
     by_name = {a.name: a for a in args}
+    domain = _test_domain(m, path, by_name, traced_names)
+    complex_domain = _test_complex_domain(m, path, by_name)
+    points = _test_points(m, path, traced_names)
+    tolerance = _tolerances(m, "gradient_tolerance", path, "tests.gradient_tolerance", DEFAULT_GRADIENT_TOLERANCE)
+    statics = _test_statics(m, path, args, by_name)
+    failures = _expected_failures(m, path)
+    first_order_only = _first_order_only(m, path, args)
+    m.done()
+    return model.TestPlan(domain=domain, complex_domain=complex_domain, points=points, statics=statics,
+                          gradient_tolerance=tolerance, expected_failures=failures, loc=m.loc(),
+                          first_order_only=first_order_only)
+
+
+def _test_domain(m: _Mapping, path: str, by_name: dict, traced_names: set) -> dict:
+    """``tests.domain``: an interval for every traced argument."""
     domain_raw = m.get("domain", dict, required=bool(traced_names), default=LocatedDict())
     dm = _Mapping(domain_raw, path, "tests.domain", m.value_line("domain"))
     domain = {}
@@ -674,6 +709,11 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
     dm.done()
     for name in sorted(traced_names - set(domain)):
         raise SpecError(path, dm.line, f"tests.domain has no interval for argument {name!r}")
+    return domain
+
+
+def _test_complex_domain(m: _Mapping, path: str, by_name: dict) -> dict:
+    """``tests.complex_domain``: ``[[re low, re high], [im low, im high]]`` for complex arguments."""
     complex_domain = {}
     cd_raw = m.get("complex_domain", dict, default=LocatedDict())
     cm = _Mapping(cd_raw, path, "tests.complex_domain", m.value_line("complex_domain"))
@@ -687,6 +727,11 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
             _interval(part, path, cm.value_line(name), f"tests.complex_domain.{name}", integer=False) for part in value
         )
     cm.done()
+    return complex_domain
+
+
+def _test_points(m: _Mapping, path: str, traced_names: set) -> tuple:
+    """``tests.points``: extra points, a finite value for every traced argument."""
     points = []
     points_raw = m.get("points", list, default=[])
     for i, point in enumerate(points_raw):
@@ -702,7 +747,11 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
             raise SpecError(path, pm.line, f"tests.points[{i}] has no value for argument {name!r}")
         pm.done()
         points.append(values)
-    tolerance = _tolerances(m, "gradient_tolerance", path, "tests.gradient_tolerance", DEFAULT_GRADIENT_TOLERANCE)
+    return tuple(points)
+
+
+def _test_statics(m: _Mapping, path: str, args: tuple, by_name: dict) -> dict:
+    """``tests.statics``: the values tested for static int, float and string arguments."""
     statics = {}
     statics_raw = m.get("statics", dict, default=LocatedDict())
     sm = _Mapping(statics_raw, path, "tests.statics", m.value_line("statics"))
@@ -722,6 +771,11 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
     for arg in args:
         if arg.kind in ("static_int", "static_float", "static_str") and not arg.has_default and arg.name not in statics:
             raise SpecError(path, sm.line, f"tests.statics must give values for {arg.name!r}, which has no default")
+    return statics
+
+
+def _expected_failures(m: _Mapping, path: str) -> tuple:
+    """``tests.expected_failures``: generic tests expected to fail, each with its reason."""
     failures = []
     xf_raw = m.get("expected_failures", list, default=[])
     for i, item in enumerate(xf_raw):
@@ -735,11 +789,7 @@ def _tests(top: _Mapping, path: str, args: tuple, traced_names: set) -> model.Te
             raise SpecError(path, fm.value_line("dtype"), f"dtype must be one of {', '.join(model.TEST_DTYPES)}")
         fm.done()
         failures.append(model.ExpectedFailure(test=test, reason=reason.strip(), dtype=dtype, loc=fm.loc()))
-    first_order_only = _first_order_only(m, path, args)
-    m.done()
-    return model.TestPlan(domain=domain, complex_domain=complex_domain, points=tuple(points), statics=statics,
-                          gradient_tolerance=tolerance, expected_failures=tuple(failures), loc=m.loc(),
-                          first_order_only=first_order_only)
+    return tuple(failures)
 
 
 def _first_order_only(m: _Mapping, path: str, args: tuple) -> tuple:

@@ -1,6 +1,7 @@
 """The spec model: frozen records built by the loader, read by the generator and the tests."""
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 KERNELS = "kernels"  # specs/kernels/: jaxsci's own derivative kernels, evaluated on the host like SciPy
@@ -46,6 +47,7 @@ class Arg:
     choices: tuple | None = None  # static arguments: the values jaxsci supports, when not every value
     choices_why: str | None = None
     keyword_only: bool = False
+    scipy_name: str | None = None  # SciPy's name for the argument, where the public name differs (jn's n is v)
 
     @property
     def traced(self) -> bool:
@@ -71,6 +73,22 @@ class Output:
 
 
 Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"
+
+
+def all_conditions(static_bools) -> list:
+    """Every combination of values of the static booleans, as full conditions."""
+    names = sorted(static_bools)
+    return [tuple(zip(names, values)) for values in itertools.product((False, True), repeat=len(names))]
+
+
+def matches(condition: Condition, full: Condition) -> bool:
+    """Whether a case's ``when`` condition holds under the full condition ``full``."""
+    return set(condition) <= set(full)
+
+
+def written_rule(spec: "Spec", arg_name: str, condition: Condition):
+    """The spec's own derivative rule for ``arg_name`` under ``condition``, or None (derived by sympy)."""
+    return next((r for r in spec.derivatives if r.arg == arg_name and matches(r.when, condition)), None)
 
 
 @dataclass(frozen=True)

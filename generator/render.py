@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -177,6 +178,20 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+@dataclass
+class _Tally:
+    """The coverage table's counts over the (function, real or complex argument) pairs."""
+
+    pairs: int = 0
+    differentiable: int = 0
+    not_differentiable: int = 0
+    mpmath_verified: int = 0
+    fd_verified: int = 0
+    complex_functions: int = 0
+    by_method: dict = field(default_factory=lambda: {"sympy": 0, "formula": 0, "implicit": 0})
+    unverified: list = field(default_factory=list)
+
+
 def render_coverage(env: jinja2.Environment, specs: list, rules: dict) -> str:
     """The coverage table: every function, its arguments, rules, reasons and references."""
     import numpy as np
@@ -185,61 +200,15 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict) -> str:
 
     ufuncs = sorted(n for n in dir(scipy.special) if isinstance(getattr(scipy.special, n), np.ufunc))
     names = {s.name for s in specs if s.module == "special"}
-    by_method = {"sympy": 0, "formula": 0, "implicit": 0}
-    pairs = differentiable = not_differentiable = mpmath_verified = fd_verified = complex_functions = 0
-    rows, unverified, natives = [], [], []
-    kernels = []
+    tally = _Tally()
+    rows, natives, kernels = [], [], []
     for spec in sorted(specs, key=lambda s: (s.module, s.name)):
         if spec.kernel:
             kernels.append(_kernel_row(spec, rules[spec.name]))
             continue
         if spec.native is not None:
-            natives.append({
-                "name": spec.name,
-                "function": spec.native.function,
-                "float64": _tolerance_text(spec.native.tolerance["float64"]),
-                "float32": _tolerance_text(spec.native.tolerance["float32"]),
-                "why": _cell(spec.native.why),
-            })
-        methods = {}
-        for case in rules[spec.name]:
-            for rule in case.rules:
-                how = "derived by sympy" if rule.method == "sympy" else (
-                    f"implicit: {rule.source}" if rule.method == "implicit" else rule.source)
-                methods.setdefault(rule.arg.name, {})[rule.method] = how
-        diff_cells, nondiff_cells = [], []
-        for arg in spec.args:
-            if arg.kind not in ("real", "complex"):
-                continue
-            pairs += 1
-            if arg.differentiable:
-                differentiable += 1
-                found = methods.get(arg.name, {})
-                for method in found:
-                    by_method[method] += 1
-                    break
-                if spec.tests.expected_failure("gradients", "float64") is not None:
-                    unverified.append(f"{spec.name}({arg.name})")
-                elif spec.finite_differences:
-                    fd_verified += 1
-                else:
-                    mpmath_verified += 1
-                diff_cells.append(f"`{arg.name}` ({'; '.join(dict.fromkeys(found.values()))})")
-            else:
-                not_differentiable += 1
-                nondiff_cells.append(f"`{arg.name}`: {arg.why}")
-        complex_args = [a.name for a in spec.args if a.kind == "complex"]
-        complex_functions += bool(complex_args)
-        rows.append({
-            "name": spec.name,
-            "url": f"https://docs.scipy.org/doc/scipy/reference/generated/{spec.scipy}.html",
-            "args": _cell(", ".join(f"{a.name} ({a.kind})" for a in spec.args)),
-            "differentiable": _cell("<br>".join(diff_cells) or "–"),
-            "not_differentiable": _cell("<br>".join(nondiff_cells) or "–"),
-            "complex": _cell(", ".join(complex_args) or "–"),
-            "reference": _cell("–" if not spec.differentiable_args else (
-                f"finite differences ({spec.finite_differences})" if spec.finite_differences else "mpmath")),
-        })
+            natives.append(_native_row(spec))
+        rows.append(_function_row(spec, rules[spec.name], tally))
     counts = {
         "functions": len(specs) - len(kernels),
         "kernels": len(kernels),
@@ -248,19 +217,72 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict) -> str:
         "ufuncs_missing": sorted(set(ufuncs) - names),
         "non_ufuncs": len(names - set(ufuncs)),
         "scipy_version": scipy.__version__,
-        "complex_functions": complex_functions,
-        "pairs": pairs,
-        "differentiable": differentiable,
-        "differentiable_percent": f"{100 * differentiable / pairs:.1f}" if pairs else "0",
-        "by_method": by_method,
-        "verified_mpmath": mpmath_verified,
-        "verified_fd": fd_verified,
-        "verified_mpmath_percent": f"{100 * mpmath_verified / differentiable:.1f}" if differentiable else "0",
-        "unverified": unverified,
-        "not_differentiable": not_differentiable,
+        "complex_functions": tally.complex_functions,
+        "pairs": tally.pairs,
+        "differentiable": tally.differentiable,
+        "differentiable_percent": f"{100 * tally.differentiable / tally.pairs:.1f}" if tally.pairs else "0",
+        "by_method": tally.by_method,
+        "verified_mpmath": tally.mpmath_verified,
+        "verified_fd": tally.fd_verified,
+        "verified_mpmath_percent": f"{100 * tally.mpmath_verified / tally.differentiable:.1f}" if tally.differentiable else "0",
+        "unverified": tally.unverified,
+        "not_differentiable": tally.not_differentiable,
         "native": len(natives),
     }
     return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels)
+
+
+def _native_row(spec: model.Spec) -> dict:
+    return {
+        "name": spec.name,
+        "function": spec.native.function,
+        "float64": _tolerance_text(spec.native.tolerance["float64"]),
+        "float32": _tolerance_text(spec.native.tolerance["float32"]),
+        "why": _cell(spec.native.why),
+    }
+
+
+def _function_row(spec: model.Spec, cases: tuple, tally: _Tally) -> dict:
+    """One function's row of the table; counts its arguments into ``tally``."""
+    methods = {}
+    for case in cases:
+        for rule in case.rules:
+            how = "derived by sympy" if rule.method == "sympy" else (
+                f"implicit: {rule.source}" if rule.method == "implicit" else rule.source)
+            methods.setdefault(rule.arg.name, {})[rule.method] = how
+    diff_cells, nondiff_cells = [], []
+    for arg in spec.args:
+        if arg.kind not in ("real", "complex"):
+            continue
+        tally.pairs += 1
+        if arg.differentiable:
+            tally.differentiable += 1
+            found = methods.get(arg.name, {})
+            for method in found:
+                tally.by_method[method] += 1
+                break
+            if spec.tests.expected_failure("gradients", "float64") is not None:
+                tally.unverified.append(f"{spec.name}({arg.name})")
+            elif spec.finite_differences:
+                tally.fd_verified += 1
+            else:
+                tally.mpmath_verified += 1
+            diff_cells.append(f"`{arg.name}` ({'; '.join(dict.fromkeys(found.values()))})")
+        else:
+            tally.not_differentiable += 1
+            nondiff_cells.append(f"`{arg.name}`: {arg.why}")
+    complex_args = [a.name for a in spec.args if a.kind == "complex"]
+    tally.complex_functions += bool(complex_args)
+    return {
+        "name": spec.name,
+        "url": f"https://docs.scipy.org/doc/scipy/reference/generated/{spec.scipy}.html",
+        "args": _cell(", ".join(f"{a.name} ({a.kind})" for a in spec.args)),
+        "differentiable": _cell("<br>".join(diff_cells) or "–"),
+        "not_differentiable": _cell("<br>".join(nondiff_cells) or "–"),
+        "complex": _cell(", ".join(complex_args) or "–"),
+        "reference": _cell("–" if not spec.differentiable_args else (
+            f"finite differences ({spec.finite_differences})" if spec.finite_differences else "mpmath")),
+    }
 
 
 def _kernel_row(spec: model.Spec, cases: tuple) -> dict:

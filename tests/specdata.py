@@ -18,7 +18,8 @@ import pytest
 import jaxsci
 import mpref
 from generator import ROOT
-from generator.loader import _all_conditions, collect_specs
+from generator.loader import collect_specs
+from generator.model import all_conditions
 
 SPECS, SPEC_ERRORS = collect_specs(ROOT / "specs", ROOT)
 SPEC_BY_NAME = {s.name: s for s in SPECS}
@@ -123,7 +124,7 @@ def spec_cases(spec) -> list[Case]:
              and (a.choices is None or len(a.choices) > 1)}
     fixed = {a.name: a.choices[0] for a in spec.args if a.kind == "static_bool" and a.choices is not None and len(a.choices) == 1}
     others = list(spec.tests.statics.items())
-    for condition in _all_conditions(bools):
+    for condition in all_conditions(bools):
         for values in itertools.product(*(v for _, v in others)):
             out.append(Case(spec, {**dict(condition), **fixed, **dict(zip((k for k, _ in others), values))}))
     return out

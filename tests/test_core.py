@@ -103,6 +103,8 @@ def test_exception_inside_callback_gives_nan_and_a_warning(jit):
     assert out.shape == (3,) and bool(jnp.all(jnp.isnan(out)))
     messages = [str(w.message) for w in caught if issubclass(w.category, CallbackWarning)]
     assert any("jaxsci.test.boom: SciPy raised TypeError" in m for m in messages), messages
+    # the warning points at the user's call (this file), not at jaxsci's host code
+    assert {w.filename for w in caught if issubclass(w.category, CallbackWarning)} == {__file__}
 
 
 def test_errstate_raise_reports_failures_after_the_callbacks_not_inside_them():
@@ -125,6 +127,49 @@ def test_errstate_raise_reports_failures_after_the_callbacks_not_inside_them():
     with pytest.raises(ValueError, match="mode must be one of"):
         with jaxsci.errstate("loud"):
             pass
+
+
+def test_errstate_checks_its_mode_when_constructed():
+    with pytest.raises(ValueError, match="mode must be one of 'warn', 'ignore', 'raise', got 'bogus'"):
+        jaxsci.errstate("bogus")
+    state = jaxsci.errstate("ignore")
+    with state:
+        with pytest.raises(RuntimeError, match="already active"):
+            state.__enter__()
+    with state:  # again, after it exits
+        pass
+
+
+def test_errstate_is_scoped_to_its_thread():
+    import threading
+
+    fn = _boom_function()
+    jitted = jax.jit(lambda x: _core.call(fn, x))
+    inside, done = threading.Barrier(2), threading.Event()
+    results = {}
+
+    def quiet_thread():
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with jaxsci.errstate("raise"):
+                    inside.wait()  # the main thread's callbacks run while this block is active
+                    jitted(jnp.ones(3)).block_until_ready()
+                    done.wait()
+        except jaxsci.CallbackError as exc:
+            results["raised"] = exc.failures
+        results["warned"] = [w for w in caught if issubclass(w.category, CallbackWarning)]
+
+    thread = threading.Thread(target=quiet_thread)
+    thread.start()
+    inside.wait()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        jitted(jnp.ones(2)).block_until_ready()  # this thread has no block: it warns
+    done.set()
+    thread.join()
+    assert any(issubclass(w.category, CallbackWarning) for w in caught)
+    assert len(results["raised"]) == 1 and results["warned"] == []  # the other thread's own failure only
 
 
 def test_scipy_domain_errors_are_nan_like_scipy():
@@ -262,6 +307,24 @@ def test_x64_disabled_seed_numbers_and_promotion():
     assert out.strip() == "ok"
 
 
+def test_integers_out_of_range_with_x64_off_raise_instead_of_wrapping():
+    out = run_python("""
+        import jax, numpy as np, pytest, scipy.special as sc
+        from jaxsci.special import eval_legendre
+        for order in (np.int64(2**32 + 3), np.array([3, -2**40], dtype=np.int64), np.uint64(2**33)):
+            # eagerly, and under jit where the value is concrete (an argument of jit itself is converted
+            # by JAX before jaxsci sees it: jax.jit wraps np.int64 to int32 silently)
+            for call in (eval_legendre, lambda n, x: jax.jit(lambda x: eval_legendre(n, x))(x)):
+                with pytest.raises(OverflowError, match="argument 'n' has the value .* does not fit in u?int32 .*would wrap to"):
+                    call(order, 0.5)
+        with pytest.raises(OverflowError):  # a Python int: JAX's own error
+            eval_legendre(2**40, 0.5)
+        np.testing.assert_allclose(eval_legendre(np.int64(3), 0.5), sc.eval_legendre(3, 0.5), rtol=1e-6)  # in range: fine
+        print("ok")
+    """, {"JAX_ENABLE_X64": "0"})
+    assert out.strip() == "ok"
+
+
 def test_x64_can_be_toggled_between_calls():
     out = run_python("""
         import jax, jax.numpy as jnp
@@ -354,3 +417,29 @@ def test_subnormals_are_not_flushed_inside_the_callback():
     assert jax.jit(exp10)(x) == sc.exp10(x)
     tiny = 3.3277453e-302
     assert jax.jit(lambertw)(tiny, 1) == sc.lambertw(tiny, 1)
+
+
+@pytest.mark.parametrize("transport", ["auto", "pure"])
+@pytest.mark.parametrize("jit", [False, True])
+def test_no_host_function_can_write_into_an_operand(transport, jit, monkeypatch):
+    # The misuse the generator now rejects (a spec with an extra argument): SciPy's expit(x, y) takes
+    # y as its out= and writes into it. The host only ever sees read-only views of the operands, so the
+    # write raises, the result is NaN with a warning, and the JAX array y is unchanged.
+    fn = _core.register(_core.Function(
+        qualname="test.logistic_xy", scipy="scipy.special.expit",
+        args=(_core.Arg("x", "real", differentiable=False, why="test"), _core.Arg("y", "real", differentiable=False, why="test")),
+        outputs=(_core.Output("out"),), vmap_method="expand_dims",
+    ))
+    monkeypatch.setattr(jaxsci.config, "callback", transport)
+    jax.clear_caches()
+    try:
+        x, y = jnp.asarray([0.5, 1.0, 2.0]), jnp.asarray([10.0, 20.0, 30.0])
+        call = (lambda x, y: _core.call(fn, x, y))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = (jax.jit(call) if jit else call)(x, y).block_until_ready()
+        assert np.asarray(y).tolist() == [10.0, 20.0, 30.0] and bool(jnp.all(jnp.isnan(out)))
+        messages = [str(w.message) for w in caught if issubclass(w.category, CallbackWarning)]
+        assert any("read-only" in m for m in messages), messages
+    finally:
+        jax.clear_caches()

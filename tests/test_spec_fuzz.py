@@ -34,7 +34,8 @@ from generator.__main__ import _generate
 from generator.derive import _Deriver, derive_spec
 from generator.errors import SpecError, SpecErrors
 from generator.formulas import ELEMENTARY
-from generator.loader import _all_conditions, _matches, load_specs
+from generator.loader import load_specs
+from generator.model import all_conditions, matches
 from generator.render import render_all
 
 SPECS_DIR = ROOT / "specs" / "special"
@@ -74,26 +75,26 @@ tests:
 """,
     "sici_user": """\
 name: sici_user
-scipy: scipy.special.sinc
+scipy: scipy.special.factorial
 summary: A function whose rule calls both outputs of sici.
 args:
-  - name: x
+  - name: n
     kind: real
-  - name: derivative
+  - name: exact
     kind: static_bool
     default: false
 derivatives:
-  x:
-    - when: {derivative: false}
-      formula: sici.si(x) * sici.ci(2 * x) + x
+  n:
+    - when: {exact: false}
+      formula: sici.si(n) * sici.ci(2 * n) + n
       source: made up
-    - when: {derivative: true}
-      formula: sici_user(x, derivative=False) * x
+    - when: {exact: true}
+      formula: sici_user(n, exact=False) * n
       source: made up
 reference:
   finite_differences: synthetic
 tests:
-  domain: {x: [0.5, 5]}
+  domain: {n: [0.5, 5]}
 """,
 }
 SYNTHETIC["fwd"] = """\
@@ -273,8 +274,8 @@ def affected(specs, name: str, texts: dict) -> list:
     """
     def derived_by_sympy(spec) -> bool:
         bools = {a.name for a in spec.args if a.kind == "static_bool"}
-        return any(not any(r.arg == a.name and _matches(r.when, condition) for r in spec.derivatives)
-                   for condition in _all_conditions(bools) for a in spec.differentiable_args)
+        return any(not any(r.arg == a.name and matches(r.when, condition) for r in spec.derivatives)
+                   for condition in all_conditions(bools) for a in spec.differentiable_args)
 
     return [s for s in specs if s.name == name or name in dependencies(texts, s.name) or derived_by_sympy(s)]
 

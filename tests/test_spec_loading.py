@@ -67,3 +67,28 @@ def test_a_scaffold_in_specs_fails_only_its_own_test(tmp_path):
     assert int(summary.split(" deselected")[0].split()[-1]) > 20, summary
     assert "FAILED tests/test_completeness.py::test_spec_loads[special/logit]" in result.stdout
     assert message in result.stdout, result.stdout[-3000:]
+
+
+def test_every_key_the_loader_accepts_is_documented_in_specs_readme():
+    """Each key the loader reads (``.get``/``.has`` of a mapping, the per-output and case keys, the
+    tolerance tables) and each argument kind and output dtype appears as `key` in specs/README.md."""
+    import ast
+
+    from generator import model
+
+    root = ROOT
+    tree = ast.parse((root / "generator" / "loader.py").read_text(encoding="utf-8"))
+    positions = {"get": [0], "has": [0], "_per_output": [1, 2], "_cases": [1], "_tolerances": [1]}
+    keys = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+        for i in positions.get(name, []):
+            if i < len(node.args) and isinstance(node.args[i], ast.Constant) and isinstance(node.args[i].value, str):
+                keys.add(node.args[i].value)
+        keys.update(k.value.value for k in node.keywords if k.arg == "payload_key" and isinstance(k.value, ast.Constant))
+    assert {"name", "scipy", "choices", "why_choices", "keyword_only", "shape", "statics", "scipy_name"} <= keys  # the scan works
+    keys |= set(model.ARG_KINDS) | set(model.OUTPUT_DTYPES)
+    documented = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)[`:]", (root / "specs" / "README.md").read_text(encoding="utf-8")))
+    assert sorted(keys - documented) == []

@@ -12,6 +12,7 @@ from ._core import CallbackWarning as CallbackWarning
 from ._core import ExportError as ExportError
 from ._core import config as config
 from ._core import NonDifferentiableError as NonDifferentiableError
+from ._core import TransportWarning as TransportWarning
 from ._core import errstate as errstate
 from ._core import export as export
 
@@ -21,7 +22,7 @@ if _TYPE_CHECKING:
     from . import special as special
 
 __version__ = '0.1.0'
-__all__ = ["CallbackError", "CallbackWarning", "ExportError", "NonDifferentiableError", "config", "errstate", "export", 'kernels', 'special', "__version__"]
+__all__ = ["CallbackError", "CallbackWarning", "ExportError", "NonDifferentiableError", "TransportWarning", "config", "errstate", "export", 'kernels', 'special', "__version__"]
 _PACKAGES = frozenset({'kernels', 'special'})
 
 

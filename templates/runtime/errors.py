@@ -19,3 +19,7 @@ class NonDifferentiableError(TypeError):
 
 class ExportError(NotImplementedError):
     """A function that calls jaxsci cannot be serialized by ``jax.export`` (see ``jaxsci.export``)."""
+
+
+class TransportWarning(RuntimeWarning):
+    """jaxsci's buffer-callback core does not work with the installed jax: it uses ``jax.pure_callback``."""

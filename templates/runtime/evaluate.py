@@ -27,7 +27,7 @@ from .promote import operand_dtype, output_dtype
 from .registry import lookup
 from .transport import host_callback
 
-_VMAP_ORDER = ("expand_dims", "broadcast_all", "sequential")
+_VMAP_ORDER = ("expand_dims", "broadcast_all")
 
 
 class Call(NamedTuple):

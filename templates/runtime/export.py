@@ -4,20 +4,26 @@ from __future__ import annotations
 import functools
 
 import jax
+import jax.export  # noqa: F401 - jax 0.6 does not import its export module with jax itself
 
 from .errors import ExportError
 
-_WHY = (
-    "jaxsci functions run SciPy on the host through jax.pure_callback, and jax.export cannot serialize "
-    "a host callback: the exported StableHLO would have to carry Python code. Export the part of the "
-    "program without jaxsci functions and pass their values in as inputs, or use jax.jit without "
-    "jax.export, which compiles and runs them in this process."
-)
+_TRANSPORTS = {"buffer": "XLA's buffer callback", "pure": "jax.pure_callback"}
 
 
-def explain(functions) -> str:
+def _why(transport: str) -> str:
+    return (
+        f"jaxsci functions run SciPy on the host through {_TRANSPORTS[transport]}, and jax.export cannot "
+        "serialize a host callback: the exported StableHLO would have to carry Python code. Export the part "
+        "of the program without jaxsci functions and pass their values in as inputs, or use jax.jit without "
+        "jax.export, which compiles and runs them in this process."
+    )
+
+
+def explain(functions, transport: str) -> str:
+    """The ExportError message for ``functions``, naming the ``transport`` in use ("buffer" or "pure")."""
     names = ", ".join(sorted({f"jaxsci.{name}" for name in functions}))
-    return f"{names}: {_WHY}"
+    return f"{names}: {_why(transport)}"
 
 
 def export(fun, **options):
@@ -39,6 +45,6 @@ def export(fun, **options):
         except NotImplementedError as exc:
             if "host_callback" not in str(exc):
                 raise
-            raise ExportError(_WHY) from exc
+            raise ExportError(_why("pure")) from exc  # JAX refuses pure_callback's lowering
 
     return exported

@@ -249,13 +249,22 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
             _THREADS.leave()
 
 
+def _read_only(array) -> np.ndarray:
+    """A numpy view of an operand that nothing can write through: XLA's input buffers (and the arrays
+    ``pure_callback`` hands over, which may share a JAX array's memory) are immutable to JAX, so a SciPy
+    function or kernel that tries to write into its input raises (and the call is NaN), never changes them."""
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view
+
+
 def evaluate_calls(calls: tuple, *operands):
     """``pure_callback``'s host function: returns the flat outputs, allocated here.
 
     Output shapes are given for functions of static arguments only; otherwise outputs broadcast.
     """
     try:
-        arrays = [np.asarray(o) for o in operands]
+        arrays = [_read_only(o) for o in operands]
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
         _warn(calls[0][0] if calls else "?", exc)
@@ -272,7 +281,7 @@ def evaluate_calls(calls: tuple, *operands):
 def evaluate_calls_in_place(calls: tuple, context, out_buffers, *in_buffers) -> None:
     """``buffer_callback``'s host function: reads the operands and writes the outputs where XLA keeps them."""
     try:
-        arrays = [np.asarray(b) for b in in_buffers]
+        arrays = [_read_only(b) for b in in_buffers]
         outputs = [np.asarray(b) for b in out_buffers]
     except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
         _warn(calls[0][0] if calls else "?", exc)

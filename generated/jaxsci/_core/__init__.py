@@ -6,9 +6,9 @@ Generated modules describe functions with ``Function``/``Arg``/``Output``/``Rule
 """
 from .api import call
 from .config import config
-from .errors import ExportError, NonDifferentiableError
+from .errors import ExportError, NonDifferentiableError, TransportWarning
 from .errstate import CallbackError, CallbackWarning, errstate
 from .export import export
 from .registry import Arg, Function, Need, Output, Rule, register
 
-__all__ = ["Arg", "CallbackError", "CallbackWarning", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "call", "config", "errstate", "export", "register"]
+__all__ = ["Arg", "CallbackError", "CallbackWarning", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "TransportWarning", "call", "config", "errstate", "export", "register"]

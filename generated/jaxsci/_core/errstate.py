@@ -15,17 +15,25 @@ NaN outputs. The mode chooses what else happens:
     with jaxsci.errstate("raise"):
         y = jax.jit(f)(x).block_until_ready()   # raises CallbackError if SciPy raised inside f
 
-The mode is process-wide (callbacks run on XLA's threads, not the caller's), and read when a callback runs.
+The mode is scoped like NumPy's ``errstate``: to the thread, or the ``contextvars`` context (an asyncio
+task), that entered the block, and read when a callback runs. On CPU, XLA runs a callback in the thread
+that called the computation, so another thread's block never changes what this one hears. A callback
+that XLA runs on a thread of its own (asynchronous dispatch, or a device other than the CPU) has no
+caller's context to read: it follows the innermost block active in the process. The mode is checked
+when the ``errstate`` is constructed.
 """
 from __future__ import annotations
 
-import contextlib
+import contextvars
+import os
+import sys
 import threading
 import warnings
 
 _MODES = ("warn", "ignore", "raise")
 _lock = threading.Lock()
-_stack: list[tuple[str, list]] = []  # (mode, failures recorded while it is innermost)
+_current: contextvars.ContextVar = contextvars.ContextVar("jaxsci_errstate", default=None)  # innermost (mode, failures)
+_active: list[tuple[str, list]] = []  # every block active in the process, innermost last (for XLA's own threads)
 
 
 class CallbackWarning(RuntimeWarning):
@@ -41,34 +49,88 @@ class CallbackError(RuntimeError):
         super().__init__(f"{len(self.failures)} SciPy call(s) failed inside jaxsci callbacks (their outputs are NaN): {listed}")
 
 
+def _entry():
+    """The block that applies to a callback running in this thread."""
+    entry = _current.get()
+    if entry is None and isinstance(threading.current_thread(), threading._DummyThread):
+        with _lock:  # a thread of XLA's own, not the caller's: the innermost block of the process
+            entry = _active[-1] if _active else None
+    return entry or ("warn", None)
+
+
+def _internal_directories() -> tuple:
+    import jax
+    import jaxlib
+
+    jaxsci_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package, _core included
+    return tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (jax, jaxlib)) + (jaxsci_dir + os.sep,)
+
+
+_INTERNAL: tuple = ()
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points ``report``'s warning at the user's call: the first frame outside
+    jaxsci, jax and jaxlib (1, ``report`` itself, when the callback runs on a thread of XLA's own)."""
+    global _INTERNAL
+    if not _INTERNAL:
+        _INTERNAL = _internal_directories()
+    frame, level = sys._getframe(2), 2  # report's caller
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(_INTERNAL):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 1
+
+
 def report(qualname: str, exc: BaseException) -> None:
     """Called by the host for every failure; never raises."""
     message = f"jaxsci.{qualname}: SciPy raised {type(exc).__name__}: {exc}; the result is NaN"
-    with _lock:
-        mode, failures = _stack[-1] if _stack else ("warn", None)
-        if mode == "raise":
+    mode, failures = _entry()
+    if mode == "raise":
+        with _lock:
             failures.append(message)
-    if mode == "warn":
-        warnings.warn(message, CallbackWarning, stacklevel=3)
+    elif mode == "warn":
+        warnings.warn(message, CallbackWarning, stacklevel=_user_stacklevel())
 
 
-@contextlib.contextmanager
-def errstate(mode: str):
-    """Within the block, failures inside jaxsci callbacks ``"warn"``, are ignored, or ``"raise"`` at its end."""
-    if mode not in _MODES:
-        raise ValueError(f"jaxsci.errstate: mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
-    entry = (mode, [])
-    with _lock:
-        _stack.append(entry)
-    try:
-        yield
-    finally:
+class errstate:
+    """Within the block, failures inside jaxsci callbacks ``"warn"``, are ignored, or ``"raise"`` at its end.
+
+    Like ``numpy.errstate``: the mode is checked here, and applies to the thread or context that enters
+    the block. An instance can be entered again after it exits, not while it is active.
+    """
+
+    def __init__(self, mode: str):
+        if mode not in _MODES:
+            raise ValueError(f"jaxsci.errstate: mode must be one of {', '.join(map(repr, _MODES))}, got {mode!r}")
+        self.mode = mode
+        self._state = None
+
+    def __repr__(self) -> str:
+        return f"jaxsci.errstate({self.mode!r})"
+
+    def __enter__(self):
+        if self._state is not None:
+            raise RuntimeError(f"{self!r} is already active; make one per block")
+        entry = (self.mode, [])
+        token = _current.set(entry)
+        with _lock:
+            _active.append(entry)
+        self._state = (entry, token)
+        return self
+
+    def __exit__(self, *exc_info):
+        entry, token = self._state
         try:
             import jax
 
             jax.effects_barrier()
         finally:
+            self._state = None
+            _current.reset(token)
             with _lock:
-                _stack.remove(entry)
-    if mode == "raise" and entry[1]:
-        raise CallbackError(entry[1])
+                _active.remove(entry)
+        if self.mode == "raise" and entry[1] and exc_info[0] is None:
+            raise CallbackError(entry[1])
+        return False

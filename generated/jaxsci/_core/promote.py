@@ -92,6 +92,7 @@ def prepare(fn: Function, traced: tuple, statics: tuple):
         dtype = _dtype(value)
         if arg.kind == "integer" and not jnp.issubdtype(dtype, jnp.floating):
             target = dtype if jnp.issubdtype(dtype, jnp.integer) else np.dtype(jnp.int_)  # booleans count as integers
+            _check_fits(fn, arg.name, value, target)
         elif arg.kind == "integer" and arg.truncates_float:
             # SciPy truncates a float order; truncating here too keeps values unchanged and lets the
             # derivative rules, which multiply by the order, see the order SciPy used. The function is
@@ -118,6 +119,21 @@ def prepare(fn: Function, traced: tuple, statics: tuple):
     operands = [jnp.reshape(o, (1,) * (rank - o.ndim) + o.shape) if o.ndim < rank else o for o in operands]
     public = tuple(output_dtype(out.dtype, promoted) for out in fn.outputs)
     return tuple(operands), public
+
+
+def _check_fits(fn: Function, name: str, value, target: np.dtype) -> None:
+    """A concrete integer that ``target`` cannot hold (an int64 order with x64 off, where JAX's integers
+    are 32-bit) would wrap silently in ``jnp.asarray``: eval_legendre(2**32 + 3, x) would be P_3(x)."""
+    if not isinstance(value, (np.ndarray, np.generic)) or value.dtype.kind not in "iu" or not value.size:
+        return  # Python ints are checked by JAX itself (OverflowError); jax arrays already have JAX's dtype
+    info = np.iinfo(target)
+    low, high = value.min(), value.max()
+    if low < info.min or high > info.max:
+        bad = low if low < info.min else high
+        raise OverflowError(
+            f"{fn.public_name}: argument {name!r} has the value {int(bad)}, which does not fit in {target} "
+            f"(with jax_enable_x64 off, JAX's integers are 32-bit and it would wrap to {int(np.asarray(bad).astype(target))}); "
+            "enable x64 with jax.config.update('jax_enable_x64', True)")
 
 
 def output_dtype(rule: str, promoted: np.dtype) -> np.dtype:

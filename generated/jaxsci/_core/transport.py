@@ -23,30 +23,31 @@ arguments reach them only when ``evaluate``'s primitive is lowered, after its ow
 from __future__ import annotations
 
 import functools
+import threading
+import warnings
 
 import jax
 import numpy as np
 from jax import lax
 
-from .errors import ExportError
+from .errors import ExportError, TransportWarning
 from .export import explain
 from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
 
 _CPU_TARGET = "xla_buffer_python_cpu_callback"
 
 
-def _lean_primitive():
-    """The buffer-callback primitive, or None where this jax lacks what it is built from."""
-    try:
-        from jax._src import core, dispatch, ffi, sharding_impls
-        from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir, str_to_sdy_sharding_rule
-        from jax._src.interpreters import batching, mlir
-        from jax._src.lax import lax as lax_internal
-    except ImportError:
-        return None
-    if not all(hasattr(mlir, name) for name in ("reshape", "broadcast_in_dim", "aval_to_ir_type")) or not hasattr(
-            lax_internal, "broadcasting_sharding_rule"):
-        return None
+def _buffer_callback_primitive():
+    """The buffer-callback primitive, built from jax's private pieces; raises where this jax lacks one."""
+    from jax._src import core, dispatch, ffi, sharding_impls
+    from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir, str_to_sdy_sharding_rule
+    from jax._src.interpreters import batching, mlir
+    from jax._src.lax import lax as lax_internal
+
+    missing = [name for name in ("reshape", "broadcast_in_dim", "aval_to_ir_type") if not hasattr(mlir, name)]
+    missing += [] if hasattr(lax_internal, "broadcasting_sharding_rule") else ["broadcasting_sharding_rule"]
+    if missing:
+        raise ImportError(f"jax._src lacks {', '.join(missing)}")
 
     primitive = core.Primitive("jaxsci_host_callback")
     primitive.multiple_results = True
@@ -75,7 +76,7 @@ def _lean_primitive():
 
     def _lowering(ctx, *operands, callback, result_avals, vmap_method):
         if getattr(ctx.module_context.lowering_parameters, "for_export", False):
-            raise ExportError(explain(call[0] for call in callback.args[0]))
+            raise ExportError(explain((call[0] for call in callback.args[0]), "buffer"))
         if len(ctx.module_context.platforms) > 1:
             raise NotImplementedError("jaxsci's buffer callback lowers for one platform at a time")
         count = len(operands)
@@ -118,10 +119,67 @@ def _lean_primitive():
     return primitive
 
 
-try:
-    _LEAN = _lean_primitive()
-except Exception:  # noqa: BLE001 - any incompatibility in jax's internals means: use pure_callback
-    _LEAN = None
+def _probe(primitive) -> str | None:
+    """Why ``primitive`` does not work here (built, lowered, compiled and run on two numbers), or None."""
+    def add_one(context, out_buffers, *in_buffers):
+        np.asarray(out_buffers[0])[...] = np.asarray(in_buffers[0]) + 1
+
+    aval = jax.core.ShapedArray((2,), np.dtype(np.float32))
+    try:
+        cpu = jax.devices("cpu")[0]
+        # lowered and compiled explicitly, for the CPU, and run eagerly: the probe runs while a caller
+        # is being traced, where a plain jit call would be staged into the caller's trace
+        with jax.ensure_compile_time_eval():
+            compiled = jax.jit(lambda x: primitive.bind(x, callback=add_one, result_avals=(aval,), vmap_method="expand_dims")[0]
+                               ).lower(jax.ShapeDtypeStruct((2,), np.float32, sharding=jax.sharding.SingleDeviceSharding(cpu))
+                                       ).compile()
+            out = compiled(np.zeros(2, np.float32))
+        if np.asarray(out).tolist() != [1.0, 1.0]:
+            return f"a test call returned {np.asarray(out).tolist()} instead of [1.0, 1.0]"
+    except Exception as exc:  # noqa: BLE001 - any failure means: use pure_callback
+        return f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    return None
+
+
+_UNCHECKED = object()
+_BUFFER_CALLBACK = _UNCHECKED  # the primitive once built and probed, or None where it does not work
+_BUFFER_CALLBACK_LOCK = threading.Lock()
+
+
+def buffer_callback_primitive():
+    """The buffer-callback primitive, or None; built and probed at the first traced call that could use it.
+
+    Where it cannot be built or fails to lower, compile or run, jaxsci warns once (``TransportWarning``,
+    naming the jax version and the reason) and uses ``jax.pure_callback`` instead.
+    """
+    global _BUFFER_CALLBACK
+    if _BUFFER_CALLBACK is _UNCHECKED:
+        with _BUFFER_CALLBACK_LOCK:
+            if _BUFFER_CALLBACK is _UNCHECKED:
+                try:
+                    primitive, reason = _buffer_callback_primitive(), None
+                except Exception as exc:  # noqa: BLE001 - any incompatibility in jax's internals
+                    primitive, reason = None, f"it cannot be built: {type(exc).__name__}: {exc}"
+                if primitive is not None:
+                    reason = _probe(primitive)
+                    reason = reason and f"it fails to lower, compile or run: {reason}"
+                if reason:
+                    warnings.warn(f"jaxsci: the buffer-callback core does not work with jax {jax.__version__} "
+                                  f"(jaxlib {_jaxlib_version()}): {reason}. "
+                                  "jaxsci uses jax.pure_callback instead, which is about 10x slower per call.",
+                                  TransportWarning, stacklevel=2)
+                    primitive = None
+                _BUFFER_CALLBACK = primitive
+    return _BUFFER_CALLBACK
+
+
+def _jaxlib_version() -> str:
+    try:
+        import jaxlib
+
+        return jaxlib.__version__
+    except Exception:  # noqa: BLE001
+        return "unknown"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -135,8 +193,8 @@ def _in_place_function(host_calls: tuple):
     return functools.partial(evaluate_calls_in_place, HostCalls(host_calls))
 
 
-def lean_available() -> bool:
-    return _LEAN is not None
+def buffer_callback_available() -> bool:
+    return buffer_callback_primitive() is not None
 
 
 def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_method: str, transport: str) -> tuple:
@@ -148,13 +206,14 @@ def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_
     def pure(*ops):
         return tuple(jax.pure_callback(_pure_function(host_calls), result_types, *ops, vmap_method=vmap_method))
 
-    if transport == "pure" or _LEAN is None:
+    primitive = None if transport == "pure" else buffer_callback_primitive()
+    if primitive is None:
         return pure(*operands)
 
     result_avals = tuple(jax.core.ShapedArray(t.shape, t.dtype) for t in result_types)
 
-    def lean(*ops):
-        return tuple(_LEAN.bind(*ops, callback=_in_place_function(host_calls), result_avals=result_avals,
+    def buffer(*ops):
+        return tuple(primitive.bind(*ops, callback=_in_place_function(host_calls), result_avals=result_avals,
                                 vmap_method=vmap_method))
 
-    return tuple(lax.platform_dependent(*operands, cpu=lean, default=pure))
+    return tuple(lax.platform_dependent(*operands, cpu=buffer, default=pure))

@@ -60,7 +60,7 @@ def mathieu_b_dq(m, q):
     Args:
       m: integer array. Order, a nonnegative integer.
       q: real array.
-        Differentiable: mathieu_b_dq2(m, q) (the second derivative in q, by the same extrapolation; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: mathieu_b_dq2(m, q) (the second derivative in q, by the same extrapolation; not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

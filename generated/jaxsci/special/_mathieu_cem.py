@@ -62,7 +62,7 @@ def mathieu_cem(m, q, x):
       q: real array. Parameter.
         Not differentiable: d ce_m/dq has no closed form: it involves da_m/dq (an integral over ce_m^2, Hellmann-Feynman) and the solution of an inhomogeneous Mathieu equation (DLMF 28 gives no closed form). A tangent on it raises NonDifferentiableError.
       x: real array. Argument, in degrees.
-        Differentiable: pi / 180 * mathieu_cem.yp(m, q, x); pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_a(m, q)) * mathieu_cem.y(m, q, x) (SciPy's second output is d ce_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with a = mathieu_a(m, q); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: pi / 180 * mathieu_cem.yp(m, q, x); pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_a(m, q)) * mathieu_cem.y(m, q, x) (SciPy's second output is d ce_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with a = mathieu_a(m, q); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 
     Returns:
       y: array of the promoted input dtype The value ce_m(x * pi / 180, q).

@@ -62,7 +62,7 @@ def mathieu_modcem1(m, q, x):
       q: real array. Parameter, q > 0.
         Not differentiable: the derivative in q has no closed form: it involves da_m/dq (an integral over the angular function squared, Hellmann-Feynman) and the solution of an inhomogeneous modified Mathieu equation (DLMF 28 gives no closed form). A tangent on it raises NonDifferentiableError.
       x: real array. Argument (taken as it is, not in degrees, whatever SciPy's documentation says).
-        Differentiable: mathieu_modcem1.yp(m, q, x); (mathieu_a(m, q) - 2 * q * cosh(2 * x)) * mathieu_modcem1.y(m, q, x) (SciPy's second output is the x-derivative; the second derivative from the modified Mathieu equation DLMF 28.20.1 with a_m = mathieu_a(m, q); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: mathieu_modcem1.yp(m, q, x); (mathieu_a(m, q) - 2 * q * cosh(2 * x)) * mathieu_modcem1.y(m, q, x) (SciPy's second output is the x-derivative; the second derivative from the modified Mathieu equation DLMF 28.20.1 with a_m = mathieu_a(m, q); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 
     Returns:
       y: array of the promoted input dtype The value Mc1_m(x, q).

@@ -62,7 +62,7 @@ def mathieu_sem(m, q, x):
       q: real array. Parameter.
         Not differentiable: d se_m/dq has no closed form: it involves db_m/dq (an integral over se_m^2, Hellmann-Feynman) and the solution of an inhomogeneous Mathieu equation (DLMF 28 gives no closed form). A tangent on it raises NonDifferentiableError.
       x: real array. Argument, in degrees.
-        Differentiable: pi / 180 * mathieu_sem.yp(m, q, x); pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_b(m, q)) * mathieu_sem.y(m, q, x) (SciPy's second output is d se_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with b = mathieu_b(m, q); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: pi / 180 * mathieu_sem.yp(m, q, x); pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_b(m, q)) * mathieu_sem.y(m, q, x) (SciPy's second output is d se_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with b = mathieu_b(m, q); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 
     Returns:
       y: array of the promoted input dtype The value se_m(x * pi / 180, q).

@@ -64,7 +64,7 @@ def obl_rad1_cv(m, n, c, cv, x):
       cv: real array. Characteristic value, obl_cv(m, n, c).
         Not differentiable: SciPy builds the function from cv as if it were the characteristic value; for any other cv the result solves no spheroidal equation, and its dependence on cv has no closed form (vary c instead, through obl_rad1). A tangent on it raises NonDifferentiableError.
       x: real array. Argument, x >= 0.
-        Differentiable: obl_rad1_cv.sp(m, n, c, cv, x); ((cv - c**2 * x**2 - m**2 / (1 + x**2)) * obl_rad1_cv.s(m, n, c, cv, x) - 2 * x * obl_rad1_cv.sp(m, n, c, cv, x)) / (1 + x**2) (SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (oblate, Flammer's characteristic value cv); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: obl_rad1_cv.sp(m, n, c, cv, x); ((cv - c**2 * x**2 - m**2 / (1 + x**2)) * obl_rad1_cv.s(m, n, c, cv, x) - 2 * x * obl_rad1_cv.sp(m, n, c, cv, x)) / (1 + x**2) (SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (oblate, Flammer's characteristic value cv); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 
     Returns:
       s: array of the promoted input dtype The value R1_mn(c, x).

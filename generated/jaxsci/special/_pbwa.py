@@ -50,7 +50,7 @@ def pbwa(a, x):
       a: real array. Real parameter.
         Not differentiable: the derivative of W(a, x) in the parameter a has no closed form (DLMF 12.14 gives none; it needs integrals or series in a). A tangent on it raises NonDifferentiableError.
       x: real array. Real argument.
-        Differentiable: pbwa.wp(a, x); (a - x**2 / 4) * pbwa.w(a, x) (SciPy's second output is W'(a, x); W'' from the differential equation DLMF 12.14.1; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: pbwa.wp(a, x); (a - x**2 / 4) * pbwa.w(a, x) (SciPy's second output is W'(a, x); W'' from the differential equation DLMF 12.14.1; agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
 
     Returns:
       w: array of the promoted input dtype The value W(a, x).

@@ -64,7 +64,7 @@ def pro_rad1(m, n, c, x):
       c: real array. Spheroidal parameter, c > 0.
         Not differentiable: the derivative in the spheroidal parameter has no closed form: it needs d cv/dc (by Hellmann-Feynman +2c times the mean of x^2 over the squared angular function, an integral) and the solution of an inhomogeneous spheroidal equation (DLMF 30 gives no closed form). A tangent on it raises NonDifferentiableError.
       x: real array. Argument, x > 1.
-        Differentiable: pro_rad1.sp(m, n, c, x); (2 * x * pro_rad1.sp(m, n, c, x) - (pro_cv(m, n, c) - c**2 * x**2 - m**2 / (1 - x**2)) * pro_rad1.s(m, n, c, x)) / (1 - x**2) (SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (prolate, Flammer's characteristic value pro_cv(m, n, c)); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: pro_rad1.sp(m, n, c, x); (2 * x * pro_rad1.sp(m, n, c, x) - (pro_cv(m, n, c) - c**2 * x**2 - m**2 / (1 - x**2)) * pro_rad1.s(m, n, c, x)) / (1 - x**2) (SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (prolate, Flammer's characteristic value pro_cv(m, n, c)); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 
     Returns:
       s: array of the promoted input dtype The value R1_mn(c, x).

@@ -1,0 +1,134 @@
+"""Specs are checked against the installed SciPy and mpmath when they load (generator/scipycheck.py),
+and explicit rules of specs without a sympy definition against mpmath's derivative (generator/mpcheck.py)."""
+import pytest
+
+from generator.derive import derive_all
+from generator.errors import SpecError
+from generator.loader import parse_spec
+
+PATH = "specs/special/logistic.yaml"
+LOGISTIC = """\
+name: logistic
+scipy: scipy.special.expit
+summary: The logistic sigmoid.
+args:
+  - name: x
+    kind: real
+sympy: 1 / (1 + exp(-x))
+reference:
+  mpmath: 1 / (1 + exp(-x))
+tests:
+  domain: {x: [-20, 20]}
+"""
+
+
+def load(text, path=PATH):
+    return parse_spec(text, path, module="special", stem=path.rsplit("/", 1)[1][:-5])
+
+
+def errors_of(text, path=PATH):
+    with pytest.raises(SpecError) as info:
+        load(text, path)
+    return [str(e) for e in getattr(info.value, "errors", [info.value])]
+
+
+def test_the_walkthrough_spec_loads():
+    assert load(LOGISTIC).scipy == "scipy.special.expit"
+
+
+@pytest.mark.parametrize("mutate, expected", [
+    # the issue's example: SciPy would take y as its out= and write into the caller's array
+    (lambda t: t.replace("    kind: real\n", "    kind: real\n  - name: y\n    kind: real\n").replace("{x: [-20, 20]}", "{x: [-20, 20], y: [0, 1]}"),
+     [f"{PATH}:7: scipy.special.expit takes 1 argument(s), the spec lists 2 traced (x, y): a ufunc takes the next one as its out= and writes into it"]),
+    (lambda t: t.replace("scipy.special.expit", "scipy.special.expitt"),
+     [f"{PATH}:2: scipy: scipy.special has no function 'expitt'; did you mean scipy.special.expit?"]),
+    (lambda t: t.replace("mpmath: 1 / (1 + exp(-x))", "mpmath: '1 / (1 + expp(-x)) + diff(lambda t: sin(t), x)'"),
+     [f"{PATH}:9: reference.mpmath: 'expp' is not an mpmath name or an argument; did you mean 'exp'?"]),
+    (lambda t: t.replace("name: x", "name: t").replace("-x", "-t").replace("{x:", "{t:"),
+     [f"{PATH}:5: argument 't' is 'x' in scipy.special.expit(x): use SciPy's names in SciPy's order, or keep this name and say scipy_name: x"]),
+    (lambda t: t.replace("    kind: real\n", "    kind: real\n  - name: k\n    kind: static_bool\n    default: false\n"),
+     [f"{PATH}:7: argument 'k': scipy.special.expit is a ufunc, which takes no static arguments (only array arguments, then out=)"]),
+    (lambda t: t.replace("    kind: real\n", "    kind: real\n    scipy_name: z\n"),
+     [f"{PATH}:5: argument 'x': scipy_name 'z' is not SciPy's name here, 'x' (scipy.special.expit(x))"]),
+], ids=["extra-argument", "misspelled-scipy-name", "unknown-mpmath-name", "other-argument-name", "static-on-a-ufunc", "wrong-scipy-name"])
+def test_specs_that_do_not_match_scipy_are_rejected(mutate, expected):
+    assert errors_of(mutate(LOGISTIC)) == expected
+
+
+def test_every_mismatch_is_reported_at_once():
+    text = LOGISTIC.replace("mpmath: 1 / (1 + exp(-x))", "mpmath: nosuch(x) + other(x)").replace(
+        "    kind: real\n", "    kind: real\n  - name: k\n    kind: static_bool\n    default: false\n")
+    found = errors_of(text)
+    assert len(found) == 3 and "'nosuch'" in found[1] and "'other'" in found[2], found
+
+
+SPHERICAL = """\
+name: spherical_jn
+scipy: scipy.special.spherical_jn
+summary: Spherical Bessel function.
+args:
+  - name: n
+    kind: integer
+  - name: z
+    kind: complex
+  - name: derivative
+    kind: static_bool
+    default: false
+derivatives:
+  z:
+    - when: {derivative: false}
+      formula: spherical_jn(n, z, derivative=True)
+      source: definition
+    - when: {derivative: true}
+      formula: -(n + 1) / z * spherical_jn(n, z, derivative=True) + (n * (n + 1) / z**2 - 1) * spherical_jn(n, z)
+      source: DLMF 10.47.E1
+reference:
+  mpmath: "diff(lambda t: sqrt(pi / (2 * t)) * besselj(n + 0.5, t), z) if derivative else sqrt(pi / (2 * z)) * besselj(n + 0.5, z)"
+tests:
+  domain: {n: [0, 5], z: [0.5, 10]}
+"""
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda t: t.replace("    default: false\n", "    default: true\n"),
+     "argument 'derivative': default True, but scipy.special.spherical_jn(n, z, derivative=False) has False"),
+    (lambda t: t.replace("name: derivative", "name: deriv").replace("derivative:", "deriv:").replace("if derivative", "if deriv"),
+     "argument 'deriv': scipy.special.spherical_jn(n, z, derivative=False) has no parameter 'deriv'; did you mean 'derivative'?"),
+    (lambda t: t.replace("  - name: n\n    kind: integer\n  - name: z\n    kind: complex\n", "  - name: z\n    kind: complex\n  - name: n\n    kind: integer\n"),
+     "argument 'z' is not parameter 1 of scipy.special.spherical_jn(n, z, derivative=False): list the arguments in SciPy's order"),
+])
+def test_python_functions_are_checked_against_their_signature(mutate, message):
+    path = "specs/special/spherical_jn.yaml"
+    assert load(SPHERICAL, path).scipy == "scipy.special.spherical_jn"
+    found = errors_of(mutate(SPHERICAL), path)
+    assert any(message in e for e in found), found
+
+
+def test_a_rule_without_sympy_is_checked_against_mpmaths_derivative():
+    # struve has no sympy definition; its x rule (DLMF 11.4.27) is checked against mpmath's struveh
+    struve = """\
+name: struve
+scipy: scipy.special.struve
+summary: Struve function.
+args:
+  - name: v
+    kind: real
+    differentiable: false
+    why: not here
+  - name: x
+    kind: real
+derivatives:
+  x:
+    formula: struve(v - 1, x) - v / x * struve(v, x)
+    source: DLMF 11.4.27
+reference:
+  mpmath: struveh(v, x)
+tests:
+  domain: {v: [-2, 4], x: [0.5, 20]}
+"""
+    path = "specs/special/struve.yaml"
+    (rules,) = derive_all([load(struve, path)])["struve"]
+    assert "agrees with mpmath's numerical derivative of the reference at 3 sample point(s)" in rules.rules[0].check
+    with pytest.raises(SpecError) as info:
+        derive_all([load(struve.replace("- v / x *", "+ v / x *"), path)])
+    assert str(info.value).startswith(f"{path}:13: derivatives.x: the formula disagrees with mpmath's numerical derivative of the reference 'struveh(v, x)' at v=")
