@@ -124,10 +124,10 @@ def _expected(reference, name, order):
     return _at_x(reference, name, order)
 
 
-# pure_callback differs from the buffer callback only below the primitive, so for it the functions
-# whose rules have nothing transport-specific (more outputs, a static argument) run with -m slow.
+# pure_callback differs from the buffer callback only below the primitive, so for it jv alone runs
+# by default; the functions with more outputs, a static argument or a second round trip run with -m slow.
 CASES = [pytest.param(callback, name, flow, id=f"{callback}-{name}-{flow}",
-                      marks=[pytest.mark.slow] if callback == "pure" and name in ("airy", "spherical_jn") else [])
+                      marks=[pytest.mark.slow] if callback == "pure" and name != "jv" else [])
          for callback in ("buffer", "pure") for name in FUNCTIONS for flow in FLOWS]
 
 

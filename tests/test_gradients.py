@@ -181,8 +181,13 @@ def _close(got, expected, tol, what):
     assert err <= tol.atol + tol.rtol * abs(expected), f"{what}: got {got}, mpmath {expected} (error {err:.3g})"
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
+# A derivative kernel's float32 evaluation is checked where it is used, by its parent's float32
+# second derivatives; its own float32 run would repeat that at the suite's cost.
+FORWARD_CASES = [(c, a, dtype) for dtype in ("float64", "float32") for c, a in DIFFERENTIABLE
+                 if not (dtype == "float32" and c.spec.kernel)]
+
+
+@pytest.mark.parametrize("case,arg,dtype", params(FORWARD_CASES, ids=lambda item: f"{_ids(item)}-{item[2]}"))
 def test_forward_mode_matches_mpmath(case, arg, dtype):
     """jvp and jvp-of-jvp against mpmath, real direction."""
     _check_forward(case, arg, dtype, POINTS_PER_ARG)

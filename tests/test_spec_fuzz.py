@@ -449,7 +449,7 @@ def _edit(name: str, old: str, new: str) -> tuple:
     return name, CORPUS[name].replace(old, new, 1)
 
 
-@fuzz_settings(300)
+@fuzz_settings(150)
 @given(mutation=st.one_of(text_mutations(), structural_mutations()))
 @example(mutation=("hankel1", "\x1f" + CORPUS["hankel1"]))  # yaml.reader.ReaderError escaped, with no line
 @example(mutation=_edit("jv", "domain: {v: [-4, 6], z: [0.1, 25]}", "domain: {v: [-4, 6], z: [0.1, 25]"))  # line past the end
@@ -460,7 +460,7 @@ def test_mutated_spec_loads_or_is_one_located_error(tree, mutation):
     run_generator(tree, name, text, load_only=True)
 
 
-@fuzz_settings(25)
+@fuzz_settings(10)
 @given(mutation=st.one_of(structural_mutations(), text_mutations()))
 @example(mutation=_edit("hankel1", "sympy: hankel1(v, z)", "sympy: not --4"))  # AttributeError: BooleanFalse in a Mul
 @example(mutation=_edit("i0e", "sympy: besseli(0, x) * exp(-Abs(x))", "sympy: not -0"))  # AttributeError in evalf
@@ -482,7 +482,7 @@ def test_generator_on_a_mutated_spec_succeeds_or_is_one_located_error(tree, muta
     run_generator(tree, name, text)
 
 
-@fuzz_settings(200)
+@fuzz_settings(100)
 @given(document=st.one_of(VALUES.map(_dump), st.text(max_size=200),
                           st.dictionaries(KEYS, VALUES, max_size=6).map(_dump)))
 def test_random_yaml_is_one_located_error(tree, document):
@@ -502,7 +502,7 @@ def byte_mutations(draw):
     return name, data[:at] + junk + data[at:]
 
 
-@fuzz_settings(60)
+@fuzz_settings(30)
 @given(mutation=byte_mutations())
 def test_undecodable_bytes_are_one_located_error(tree, mutation):
     name, data = mutation

@@ -69,7 +69,9 @@ def test_nested_vmap(case):
     _assert_same(got, case.jax_call(*grid), case, arrays)
 
 
-@pytest.mark.parametrize("case", params(CASES))
+# A derivative kernel goes through scan exactly as its parent does (the same evaluation primitive,
+# differing only in the host function), so the scan test runs on the specs of scipy's functions.
+@pytest.mark.parametrize("case", params([c for c in CASES if not c.spec.kernel]))
 def test_inside_scan(case):
     case.expected_failure("scan")
     arrays = [jnp.asarray(a) for a in sample(case, [(4,)], "float64", rng_for(case.id, "scan"))]

@@ -46,7 +46,12 @@ def _shape_cases(case):
 @pytest.mark.parametrize("case", params(CASES))
 def test_values_match_scipy(case, dtype):
     case.expected_failure("values", dtype)
-    for shapes in _shape_cases(case):
+    shape_cases = _shape_cases(case)
+    if dtype == "float32":
+        # The result dtype does not depend on the shapes, nor broadcasting on the dtype: float64 takes
+        # every shape, float32 a scalar and the broadcast of a column against a row.
+        shape_cases = [s for s in shape_cases if s in (((),), ((3, 1), (1, 4)))]
+    for shapes in shape_cases:
         _check(case, sample(case, shapes, dtype, rng_for(case.id, dtype, shapes)))
 
 
