@@ -35,7 +35,8 @@ terms still to come, is below 1e-17 of the sum; at 4000 terms an unfinished elem
 
 Elements outside the domain (non-positive degrees of freedom, negative nc for chndtr / ncfdtr, x or f
 negative, NaN) give NaN; at x = 0 or f = 0 (CDF 0), t = 0 (CDF Phi(-nc), free of df), and infinite
-x, f or t the derivatives are exactly 0.
+x, f or t the derivatives are exactly 0, except d^2/(d df dt) at t = 0: the density there,
+phi(nc) sqrt(2/df) Gamma((df+1)/2) / Gamma(df/2), differentiated in df.
 """
 
 import numpy as np
@@ -258,6 +259,14 @@ def _nct_core(kind):
         good = (df > 0) & (df < np.inf) & np.isfinite(nc) & ~np.isnan(t)
         edge = good & ((t == 0) | np.isinf(t))
         out[edge] = 0.0
+        if kind == "dfdt":
+            # at t = 0 the density is phi(nc) c(df), c(df) = E[S] = sqrt(2/df) Gamma((df+1)/2) / Gamma(df/2),
+            # whose derivative in df is c(df) ((psi((df+1)/2) - psi(df/2)) / 2 - 1 / (2 df))
+            z = good & (t == 0)
+            dz, nz = df[z], nc[z]
+            c = np.exp(0.5 * np.log(2.0 / dz) + _sc.gammaln(0.5 * (dz + 1.0)) - _sc.gammaln(0.5 * dz))
+            out[z] = (np.exp(-0.5 * nz * nz) / np.sqrt(2.0 * np.pi) * c
+                      * (0.5 * (_sc.digamma(0.5 * (dz + 1.0)) - _sc.digamma(0.5 * dz)) - 0.5 / dz))
         reg = good & ~edge
         if not reg.any():
             return out
