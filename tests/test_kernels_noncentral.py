@@ -147,3 +147,14 @@ def test_huge_nc_terminates():
     assert np.all(np.isfinite(got)) and np.all(got < 0)
     got = K.ncfdtr_ddfn(4.0, 30.0, 1e3, np.array([100.0, 200.0]))
     assert np.all(np.isfinite(got))
+
+
+def test_chndtr_deep_upper_tail():
+    """Where chndtr is 1 - 5e-39 the derivative keeps its relative accuracy: each term is computed from
+    the upper incomplete gamma function Q (the reference sums -1/2 dQ/da directly, with 50 digits)."""
+    x, df, nc = 200.0, 2.0, 1.0
+    with mp.workdps(50):
+        ref = mp.fsum(mp.exp(-mp.mpf(nc) / 2) * (mp.mpf(nc) / 2) ** j / mp.factorial(j) * -0.5
+                      * mp.diff(lambda a: mp.gammainc(a, mp.mpf(x) / 2, mp.inf, regularized=True), mp.mpf(df) / 2 + j)
+                      for j in range(100))
+    _check(float(K.chndtr_ddf(x, df, nc)), float(ref), 1)

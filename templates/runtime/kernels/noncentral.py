@@ -32,6 +32,11 @@ vectorised over elements and a block of terms at once: it starts at j0 = max(0, 
 until past the Poisson mode and until the Poisson upper tail, times a bound 1e3 max(1, max |term|) on the
 terms still to come, is below 1e-17 of the sum; at 4000 terms an unfinished element is NaN.
 
+Accuracy (tests/test_kernels_noncentral.py and the specs' gradient references): about 1e-13 relative or
+better in the specs' domains; the terms are all of one sign for chndtr's first derivative, while ncfdtr's
+chain-rule terms and Lenth's p_j and q_j terms can have opposite signs.  For nctdtr with nc * t < 0 and large
+|nc| the q_j terms cancel the p_j terms: at nc = -6, t = 2 (a derivative of 4e-13) the error is 1e-7.
+
 Elements outside the domain (non-positive degrees of freedom, negative nc for chndtr / ncfdtr, x or f
 negative, NaN) give NaN; at x = 0 or f = 0 (CDF 0), t = 0 (CDF Phi(-nc), free of df), and infinite
 x, f or t the derivatives are exactly 0, except d^2/(d df dt) at t = 0: the density there,
