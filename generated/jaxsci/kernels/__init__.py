@@ -12,6 +12,8 @@ if _TYPE_CHECKING:
     from ._betainc_dadb import betainc_dadb as betainc_dadb
     from ._betainc_db import betainc_db as betainc_db
     from ._betainc_db2 import betainc_db2 as betainc_db2
+    from ._chndtr_ddf import chndtr_ddf as chndtr_ddf
+    from ._chndtr_ddf2 import chndtr_ddf2 as chndtr_ddf2
     from ._eval_gegenbauer_dalpha import eval_gegenbauer_dalpha as eval_gegenbauer_dalpha
     from ._eval_gegenbauer_dalpha2 import eval_gegenbauer_dalpha2 as eval_gegenbauer_dalpha2
     from ._eval_genlaguerre_dalpha import eval_genlaguerre_dalpha as eval_genlaguerre_dalpha
@@ -63,6 +65,15 @@ if _TYPE_CHECKING:
     from ._mathieu_b_dq2 import mathieu_b_dq2 as mathieu_b_dq2
     from ._modstruve_dv import modstruve_dv as modstruve_dv
     from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
+    from ._ncfdtr_ddfd import ncfdtr_ddfd as ncfdtr_ddfd
+    from ._ncfdtr_ddfd2 import ncfdtr_ddfd2 as ncfdtr_ddfd2
+    from ._ncfdtr_ddfn import ncfdtr_ddfn as ncfdtr_ddfn
+    from ._ncfdtr_ddfn2 import ncfdtr_ddfn2 as ncfdtr_ddfn2
+    from ._ncfdtr_ddfnddfd import ncfdtr_ddfnddfd as ncfdtr_ddfnddfd
+    from ._nctdtr_ddf import nctdtr_ddf as nctdtr_ddf
+    from ._nctdtr_ddf2 import nctdtr_ddf2 as nctdtr_ddf2
+    from ._nctdtr_ddfdnc import nctdtr_ddfdnc as nctdtr_ddfdnc
+    from ._nctdtr_ddfdt import nctdtr_ddfdt as nctdtr_ddfdt
     from ._struve_dv import struve_dv as struve_dv
     from ._struve_dv2 import struve_dv2 as struve_dv2
     from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
@@ -81,6 +92,8 @@ __all__ = [
     'betainc_dadb',
     'betainc_db',
     'betainc_db2',
+    'chndtr_ddf',
+    'chndtr_ddf2',
     'eval_gegenbauer_dalpha',
     'eval_gegenbauer_dalpha2',
     'eval_genlaguerre_dalpha',
@@ -132,6 +145,15 @@ __all__ = [
     'mathieu_b_dq2',
     'modstruve_dv',
     'modstruve_dv2',
+    'ncfdtr_ddfd',
+    'ncfdtr_ddfd2',
+    'ncfdtr_ddfn',
+    'ncfdtr_ddfn2',
+    'ncfdtr_ddfnddfd',
+    'nctdtr_ddf',
+    'nctdtr_ddf2',
+    'nctdtr_ddfdnc',
+    'nctdtr_ddfdt',
     'struve_dv',
     'struve_dv2',
     'wright_bessel_da',

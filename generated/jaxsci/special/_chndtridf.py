@@ -7,19 +7,84 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _chndtridf_x_needs(x, p, nc, values, needs):
+    """Evaluations d chndtridf / d x uses besides chndtridf itself."""
+    return ()
+
+
+def _chndtridf_x_needs_stage2(x, p, nc, values, needs):
+    """Evaluations d chndtridf / d x uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.chndtr_ddf', (), (0, ('__value_0', out), 2, )),
+        _core.Need('special.ive', (), (('__value_0/2 - 1', (1/2)*out - 1), ('sqrt(_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(x*jnp.where((nc != 0), nc, 1))), )),
+    )
+
+
+def _chndtridf_x_derivative(x, p, nc, values, needs):
+    """d chndtridf / d x: -(x/nc)**(chndtridf(x, p, nc)/4 - 1/2)*ive(chndtridf(x, p, nc)/2 - 1, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (chndtr_ddf_1, ive_1) = needs
+    return (-1/2*ive_1*(x/nc)**((1/4)*out - 1/2)*jnp.exp(-1/2*(-jnp.sqrt(nc) + jnp.sqrt(x))**2)/chndtr_ddf_1, )
+
+
+def _chndtridf_p_needs(x, p, nc, values, needs):
+    """Evaluations d chndtridf / d p uses besides chndtridf itself."""
+    return ()
+
+
+def _chndtridf_p_needs_stage2(x, p, nc, values, needs):
+    """Evaluations d chndtridf / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.chndtr_ddf', (), (0, ('__value_0', out), 2, )),
+    )
+
+
+def _chndtridf_p_derivative(x, p, nc, values, needs):
+    """d chndtridf / d p: 1/chndtr_ddf(x, chndtridf(x, p, nc), nc) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (chndtr_ddf_1,) = needs
+    return (chndtr_ddf_1**(-1.0), )
+
+
+def _chndtridf_nc_needs(x, p, nc, values, needs):
+    """Evaluations d chndtridf / d nc uses besides chndtridf itself."""
+    return ()
+
+
+def _chndtridf_nc_needs_stage2(x, p, nc, values, needs):
+    """Evaluations d chndtridf / d nc uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.chndtr_ddf', (), (0, ('__value_0', out), 2, )),
+        _core.Need('special.ive', (), (('__value_0/2', (1/2)*out), ('sqrt(_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(x*jnp.where((nc != 0), nc, 1))), )),
+    )
+
+
+def _chndtridf_nc_derivative(x, p, nc, values, needs):
+    """d chndtridf / d nc: (x/nc)**(chndtridf(x, p, nc)/4)*ive(chndtridf(x, p, nc)/2, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (chndtr_ddf_1, ive_1) = needs
+    return ((1/2)*ive_1*(x/nc)**((1/4)*out)*jnp.exp(-1/2*(-jnp.sqrt(nc) + jnp.sqrt(x))**2)/chndtr_ddf_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.chndtridf',
         scipy='scipy.special.chndtridf',
         args=(
-            _core.Arg('x', 'real', differentiable=False, why='d df/dx = -(dF/dx) / (dF/d df) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter)', accepts_float=False, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why='d df/dp = 1 / (dF/d df) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter)', accepts_float=False, truncates_float=False),
-            _core.Arg('nc', 'real', differentiable=False, why='d df/dnc = -(dF/dnc) / (dF/d df) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter)', accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nc', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_chndtridf_x_needs, _chndtridf_x_needs_stage2, ), _chndtridf_x_derivative),
+                1: _core.Rule((_chndtridf_p_needs, _chndtridf_p_needs_stage2, ), _chndtridf_p_derivative),
+                2: _core.Rule((_chndtridf_nc_needs, _chndtridf_nc_needs_stage2, ), _chndtridf_nc_derivative),
             },
         },
     )
@@ -37,11 +102,11 @@ def chndtridf(x, p, nc):
 
     Args:
       x: real array. Upper bound of the integral, x >= 0.
-        Not differentiable: d df/dx = -(dF/dx) / (dF/d df) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter). A tangent on it raises NonDifferentiableError.
+        Differentiable: -(x/nc)**(chndtridf(x, p, nc)/4 - 1/2)*ive(chndtridf(x, p, nc)/2 - 1, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability, 0 <= p < 1.
-        Not differentiable: d df/dp = 1 / (dF/d df) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/chndtr_ddf(x, chndtridf(x, p, nc), nc) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
       nc: real array. Non-centrality parameter, nc >= 0.
-        Not differentiable: d df/dnc = -(dF/dnc) / (dF/d df) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter). A tangent on it raises NonDifferentiableError.
+        Differentiable: (x/nc)**(chndtridf(x, p, nc)/4)*ive(chndtridf(x, p, nc)/2, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -28,6 +28,27 @@ def _chndtrinc_x_derivative(x, df, p, values, needs):
     return (ive_2*(x/out)**(-1/4*df)*(x/out)**((1/4)*df - 1/2)/ive_1, )
 
 
+def _chndtrinc_df_needs(x, df, p, values, needs):
+    """Evaluations d chndtrinc / d df uses besides chndtrinc itself."""
+    return ()
+
+
+def _chndtrinc_df_needs_stage2(x, df, p, values, needs):
+    """Evaluations d chndtrinc / d df uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.chndtr_ddf', (), (0, 1, ('__value_0', out), )),
+        _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(_0*Piecewise((__value_0, Ne(__value_0, 0)), (1, True)))', jnp.sqrt(x*jnp.where((out != 0), out, 1))), )),
+    )
+
+
+def _chndtrinc_df_derivative(x, df, p, values, needs):
+    """d chndtrinc / d df: 2*chndtr_ddf(x, df, chndtrinc(x, df, p))*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))) [implicit-function rule on chndtr: dnc/d df = -(dF/d df) / (dF/dnc), its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (chndtr_ddf_1, ive_1) = needs
+    return (2*chndtr_ddf_1*(x/out)**(-1/4*df)*jnp.exp((1/2)*(-jnp.sqrt(out) + jnp.sqrt(x))**2)/ive_1, )
+
+
 def _chndtrinc_p_needs(x, df, p, values, needs):
     """Evaluations d chndtrinc / d p uses besides chndtrinc itself."""
     return ()
@@ -54,7 +75,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.chndtrinc',
         args=(
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('df', 'real', differentiable=False, why='dnc/d df = -(dF/d df) / (dF/dnc) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter)', accepts_float=False, truncates_float=False),
+            _core.Arg('df', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
@@ -62,6 +83,7 @@ _FUNCTION = _core.register(
         rules={
             (): {
                 0: _core.Rule((_chndtrinc_x_needs, _chndtrinc_x_needs_stage2, ), _chndtrinc_x_derivative),
+                1: _core.Rule((_chndtrinc_df_needs, _chndtrinc_df_needs_stage2, ), _chndtrinc_df_derivative),
                 2: _core.Rule((_chndtrinc_p_needs, _chndtrinc_p_needs_stage2, ), _chndtrinc_p_derivative),
             },
         },
@@ -82,7 +104,7 @@ def chndtrinc(x, df, p):
       x: real array. Upper bound of the integral, x >= 0.
         Differentiable: (x/chndtrinc(x, df, p))**(df/4 - 1/2)*ive(df/2 - 1, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))) (implicit-function rule on chndtr: dnc/dx = -(dF/dx) / (dF/dnc) = f(x; df, nc) / f(x; df + 2, nc); implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
       df: real array. Degrees of freedom, df > 0.
-        Not differentiable: dnc/d df = -(dF/d df) / (dF/dnc) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter). A tangent on it raises NonDifferentiableError.
+        Differentiable: 2*chndtr_ddf(x, df, chndtrinc(x, df, p))*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))) (implicit-function rule on chndtr: dnc/d df = -(dF/d df) / (dF/dnc), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability, 0 <= p < 1.
         Differentiable: -2*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))) (implicit-function rule on chndtr: dnc/dp = 1 / (dF/dnc) = -1 / f(x; df + 2, nc); implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
 

@@ -27,6 +27,27 @@ def _chndtrix_p_derivative(p, df, nc, values, needs):
     return (2*(out/nc)**(1/2 - 1/4*df)*jnp.exp((1/2)*(jnp.sqrt(out) - jnp.sqrt(nc))**2)/ive_1, )
 
 
+def _chndtrix_df_needs(p, df, nc, values, needs):
+    """Evaluations d chndtrix / d df uses besides chndtrix itself."""
+    return ()
+
+
+def _chndtrix_df_needs_stage2(p, df, nc, values, needs):
+    """Evaluations d chndtrix / d df uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.chndtr_ddf', (), (('__value_0', out), 1, 2, )),
+        _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(__value_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(out*jnp.where((nc != 0), nc, 1))), )),
+    )
+
+
+def _chndtrix_df_derivative(p, df, nc, values, needs):
+    """d chndtrix / d df: -2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*chndtr_ddf(chndtrix(p, df, nc), df, nc)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) [implicit-function rule on chndtr: dx/d df = -(dF/d df) / (dF/dx), its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (chndtr_ddf_1, ive_1) = needs
+    return (-2*chndtr_ddf_1*(out/nc)**(1/2 - 1/4*df)*jnp.exp((1/2)*(jnp.sqrt(out) - jnp.sqrt(nc))**2)/ive_1, )
+
+
 def _chndtrix_nc_needs(p, df, nc, values, needs):
     """Evaluations d chndtrix / d nc uses besides chndtrix itself."""
     return ()
@@ -54,7 +75,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.chndtrix',
         args=(
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('df', 'real', differentiable=False, why='dx/d df = -(dF/d df) / (dF/dx) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter)', accepts_float=False, truncates_float=False),
+            _core.Arg('df', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('nc', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
@@ -62,6 +83,7 @@ _FUNCTION = _core.register(
         rules={
             (): {
                 0: _core.Rule((_chndtrix_p_needs, _chndtrix_p_needs_stage2, ), _chndtrix_p_derivative),
+                1: _core.Rule((_chndtrix_df_needs, _chndtrix_df_needs_stage2, ), _chndtrix_df_derivative),
                 2: _core.Rule((_chndtrix_nc_needs, _chndtrix_nc_needs_stage2, ), _chndtrix_nc_derivative),
             },
         },
@@ -82,7 +104,7 @@ def chndtrix(p, df, nc):
       p: real array. Probability, 0 <= p < 1.
         Differentiable: 2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/dp = 1 / f(x; df, nc), the reciprocal of the non-central chi-square density; implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
       df: real array. Degrees of freedom, df > 0.
-        Not differentiable: dx/d df = -(dF/d df) / (dF/dx) for F = chndtr(x, df, nc), and the derivative of the non-central chi-square CDF in df has no closed form (each term of its Poisson mixture needs the derivative of the incomplete gamma function in its parameter). A tangent on it raises NonDifferentiableError.
+        Differentiable: -2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*chndtr_ddf(chndtrix(p, df, nc), df, nc)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/d df = -(dF/d df) / (dF/dx), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
       nc: real array. Non-centrality parameter, nc >= 0.
         Differentiable: (chndtrix(p, df, nc)/nc)**(df/4)*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc)))/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/dnc = -(dF/dnc) / (dF/dx) = f(x; df + 2, nc) / f(x; df, nc); implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
 

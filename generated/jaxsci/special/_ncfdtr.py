@@ -7,6 +7,34 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _ncfdtr_dfn_needs(dfn, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtr / d dfn uses besides ncfdtr itself."""
+    return (
+        _core.Need('kernels.ncfdtr_ddfn', (), (0, 1, 2, 3, )),
+    )
+
+
+def _ncfdtr_dfn_derivative(dfn, dfd, nc, f, values, needs):
+    """d ncfdtr / d dfn: ncfdtr_ddfn(dfn, dfd, nc, f) [the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfn]"""
+    (out,) = values
+    (ncfdtr_ddfn_1,) = needs
+    return (ncfdtr_ddfn_1, )
+
+
+def _ncfdtr_dfd_needs(dfn, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtr / d dfd uses besides ncfdtr itself."""
+    return (
+        _core.Need('kernels.ncfdtr_ddfd', (), (0, 1, 2, 3, )),
+    )
+
+
+def _ncfdtr_dfd_derivative(dfn, dfd, nc, f, values, needs):
+    """d ncfdtr / d dfd: ncfdtr_ddfd(dfn, dfd, nc, f) [the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfd]"""
+    (out,) = values
+    (ncfdtr_ddfd_1,) = needs
+    return (ncfdtr_ddfd_1, )
+
+
 def _ncfdtr_nc_needs(dfn, dfd, nc, f, values, needs):
     """Evaluations d ncfdtr / d nc uses besides ncfdtr itself."""
     return (
@@ -41,8 +69,8 @@ _FUNCTION = _core.register(
         qualname='special.ncfdtr',
         scipy='scipy.special.ncfdtr',
         args=(
-            _core.Arg('dfn', 'real', differentiable=False, why='the derivative in dfn is a derivative of incomplete beta functions in their parameter, which has no closed form (3F2 series)', accepts_float=False, truncates_float=False),
-            _core.Arg('dfd', 'real', differentiable=False, why='the derivative in dfd is a derivative of incomplete beta functions in their parameter, which has no closed form (3F2 series)', accepts_float=False, truncates_float=False),
+            _core.Arg('dfn', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('dfd', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('nc', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('f', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
@@ -50,6 +78,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_ncfdtr_dfn_needs, ), _ncfdtr_dfn_derivative),
+                1: _core.Rule((_ncfdtr_dfd_needs, ), _ncfdtr_dfd_derivative),
                 2: _core.Rule((_ncfdtr_nc_needs, ), _ncfdtr_nc_derivative),
                 3: _core.Rule((_ncfdtr_f_needs, ), _ncfdtr_f_derivative),
             },
@@ -69,9 +99,9 @@ def ncfdtr(dfn, dfd, nc, f):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator sum of squares, dfn > 0.
-        Not differentiable: the derivative in dfn is a derivative of incomplete beta functions in their parameter, which has no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: ncfdtr_ddfn(dfn, dfd, nc, f) (the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfn; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
-        Not differentiable: the derivative in dfd is a derivative of incomplete beta functions in their parameter, which has no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: ncfdtr_ddfd(dfn, dfd, nc, f) (the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfd; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       nc: real array. Noncentrality parameter, nc >= 0.
         Differentiable: (ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - ncfdtr(dfn, dfd, nc, f)) / 2 (termwise derivative of the Poisson mixture (Johnson, Kotz & Balakrishnan ch. 30): dF/dnc = (F_(dfn+2) - F_dfn) / 2; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
       f: real array. Quantile, the upper limit of integration, f >= 0.

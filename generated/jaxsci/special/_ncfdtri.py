@@ -7,6 +7,52 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _ncfdtri_dfn_needs(dfn, dfd, nc, p, values, needs):
+    """Evaluations d ncfdtri / d dfn uses besides ncfdtri itself."""
+    return ()
+
+
+def _ncfdtri_dfn_needs_stage2(dfn, dfd, nc, p, values, needs):
+    """Evaluations d ncfdtri / d dfn uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.ncfdtr', (), (0, 1, 2, ('__value_0', out), )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, 2, ('_0*__value_0/(_0 + 2)', out*dfn/(dfn + 2)), )),
+        _core.Need('special.ncfdtr', (), (('_0 + 4', dfn + 4), 1, 2, ('_0*__value_0/(_0 + 4)', out*dfn/(dfn + 4)), )),
+        _core.Need('kernels.ncfdtr_ddfn', (), (0, 1, 2, ('__value_0', out), )),
+    )
+
+
+def _ncfdtri_dfn_derivative(dfn, dfd, nc, p, values, needs):
+    """d ncfdtri / d dfn: -2*ncfdtr_ddfn(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfn_1) = needs
+    return (-2*ncfdtr_ddfn_1*out/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc), )
+
+
+def _ncfdtri_dfd_needs(dfn, dfd, nc, p, values, needs):
+    """Evaluations d ncfdtri / d dfd uses besides ncfdtri itself."""
+    return ()
+
+
+def _ncfdtri_dfd_needs_stage2(dfn, dfd, nc, p, values, needs):
+    """Evaluations d ncfdtri / d dfd uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.ncfdtr', (), (0, 1, 2, ('__value_0', out), )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, 2, ('_0*__value_0/(_0 + 2)', out*dfn/(dfn + 2)), )),
+        _core.Need('special.ncfdtr', (), (('_0 + 4', dfn + 4), 1, 2, ('_0*__value_0/(_0 + 4)', out*dfn/(dfn + 4)), )),
+        _core.Need('kernels.ncfdtr_ddfd', (), (0, 1, 2, ('__value_0', out), )),
+    )
+
+
+def _ncfdtri_dfd_derivative(dfn, dfd, nc, p, values, needs):
+    """d ncfdtri / d dfd: -2*ncfdtr_ddfd(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfd_1) = needs
+    return (-2*ncfdtr_ddfd_1*out/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc), )
+
+
 def _ncfdtri_nc_needs(dfn, dfd, nc, p, values, needs):
     """Evaluations d ncfdtri / d nc uses besides ncfdtri itself."""
     return ()
@@ -56,8 +102,8 @@ _FUNCTION = _core.register(
         qualname='special.ncfdtri',
         scipy='scipy.special.ncfdtri',
         args=(
-            _core.Arg('dfn', 'real', differentiable=False, why='the implicit-function rule needs d ncfdtr / d dfn, a parameter derivative of incomplete beta functions with no closed form', accepts_float=False, truncates_float=False),
-            _core.Arg('dfd', 'real', differentiable=False, why='the implicit-function rule needs d ncfdtr / d dfd, a parameter derivative of incomplete beta functions with no closed form', accepts_float=False, truncates_float=False),
+            _core.Arg('dfn', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('dfd', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('nc', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
@@ -65,6 +111,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_ncfdtri_dfn_needs, _ncfdtri_dfn_needs_stage2, ), _ncfdtri_dfn_derivative),
+                1: _core.Rule((_ncfdtri_dfd_needs, _ncfdtri_dfd_needs_stage2, ), _ncfdtri_dfd_derivative),
                 2: _core.Rule((_ncfdtri_nc_needs, _ncfdtri_nc_needs_stage2, ), _ncfdtri_nc_derivative),
                 3: _core.Rule((_ncfdtri_p_needs, _ncfdtri_p_needs_stage2, ), _ncfdtri_p_derivative),
             },
@@ -84,9 +132,9 @@ def ncfdtri(dfn, dfd, nc, p):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator sum of squares, dfn > 0.
-        Not differentiable: the implicit-function rule needs d ncfdtr / d dfn, a parameter derivative of incomplete beta functions with no closed form. A tangent on it raises NonDifferentiableError.
+        Differentiable: -2*ncfdtr_ddfn(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
-        Not differentiable: the implicit-function rule needs d ncfdtr / d dfd, a parameter derivative of incomplete beta functions with no closed form. A tangent on it raises NonDifferentiableError.
+        Differentiable: -2*ncfdtr_ddfd(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
       nc: real array. Noncentrality parameter, nc >= 0.
         Differentiable: 2*(ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))/2 - ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))/2)*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) (implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
       p: real array. CDF value, 0 <= p <= 1.

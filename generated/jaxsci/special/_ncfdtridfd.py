@@ -7,20 +7,110 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _ncfdtridfd_dfn_needs(dfn, p, nc, f, values, needs):
+    """Evaluations d ncfdtridfd / d dfn uses besides ncfdtridfd itself."""
+    return ()
+
+
+def _ncfdtridfd_dfn_needs_stage2(dfn, p, nc, f, values, needs):
+    """Evaluations d ncfdtridfd / d dfn uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.ncfdtr_ddfd', (), (0, ('__value_0', out), 2, 3, )),
+        _core.Need('kernels.ncfdtr_ddfn', (), (0, ('__value_0', out), 2, 3, )),
+    )
+
+
+def _ncfdtridfd_dfn_derivative(dfn, p, nc, f, values, needs):
+    """d ncfdtridfd / d dfn: -ncfdtr_ddfn(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_ddfd_1, ncfdtr_ddfn_1) = needs
+    return (-ncfdtr_ddfn_1/ncfdtr_ddfd_1, )
+
+
+def _ncfdtridfd_p_needs(dfn, p, nc, f, values, needs):
+    """Evaluations d ncfdtridfd / d p uses besides ncfdtridfd itself."""
+    return ()
+
+
+def _ncfdtridfd_p_needs_stage2(dfn, p, nc, f, values, needs):
+    """Evaluations d ncfdtridfd / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.ncfdtr_ddfd', (), (0, ('__value_0', out), 2, 3, )),
+    )
+
+
+def _ncfdtridfd_p_derivative(dfn, p, nc, f, values, needs):
+    """d ncfdtridfd / d p: 1/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_ddfd_1,) = needs
+    return (ncfdtr_ddfd_1**(-1.0), )
+
+
+def _ncfdtridfd_nc_needs(dfn, p, nc, f, values, needs):
+    """Evaluations d ncfdtridfd / d nc uses besides ncfdtridfd itself."""
+    return ()
+
+
+def _ncfdtridfd_nc_needs_stage2(dfn, p, nc, f, values, needs):
+    """Evaluations d ncfdtridfd / d nc uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.ncfdtr', (), (0, ('__value_0', out), 2, 3, )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), ('__value_0', out), 2, ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
+        _core.Need('kernels.ncfdtr_ddfd', (), (0, ('__value_0', out), 2, 3, )),
+    )
+
+
+def _ncfdtridfd_nc_derivative(dfn, p, nc, f, values, needs):
+    """d ncfdtridfd / d nc: (ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/2 - ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2))/2)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_1, ncfdtr_2, ncfdtr_ddfd_1) = needs
+    return (((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/ncfdtr_ddfd_1, )
+
+
+def _ncfdtridfd_f_needs(dfn, p, nc, f, values, needs):
+    """Evaluations d ncfdtridfd / d f uses besides ncfdtridfd itself."""
+    return ()
+
+
+def _ncfdtridfd_f_needs_stage2(dfn, p, nc, f, values, needs):
+    """Evaluations d ncfdtridfd / d f uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.ncfdtr', (), (0, ('__value_0', out), 2, 3, )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), ('__value_0', out), 2, ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
+        _core.Need('special.ncfdtr', (), (('_0 + 4', dfn + 4), ('__value_0', out), 2, ('_0*_3/(_0 + 4)', dfn*f/(dfn + 4)), )),
+        _core.Need('kernels.ncfdtr_ddfd', (), (0, ('__value_0', out), 2, 3, )),
+    )
+
+
+def _ncfdtridfd_f_derivative(dfn, p, nc, f, values, needs):
+    """d ncfdtridfd / d f: -(dfn*ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - nc*ncfdtr(dfn + 4, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2)))/(2*f*ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfd_1) = needs
+    return (-1/2*(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc)/(ncfdtr_ddfd_1*f), )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.ncfdtridfd',
         scipy='scipy.special.ncfdtridfd',
         args=(
-            _core.Arg('dfn', 'real', differentiable=False, why='every derivative of the solution divides by d ncfdtr / d dfd, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
-            _core.Arg('p', 'real', differentiable=False, why='every derivative of the solution divides by d ncfdtr / d dfd, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
-            _core.Arg('nc', 'real', differentiable=False, why='every derivative of the solution divides by d ncfdtr / d dfd, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
-            _core.Arg('f', 'real', differentiable=False, why='every derivative of the solution divides by d ncfdtr / d dfd, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
+            _core.Arg('dfn', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nc', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('f', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_ncfdtridfd_dfn_needs, _ncfdtridfd_dfn_needs_stage2, ), _ncfdtridfd_dfn_derivative),
+                1: _core.Rule((_ncfdtridfd_p_needs, _ncfdtridfd_p_needs_stage2, ), _ncfdtridfd_p_derivative),
+                2: _core.Rule((_ncfdtridfd_nc_needs, _ncfdtridfd_nc_needs_stage2, ), _ncfdtridfd_nc_derivative),
+                3: _core.Rule((_ncfdtridfd_f_needs, _ncfdtridfd_f_needs_stage2, ), _ncfdtridfd_f_derivative),
             },
         },
     )
@@ -38,13 +128,13 @@ def ncfdtridfd(dfn, p, nc, f):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator sum of squares, dfn > 0.
-        Not differentiable: every derivative of the solution divides by d ncfdtr / d dfd, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: -ncfdtr_ddfn(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
       p: real array. CDF value, 0 <= p <= 1.
-        Not differentiable: every derivative of the solution divides by d ncfdtr / d dfd, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
       nc: real array. Noncentrality parameter, nc >= 0.
-        Not differentiable: every derivative of the solution divides by d ncfdtr / d dfd, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: (ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/2 - ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2))/2)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
       f: real array. Quantile, the upper limit of integration, f >= 0.
-        Not differentiable: every derivative of the solution divides by d ncfdtr / d dfd, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: -(dfn*ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - nc*ncfdtr(dfn + 4, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2)))/(2*f*ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -7,20 +7,110 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _ncfdtridfn_p_needs(p, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtridfn / d p uses besides ncfdtridfn itself."""
+    return ()
+
+
+def _ncfdtridfn_p_needs_stage2(p, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtridfn / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.ncfdtr_ddfn', (), (('__value_0', out), 1, 2, 3, )),
+    )
+
+
+def _ncfdtridfn_p_derivative(p, dfd, nc, f, values, needs):
+    """d ncfdtridfn / d p: 1/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_ddfn_1,) = needs
+    return (ncfdtr_ddfn_1**(-1.0), )
+
+
+def _ncfdtridfn_dfd_needs(p, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtridfn / d dfd uses besides ncfdtridfn itself."""
+    return ()
+
+
+def _ncfdtridfn_dfd_needs_stage2(p, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtridfn / d dfd uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.ncfdtr_ddfd', (), (('__value_0', out), 1, 2, 3, )),
+        _core.Need('kernels.ncfdtr_ddfn', (), (('__value_0', out), 1, 2, 3, )),
+    )
+
+
+def _ncfdtridfn_dfd_derivative(p, dfd, nc, f, values, needs):
+    """d ncfdtridfn / d dfd: -ncfdtr_ddfd(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_ddfd_1, ncfdtr_ddfn_1) = needs
+    return (-ncfdtr_ddfd_1/ncfdtr_ddfn_1, )
+
+
+def _ncfdtridfn_nc_needs(p, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtridfn / d nc uses besides ncfdtridfn itself."""
+    return ()
+
+
+def _ncfdtridfn_nc_needs_stage2(p, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtridfn / d nc uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.ncfdtr', (), (('__value_0', out), 1, 2, 3, )),
+        _core.Need('special.ncfdtr', (), (('__value_0 + 2', out + 2), 1, 2, ('_3*__value_0/(__value_0 + 2)', out*f/(out + 2)), )),
+        _core.Need('kernels.ncfdtr_ddfn', (), (('__value_0', out), 1, 2, 3, )),
+    )
+
+
+def _ncfdtridfn_nc_derivative(p, dfd, nc, f, values, needs):
+    """d ncfdtridfn / d nc: (-ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2))/2 + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/2)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_1, ncfdtr_2, ncfdtr_ddfn_1) = needs
+    return (((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/ncfdtr_ddfn_1, )
+
+
+def _ncfdtridfn_f_needs(p, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtridfn / d f uses besides ncfdtridfn itself."""
+    return ()
+
+
+def _ncfdtridfn_f_needs_stage2(p, dfd, nc, f, values, needs):
+    """Evaluations d ncfdtridfn / d f uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.ncfdtr', (), (('__value_0 + 2', out + 2), 1, 2, ('_3*__value_0/(__value_0 + 2)', out*f/(out + 2)), )),
+        _core.Need('special.ncfdtr', (), (('__value_0', out), 1, 2, 3, )),
+        _core.Need('special.ncfdtr', (), (('__value_0 + 4', out + 4), 1, 2, ('_3*__value_0/(__value_0 + 4)', out*f/(out + 4)), )),
+        _core.Need('kernels.ncfdtr_ddfn', (), (('__value_0', out), 1, 2, 3, )),
+    )
+
+
+def _ncfdtridfn_f_derivative(p, dfd, nc, f, values, needs):
+    """d ncfdtridfn / d f: -(-nc*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 4, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 4)) + (nc - ncfdtridfn(p, dfd, nc, f))*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2)) + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)*ncfdtridfn(p, dfd, nc, f))/(2*f*ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfn_1) = needs
+    return (-1/2*(ncfdtr_1*(-out + nc) + ncfdtr_2*out - ncfdtr_3*nc)/(ncfdtr_ddfn_1*f), )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.ncfdtridfn',
         scipy='scipy.special.ncfdtridfn',
         args=(
-            _core.Arg('p', 'real', differentiable=False, why='every derivative of the solution divides by d ncfdtr / d dfn, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
-            _core.Arg('dfd', 'real', differentiable=False, why='every derivative of the solution divides by d ncfdtr / d dfn, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
-            _core.Arg('nc', 'real', differentiable=False, why='every derivative of the solution divides by d ncfdtr / d dfn, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
-            _core.Arg('f', 'real', differentiable=False, why='every derivative of the solution divides by d ncfdtr / d dfn, a parameter derivative of the incomplete beta function with no closed form (3F2 series)', accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('dfd', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nc', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('f', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_ncfdtridfn_p_needs, _ncfdtridfn_p_needs_stage2, ), _ncfdtridfn_p_derivative),
+                1: _core.Rule((_ncfdtridfn_dfd_needs, _ncfdtridfn_dfd_needs_stage2, ), _ncfdtridfn_dfd_derivative),
+                2: _core.Rule((_ncfdtridfn_nc_needs, _ncfdtridfn_nc_needs_stage2, ), _ncfdtridfn_nc_derivative),
+                3: _core.Rule((_ncfdtridfn_f_needs, _ncfdtridfn_f_needs_stage2, ), _ncfdtridfn_f_derivative),
             },
         },
     )
@@ -38,13 +128,13 @@ def ncfdtridfn(p, dfd, nc, f):
 
     Args:
       p: real array. CDF value, 0 <= p <= 1.
-        Not differentiable: every derivative of the solution divides by d ncfdtr / d dfn, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
-        Not differentiable: every derivative of the solution divides by d ncfdtr / d dfn, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: -ncfdtr_ddfd(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
       nc: real array. Noncentrality parameter, nc >= 0.
-        Not differentiable: every derivative of the solution divides by d ncfdtr / d dfn, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: (-ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2))/2 + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/2)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
       f: real array. Quantile, the upper limit of integration, f >= 0.
-        Not differentiable: every derivative of the solution divides by d ncfdtr / d dfn, a parameter derivative of the incomplete beta function with no closed form (3F2 series). A tangent on it raises NonDifferentiableError.
+        Differentiable: -(-nc*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 4, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 4)) + (nc - ncfdtridfn(p, dfd, nc, f))*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2)) + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)*ncfdtridfn(p, dfd, nc, f))/(2*f*ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

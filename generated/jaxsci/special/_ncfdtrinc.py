@@ -7,6 +7,50 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _ncfdtrinc_dfn_needs(dfn, dfd, p, f, values, needs):
+    """Evaluations d ncfdtrinc / d dfn uses besides ncfdtrinc itself."""
+    return ()
+
+
+def _ncfdtrinc_dfn_needs_stage2(dfn, dfd, p, f, values, needs):
+    """Evaluations d ncfdtrinc / d dfn uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
+        _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', out), 3, )),
+        _core.Need('kernels.ncfdtr_ddfn', (), (0, 1, ('__value_0', out), 3, )),
+    )
+
+
+def _ncfdtrinc_dfn_derivative(dfn, dfd, p, f, values, needs):
+    """d ncfdtrinc / d dfn: -ncfdtr_ddfn(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_1, ncfdtr_2, ncfdtr_ddfn_1) = needs
+    return (-ncfdtr_ddfn_1/((1/2)*ncfdtr_1 - 1/2*ncfdtr_2), )
+
+
+def _ncfdtrinc_dfd_needs(dfn, dfd, p, f, values, needs):
+    """Evaluations d ncfdtrinc / d dfd uses besides ncfdtrinc itself."""
+    return ()
+
+
+def _ncfdtrinc_dfd_needs_stage2(dfn, dfd, p, f, values, needs):
+    """Evaluations d ncfdtrinc / d dfd uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
+        _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', out), 3, )),
+        _core.Need('kernels.ncfdtr_ddfd', (), (0, 1, ('__value_0', out), 3, )),
+    )
+
+
+def _ncfdtrinc_dfd_derivative(dfn, dfd, p, f, values, needs):
+    """d ncfdtrinc / d dfd: -ncfdtr_ddfd(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (ncfdtr_1, ncfdtr_2, ncfdtr_ddfd_1) = needs
+    return (-ncfdtr_ddfd_1/((1/2)*ncfdtr_1 - 1/2*ncfdtr_2), )
+
+
 def _ncfdtrinc_p_needs(dfn, dfd, p, f, values, needs):
     """Evaluations d ncfdtrinc / d p uses besides ncfdtrinc itself."""
     return ()
@@ -55,8 +99,8 @@ _FUNCTION = _core.register(
         qualname='special.ncfdtrinc',
         scipy='scipy.special.ncfdtrinc',
         args=(
-            _core.Arg('dfn', 'real', differentiable=False, why='the implicit-function rule needs d ncfdtr / d dfn, a parameter derivative of incomplete beta functions with no closed form', accepts_float=False, truncates_float=False),
-            _core.Arg('dfd', 'real', differentiable=False, why='the implicit-function rule needs d ncfdtr / d dfd, a parameter derivative of incomplete beta functions with no closed form', accepts_float=False, truncates_float=False),
+            _core.Arg('dfn', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('dfd', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('f', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
@@ -64,6 +108,8 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_ncfdtrinc_dfn_needs, _ncfdtrinc_dfn_needs_stage2, ), _ncfdtrinc_dfn_derivative),
+                1: _core.Rule((_ncfdtrinc_dfd_needs, _ncfdtrinc_dfd_needs_stage2, ), _ncfdtrinc_dfd_derivative),
                 2: _core.Rule((_ncfdtrinc_p_needs, _ncfdtrinc_p_needs_stage2, ), _ncfdtrinc_p_derivative),
                 3: _core.Rule((_ncfdtrinc_f_needs, _ncfdtrinc_f_needs_stage2, ), _ncfdtrinc_f_derivative),
             },
@@ -83,9 +129,9 @@ def ncfdtrinc(dfn, dfd, p, f):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator sum of squares, dfn > 0.
-        Not differentiable: the implicit-function rule needs d ncfdtr / d dfn, a parameter derivative of incomplete beta functions with no closed form. A tangent on it raises NonDifferentiableError.
+        Differentiable: -ncfdtr_ddfn(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
-        Not differentiable: the implicit-function rule needs d ncfdtr / d dfd, a parameter derivative of incomplete beta functions with no closed form. A tangent on it raises NonDifferentiableError.
+        Differentiable: -ncfdtr_ddfd(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
       p: real array. CDF value, 0 <= p <= 1.
         Differentiable: 1/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2) (implicit-function rule on ncfdtr (its nc-derivative as a difference of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
       f: real array. Quantile, the upper limit of integration, f >= 0.

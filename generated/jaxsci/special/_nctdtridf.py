@@ -7,19 +7,92 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _nctdtridf_p_needs(p, nc, t, values, needs):
+    """Evaluations d nctdtridf / d p uses besides nctdtridf itself."""
+    return ()
+
+
+def _nctdtridf_p_needs_stage2(p, nc, t, values, needs):
+    """Evaluations d nctdtridf / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.nctdtr_ddf', (), (('__value_0', out), 1, 2, )),
+    )
+
+
+def _nctdtridf_p_derivative(p, nc, t, values, needs):
+    """d nctdtridf / d p: 1/nctdtr_ddf(nctdtridf(p, nc, t), nc, t) [implicit-function rule on nctdtr: each derivative divided by d nctdtr / d df, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (nctdtr_ddf_1,) = needs
+    return (nctdtr_ddf_1**(-1.0), )
+
+
+def _nctdtridf_nc_needs(p, nc, t, values, needs):
+    """Evaluations d nctdtridf / d nc uses besides nctdtridf itself."""
+    return ()
+
+
+def _nctdtridf_nc_needs_stage2(p, nc, t, values, needs):
+    """Evaluations d nctdtridf / d nc uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.loggamma', (), (('__value_0/2', (1/2)*out), )),
+        _core.Need('special.loggamma', (), (('__value_0/2 + 1/2', (1/2)*out + 1/2), )),
+        _core.Need('special.nctdtr', (), (('__value_0', out), ('-_1*sign(_2)', -nc*jnp.sign(t)), ('-Abs(_2)', -abs(t)), )),
+        _core.Need('special.nctdtr', (), (('__value_0 + 2', out + 2), ('-_1*sign(_2)', -nc*jnp.sign(t)), ('-sqrt((__value_0 + 2)/__value_0)*Abs(_2)', -jnp.sqrt((out + 2)/out)*abs(t)), )),
+        _core.Need('special.nctdtr', (), (('__value_0 + 1', out + 1), ('-_1*sign(_2)', -nc*jnp.sign(t)), ('-sqrt((__value_0 + 1)/__value_0)*Abs(_2)', -jnp.sqrt((out + 1)/out)*abs(t)), )),
+        _core.Need('special.nctdtr', (), (('__value_0 + 3', out + 3), ('-_1*sign(_2)', -nc*jnp.sign(t)), ('-sqrt((__value_0 + 3)/__value_0)*Abs(_2)', -jnp.sqrt((out + 3)/out)*abs(t)), )),
+        _core.Need('kernels.nctdtr_ddf', (), (('__value_0', out), 1, 2, )),
+    )
+
+
+def _nctdtridf_nc_derivative(p, nc, t, values, needs):
+    """d nctdtridf / d nc: -Piecewise((-sqrt(2)*(t**4*(nctdtridf(p, nc, t) + 2)*(nc**4 - 6*nc**2 + 3)/(24*nctdtridf(p, nc, t)) + t**2*(nc**2 - 1)/2 + sqrt(2)*(nc*t + t**3*(nc**3 - 3*nc)*(nctdtridf(p, nc, t) + 1)/(6*nctdtridf(p, nc, t)))*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2)) + 1)*exp(-nc**2/2)/(2*sqrt(pi)), Abs(t) < 0.001), (-nc*(nctdtr(nctdtridf(p, nc, t) + 2, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 2)/nctdtridf(p, nc, t))*Abs(t)) - nctdtr(nctdtridf(p, nc, t), -nc*sign(t), -Abs(t)))*sign(t) + sqrt(2)*(t**2 + nctdtridf(p, nc, t))*(-nctdtr(nctdtridf(p, nc, t) + 1, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 1)/nctdtridf(p, nc, t))*Abs(t)) + nctdtr(nctdtridf(p, nc, t) + 3, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 3)/nctdtridf(p, nc, t))*Abs(t)))*(nctdtridf(p, nc, t) + 1)*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2))/(nctdtridf(p, nc, t)*Abs(t)), True))/nctdtr_ddf(nctdtridf(p, nc, t), nc, t) [implicit-function rule on nctdtr: each derivative divided by d nctdtr / d df, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_4, nctdtr_ddf_1) = needs
+    return (-jnp.where((abs(t) < 0.001), -1/2*jnp.sqrt(2)*((1/2)*t**2*(nc**2 - 1) + jnp.sqrt(2)*(nc*t + (1/6)*t**3*(out + 1)*(nc**3 - 3*nc)/out)*jnp.sqrt(out**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(out + 2)*(nc**4 - 6*nc**2 + 3)/out)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -nc*(-nctdtr_1 + nctdtr_2)*jnp.sign(t) + jnp.sqrt(2)*(-nctdtr_3 + nctdtr_4)*(out + 1)*(out + t**2)*jnp.sqrt(out**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(out*abs(t)))/nctdtr_ddf_1, )
+
+
+def _nctdtridf_t_needs(p, nc, t, values, needs):
+    """Evaluations d nctdtridf / d t uses besides nctdtridf itself."""
+    return ()
+
+
+def _nctdtridf_t_needs_stage2(p, nc, t, values, needs):
+    """Evaluations d nctdtridf / d t uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('special.loggamma', (), (('__value_0/2', (1/2)*out), )),
+        _core.Need('special.loggamma', (), (('__value_0/2 + 1/2', (1/2)*out + 1/2), )),
+        _core.Need('special.nctdtr', (), (('__value_0', out), ('-_1*sign(_2)', -nc*jnp.sign(t)), ('-Abs(_2)', -abs(t)), )),
+        _core.Need('special.nctdtr', (), (('__value_0 + 2', out + 2), ('-_1*sign(_2)', -nc*jnp.sign(t)), ('-sqrt((__value_0 + 2)/__value_0)*Abs(_2)', -jnp.sqrt((out + 2)/out)*abs(t)), )),
+        _core.Need('kernels.nctdtr_ddf', (), (('__value_0', out), 1, 2, )),
+    )
+
+
+def _nctdtridf_t_derivative(p, nc, t, values, needs):
+    """d nctdtridf / d t: -Piecewise((sqrt(2)*(nc*t + t**3*(nc**3 - 3*nc)*(nctdtridf(p, nc, t) + 2)/(6*nctdtridf(p, nc, t)) + sqrt(2)*(t**4*(nctdtridf(p, nc, t) + 1)*(nctdtridf(p, nc, t) + 3)*(nc**4 - 6*nc**2 + 3)/(24*nctdtridf(p, nc, t)**2) + t**2*(nc**2 - 1)*(nctdtridf(p, nc, t) + 1)/(2*nctdtridf(p, nc, t)) + 1)*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2)))*exp(-nc**2/2)/(2*sqrt(pi)), Abs(t) < 0.001), (-(nctdtr(nctdtridf(p, nc, t) + 2, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 2)/nctdtridf(p, nc, t))*Abs(t)) - nctdtr(nctdtridf(p, nc, t), -nc*sign(t), -Abs(t)))*nctdtridf(p, nc, t)/Abs(t), True))/nctdtr_ddf(nctdtridf(p, nc, t), nc, t) [implicit-function rule on nctdtr: each derivative divided by d nctdtr / d df, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_ddf_1) = needs
+    return (-jnp.where((abs(t) < 0.001), (1/2)*jnp.sqrt(2)*(nc*t + jnp.sqrt(2)*(1 + (1/2)*t**2*(out + 1)*(nc**2 - 1)/out + (1/24)*t**4*(out + 1)*(out + 3)*(nc**4 - 6*nc**2 + 3)/out**2)*jnp.sqrt(out**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + (1/6)*t**3*(out + 2)*(nc**3 - 3*nc)/out)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -out*(-nctdtr_1 + nctdtr_2)/abs(t))/nctdtr_ddf_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.nctdtridf',
         scipy='scipy.special.nctdtridf',
         args=(
-            _core.Arg('p', 'real', differentiable=False, why='every derivative of the solution divides by d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('nc', 'real', differentiable=False, why='every derivative of the solution divides by d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions)', accepts_float=False, truncates_float=False),
-            _core.Arg('t', 'real', differentiable=False, why='every derivative of the solution divides by d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nc', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('t', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_nctdtridf_p_needs, _nctdtridf_p_needs_stage2, ), _nctdtridf_p_derivative),
+                1: _core.Rule((_nctdtridf_nc_needs, _nctdtridf_nc_needs_stage2, ), _nctdtridf_nc_derivative),
+                2: _core.Rule((_nctdtridf_t_needs, _nctdtridf_t_needs_stage2, ), _nctdtridf_t_derivative),
             },
         },
     )
@@ -37,11 +110,11 @@ def nctdtridf(p, nc, t):
 
     Args:
       p: real array. CDF value, 0 < p <= 1.
-        Not differentiable: every derivative of the solution divides by d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/nctdtr_ddf(nctdtridf(p, nc, t), nc, t) (implicit-function rule on nctdtr: each derivative divided by d nctdtr / d df, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'nctdtr(nctdtridf(p, nc, t), nc, t) - p', from the spec'd derivatives of the functions in it)
       nc: real array. Noncentrality parameter.
-        Not differentiable: every derivative of the solution divides by d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((-sqrt(2)*(t**4*(nctdtridf(p, nc, t) + 2)*(nc**4 - 6*nc**2 + 3)/(24*nctdtridf(p, nc, t)) + t**2*(nc**2 - 1)/2 + sqrt(2)*(nc*t + t**3*(nc**3 - 3*nc)*(nctdtridf(p, nc, t) + 1)/(6*nctdtridf(p, nc, t)))*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2)) + 1)*exp(-nc**2/2)/(2*sqrt(pi)), Abs(t) < 0.001), (-nc*(nctdtr(nctdtridf(p, nc, t) + 2, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 2)/nctdtridf(p, nc, t))*Abs(t)) - nctdtr(nctdtridf(p, nc, t), -nc*sign(t), -Abs(t)))*sign(t) + sqrt(2)*(t**2 + nctdtridf(p, nc, t))*(-nctdtr(nctdtridf(p, nc, t) + 1, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 1)/nctdtridf(p, nc, t))*Abs(t)) + nctdtr(nctdtridf(p, nc, t) + 3, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 3)/nctdtridf(p, nc, t))*Abs(t)))*(nctdtridf(p, nc, t) + 1)*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2))/(nctdtridf(p, nc, t)*Abs(t)), True))/nctdtr_ddf(nctdtridf(p, nc, t), nc, t) (implicit-function rule on nctdtr: each derivative divided by d nctdtr / d df, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'nctdtr(nctdtridf(p, nc, t), nc, t) - p', from the spec'd derivatives of the functions in it)
       t: real array. Quantile, the upper limit of integration.
-        Not differentiable: every derivative of the solution divides by d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((sqrt(2)*(nc*t + t**3*(nc**3 - 3*nc)*(nctdtridf(p, nc, t) + 2)/(6*nctdtridf(p, nc, t)) + sqrt(2)*(t**4*(nctdtridf(p, nc, t) + 1)*(nctdtridf(p, nc, t) + 3)*(nc**4 - 6*nc**2 + 3)/(24*nctdtridf(p, nc, t)**2) + t**2*(nc**2 - 1)*(nctdtridf(p, nc, t) + 1)/(2*nctdtridf(p, nc, t)) + 1)*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2)))*exp(-nc**2/2)/(2*sqrt(pi)), Abs(t) < 0.001), (-(nctdtr(nctdtridf(p, nc, t) + 2, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 2)/nctdtridf(p, nc, t))*Abs(t)) - nctdtr(nctdtridf(p, nc, t), -nc*sign(t), -Abs(t)))*nctdtridf(p, nc, t)/Abs(t), True))/nctdtr_ddf(nctdtridf(p, nc, t), nc, t) (implicit-function rule on nctdtr: each derivative divided by d nctdtr / d df, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'nctdtr(nctdtridf(p, nc, t), nc, t) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

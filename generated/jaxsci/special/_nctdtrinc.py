@@ -7,6 +7,34 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _nctdtrinc_df_needs(df, p, t, values, needs):
+    """Evaluations d nctdtrinc / d df uses besides nctdtrinc itself."""
+    return (
+        _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
+        _core.Need('special.loggamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+    )
+
+
+def _nctdtrinc_df_needs_stage2(df, p, t, values, needs):
+    """Evaluations d nctdtrinc / d df uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1, loggamma_2) = needs
+    return (
+        _core.Need('special.nctdtr', (), (0, ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-Abs(_2)', -abs(t)), )),
+        _core.Need('special.nctdtr', (), (('_0 + 2', df + 2), ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-sqrt((_0 + 2)/_0)*Abs(_2)', -jnp.sqrt((df + 2)/df)*abs(t)), )),
+        _core.Need('special.nctdtr', (), (('_0 + 1', df + 1), ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-sqrt((_0 + 1)/_0)*Abs(_2)', -jnp.sqrt((df + 1)/df)*abs(t)), )),
+        _core.Need('special.nctdtr', (), (('_0 + 3', df + 3), ('-__value_0*sign(_2)', -out*jnp.sign(t)), ('-sqrt((_0 + 3)/_0)*Abs(_2)', -jnp.sqrt((df + 3)/df)*abs(t)), )),
+        _core.Need('kernels.nctdtr_ddf', (), (0, ('__value_0', out), 2, )),
+    )
+
+
+def _nctdtrinc_df_derivative(df, p, t, values, needs):
+    """d nctdtrinc / d df: -Piecewise((-sqrt(2)*sqrt(pi)*exp(nctdtrinc(df, p, t)**2/2)/(t**2*(nctdtrinc(df, p, t)**2 - 1)/2 + sqrt(2)*(t*nctdtrinc(df, p, t) + t**3*(df + 1)*(nctdtrinc(df, p, t)**3 - 3*nctdtrinc(df, p, t))/(6*df))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + 1 + t**4*(df + 2)*(nctdtrinc(df, p, t)**4 - 6*nctdtrinc(df, p, t)**2 + 3)/(24*df)), Abs(t) < 0.001), (1/(-(-nctdtr(df, -nctdtrinc(df, p, t)*sign(t), -Abs(t)) + nctdtr(df + 2, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 2)/df)*Abs(t)))*nctdtrinc(df, p, t)*sign(t) + sqrt(2)*(df + 1)*(df + t**2)*(-nctdtr(df + 1, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 1)/df)*Abs(t)) + nctdtr(df + 3, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 3)/df)*Abs(t)))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2))/(df*Abs(t))), True))*nctdtr_ddf(df, nctdtrinc(df, p, t), t) [implicit-function rule on nctdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_4, nctdtr_ddf_1) = needs
+    return (-nctdtr_ddf_1*jnp.where((abs(t) < 0.001), -jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*out**2)/((1/2)*t**2*(out**2 - 1) + jnp.sqrt(2)*(out*t + (1/6)*t**3*(out**3 - 3*out)*(df + 1)/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(df + 2)*(out**4 - 6*out**2 + 3)/df), (-out*(-nctdtr_1 + nctdtr_2)*jnp.sign(t) + jnp.sqrt(2)*(-nctdtr_3 + nctdtr_4)*(df + 1)*(df + t**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(t)))**(-1.0)), )
+
+
 def _nctdtrinc_p_needs(df, p, t, values, needs):
     """Evaluations d nctdtrinc / d p uses besides nctdtrinc itself."""
     return (
@@ -66,7 +94,7 @@ _FUNCTION = _core.register(
         qualname='special.nctdtrinc',
         scipy='scipy.special.nctdtrinc',
         args=(
-            _core.Arg('df', 'real', differentiable=False, why='the implicit-function rule needs d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('df', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('t', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
@@ -74,6 +102,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_nctdtrinc_df_needs, _nctdtrinc_df_needs_stage2, ), _nctdtrinc_df_derivative),
                 1: _core.Rule((_nctdtrinc_p_needs, _nctdtrinc_p_needs_stage2, ), _nctdtrinc_p_derivative),
                 2: _core.Rule((_nctdtrinc_t_needs, _nctdtrinc_t_needs_stage2, ), _nctdtrinc_t_derivative),
             },
@@ -93,7 +122,7 @@ def nctdtrinc(df, p, t):
 
     Args:
       df: real array. Degrees of freedom, df > 0.
-        Not differentiable: the implicit-function rule needs d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((-sqrt(2)*sqrt(pi)*exp(nctdtrinc(df, p, t)**2/2)/(t**2*(nctdtrinc(df, p, t)**2 - 1)/2 + sqrt(2)*(t*nctdtrinc(df, p, t) + t**3*(df + 1)*(nctdtrinc(df, p, t)**3 - 3*nctdtrinc(df, p, t))/(6*df))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + 1 + t**4*(df + 2)*(nctdtrinc(df, p, t)**4 - 6*nctdtrinc(df, p, t)**2 + 3)/(24*df)), Abs(t) < 0.001), (1/(-(-nctdtr(df, -nctdtrinc(df, p, t)*sign(t), -Abs(t)) + nctdtr(df + 2, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 2)/df)*Abs(t)))*nctdtrinc(df, p, t)*sign(t) + sqrt(2)*(df + 1)*(df + t**2)*(-nctdtr(df + 1, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 1)/df)*Abs(t)) + nctdtr(df + 3, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 3)/df)*Abs(t)))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2))/(df*Abs(t))), True))*nctdtr_ddf(df, nctdtrinc(df, p, t), t) (implicit-function rule on nctdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'nctdtr(df, nctdtrinc(df, p, t), t) - p', from the spec'd derivatives of the functions in it)
       p: real array. CDF value, 0 < p <= 1.
         Differentiable: Piecewise((-sqrt(2)*sqrt(pi)*exp(nctdtrinc(df, p, t)**2/2)/(t**2*(nctdtrinc(df, p, t)**2 - 1)/2 + sqrt(2)*(t*nctdtrinc(df, p, t) + t**3*(df + 1)*(nctdtrinc(df, p, t)**3 - 3*nctdtrinc(df, p, t))/(6*df))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + 1 + t**4*(df + 2)*(nctdtrinc(df, p, t)**4 - 6*nctdtrinc(df, p, t)**2 + 3)/(24*df)), Abs(t) < 0.001), (1/(-(-nctdtr(df, -nctdtrinc(df, p, t)*sign(t), -Abs(t)) + nctdtr(df + 2, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 2)/df)*Abs(t)))*nctdtrinc(df, p, t)*sign(t) + sqrt(2)*(df + 1)*(df + t**2)*(-nctdtr(df + 1, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 1)/df)*Abs(t)) + nctdtr(df + 3, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 3)/df)*Abs(t)))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2))/(df*Abs(t))), True)) (implicit-function rule on nctdtr (its nc-derivative as a difference of CDFs); implicit-function rule on 'nctdtr(df, nctdtrinc(df, p, t), t) - p', from the spec'd derivatives of the functions in it)
       t: real array. Quantile, the upper limit of integration.

@@ -7,6 +7,32 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _nctdtrit_df_needs(df, nc, p, values, needs):
+    """Evaluations d nctdtrit / d df uses besides nctdtrit itself."""
+    return (
+        _core.Need('special.loggamma', (), (('_0/2', (1/2)*df), )),
+        _core.Need('special.loggamma', (), (('_0/2 + 1/2', (1/2)*df + 1/2), )),
+    )
+
+
+def _nctdtrit_df_needs_stage2(df, nc, p, values, needs):
+    """Evaluations d nctdtrit / d df uses at its values: round trip 2."""
+    (out,) = values
+    (loggamma_1, loggamma_2) = needs
+    return (
+        _core.Need('special.nctdtr', (), (0, ('-_1*sign(__value_0)', -nc*jnp.sign(out)), ('-Abs(__value_0)', -abs(out)), )),
+        _core.Need('special.nctdtr', (), (('_0 + 2', df + 2), ('-_1*sign(__value_0)', -nc*jnp.sign(out)), ('-sqrt((_0 + 2)/_0)*Abs(__value_0)', -jnp.sqrt((df + 2)/df)*abs(out)), )),
+        _core.Need('kernels.nctdtr_ddf', (), (0, 1, ('__value_0', out), )),
+    )
+
+
+def _nctdtrit_df_derivative(df, nc, p, values, needs):
+    """d nctdtrit / d df: -Piecewise((sqrt(2)*sqrt(pi)*exp(nc**2/2)/(nc*nctdtrit(df, nc, p) + sqrt(2)*(1 + (df + 1)*(nc**2 - 1)*nctdtrit(df, nc, p)**2/(2*df) + (df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)*nctdtrit(df, nc, p)**4/(24*df**2))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + (df + 2)*(nc**3 - 3*nc)*nctdtrit(df, nc, p)**3/(6*df)), Abs(nctdtrit(df, nc, p)) < 0.001), (-Abs(nctdtrit(df, nc, p))/(df*(-nctdtr(df, -nc*sign(nctdtrit(df, nc, p)), -Abs(nctdtrit(df, nc, p))) + nctdtr(df + 2, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 2)/df)*Abs(nctdtrit(df, nc, p))))), True))*nctdtr_ddf(df, nc, nctdtrit(df, nc, p)) [implicit-function rule on nctdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    (out,) = values
+    (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_ddf_1) = needs
+    return (-nctdtr_ddf_1*jnp.where((abs(out) < 0.001), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*nc**2)/((1/6)*out**3*(df + 2)*(nc**3 - 3*nc)/df + out*nc + jnp.sqrt(2)*((1/24)*out**4*(df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)/df**2 + (1/2)*out**2*(df + 1)*(nc**2 - 1)/df + 1)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)), -abs(out)/(df*(-nctdtr_1 + nctdtr_2))), )
+
+
 def _nctdtrit_nc_needs(df, nc, p, values, needs):
     """Evaluations d nctdtrit / d nc uses besides nctdtrit itself."""
     return (
@@ -64,7 +90,7 @@ _FUNCTION = _core.register(
         qualname='special.nctdtrit',
         scipy='scipy.special.nctdtrit',
         args=(
-            _core.Arg('df', 'real', differentiable=False, why='the implicit-function rule needs d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions)', accepts_float=False, truncates_float=False),
+            _core.Arg('df', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('nc', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
@@ -72,6 +98,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_nctdtrit_df_needs, _nctdtrit_df_needs_stage2, ), _nctdtrit_df_derivative),
                 1: _core.Rule((_nctdtrit_nc_needs, _nctdtrit_nc_needs_stage2, ), _nctdtrit_nc_derivative),
                 2: _core.Rule((_nctdtrit_p_needs, _nctdtrit_p_needs_stage2, ), _nctdtrit_p_derivative),
             },
@@ -91,7 +118,7 @@ def nctdtrit(df, nc, p):
 
     Args:
       df: real array. Degrees of freedom, df > 0.
-        Not differentiable: the implicit-function rule needs d nctdtr / d df, which has no closed form (parameter derivatives of incomplete beta functions). A tangent on it raises NonDifferentiableError.
+        Differentiable: -Piecewise((sqrt(2)*sqrt(pi)*exp(nc**2/2)/(nc*nctdtrit(df, nc, p) + sqrt(2)*(1 + (df + 1)*(nc**2 - 1)*nctdtrit(df, nc, p)**2/(2*df) + (df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)*nctdtrit(df, nc, p)**4/(24*df**2))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + (df + 2)*(nc**3 - 3*nc)*nctdtrit(df, nc, p)**3/(6*df)), Abs(nctdtrit(df, nc, p)) < 0.001), (-Abs(nctdtrit(df, nc, p))/(df*(-nctdtr(df, -nc*sign(nctdtrit(df, nc, p)), -Abs(nctdtrit(df, nc, p))) + nctdtr(df + 2, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 2)/df)*Abs(nctdtrit(df, nc, p))))), True))*nctdtr_ddf(df, nc, nctdtrit(df, nc, p)) (implicit-function rule on nctdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'nctdtr(df, nc, nctdtrit(df, nc, p)) - p', from the spec'd derivatives of the functions in it)
       nc: real array. Noncentrality parameter.
         Differentiable: -Piecewise((-sqrt(2)*((nc**2 - 1)*nctdtrit(df, nc, p)**2/2 + sqrt(2)*(nc*nctdtrit(df, nc, p) + (df + 1)*(nc**3 - 3*nc)*nctdtrit(df, nc, p)**3/(6*df))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + 1 + (df + 2)*(nc**4 - 6*nc**2 + 3)*nctdtrit(df, nc, p)**4/(24*df))*exp(-nc**2/2)/(2*sqrt(pi)), Abs(nctdtrit(df, nc, p)) < 0.001), (-nc*(-nctdtr(df, -nc*sign(nctdtrit(df, nc, p)), -Abs(nctdtrit(df, nc, p))) + nctdtr(df + 2, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 2)/df)*Abs(nctdtrit(df, nc, p))))*sign(nctdtrit(df, nc, p)) + sqrt(2)*(df + 1)*(df + nctdtrit(df, nc, p)**2)*(-nctdtr(df + 1, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 1)/df)*Abs(nctdtrit(df, nc, p))) + nctdtr(df + 3, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 3)/df)*Abs(nctdtrit(df, nc, p))))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2))/(df*Abs(nctdtrit(df, nc, p))), True))*Piecewise((sqrt(2)*sqrt(pi)*exp(nc**2/2)/(nc*nctdtrit(df, nc, p) + sqrt(2)*(1 + (df + 1)*(nc**2 - 1)*nctdtrit(df, nc, p)**2/(2*df) + (df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)*nctdtrit(df, nc, p)**4/(24*df**2))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + (df + 2)*(nc**3 - 3*nc)*nctdtrit(df, nc, p)**3/(6*df)), Abs(nctdtrit(df, nc, p)) < 0.001), (-Abs(nctdtrit(df, nc, p))/(df*(-nctdtr(df, -nc*sign(nctdtrit(df, nc, p)), -Abs(nctdtrit(df, nc, p))) + nctdtr(df + 2, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 2)/df)*Abs(nctdtrit(df, nc, p))))), True)) (implicit-function rule on nctdtr (its t- and nc-derivatives as differences of CDFs); implicit-function rule on 'nctdtr(df, nc, nctdtrit(df, nc, p)) - p', from the spec'd derivatives of the functions in it)
       p: real array. CDF value, 0 < p <= 1.
