@@ -281,8 +281,21 @@ def _function_row(spec: model.Spec, cases: tuple, tally: _Tally) -> dict:
         "not_differentiable": _cell("<br>".join(nondiff_cells) or "–"),
         "complex": _cell(", ".join(complex_args) or "–"),
         "reference": _cell("–" if not spec.differentiable_args else (
-            f"finite differences ({spec.finite_differences})" if spec.finite_differences else "mpmath")),
+            f"finite differences ({spec.finite_differences})" if spec.finite_differences else "mpmath")
+            + f"; {_verified_accuracy(spec)}"),
     }
+
+
+# tests/test_gradients.py checks second derivatives to this multiple of the spec's first-order rtol
+SECOND_ORDER_FACTOR = 100
+
+
+def _verified_accuracy(spec: model.Spec) -> str:
+    """The relative error the gradient suite holds the float64 derivatives to (the spec's tolerance)."""
+    tol = spec.tests.gradient_tolerance["float64"]
+    if spec.tests.first_order_only:
+        return f"rtol {tol.rtol:.0e} (first order)"
+    return f"rtol {tol.rtol:.0e} / {tol.rtol * SECOND_ORDER_FACTOR:.0e} (first / second order)"
 
 
 def _kernel_row(spec: model.Spec, cases: tuple) -> dict:
