@@ -68,8 +68,10 @@ def test_signature_matches_scipy(spec):
         if not (len(theirs) == 1 and theirs[0].kind is inspect.Parameter.VAR_POSITIONAL):
             assert len(theirs) == len(spec.traced_args) and all(p.default is inspect.Parameter.empty for p in theirs)
     elif not hasattr(scipy_fn, "nin"):  # a Python function: names and defaults must match SciPy's exactly
-        # except an `out=` array to write into, which JAX's immutable arrays have no use for (zeta)
-        theirs = [p for p in inspect.signature(scipy_fn).parameters.values() if p.name != "out"]
+        # except an `out=` array to write into, which JAX's immutable arrays have no use for (zeta), and
+        # `**kwargs` passed on to a numpy ufunc (softplus's out=, where=, dtype=)
+        theirs = [p for p in inspect.signature(scipy_fn).parameters.values()
+                  if p.name != "out" and p.kind is not inspect.Parameter.VAR_KEYWORD]
         assert [(p.name, p.default) for p in ours.parameters.values()] == [(p.name, p.default) for p in theirs]
     else:  # a ufunc: positional arguments and outputs must match in number
         assert scipy_fn.nin == len(spec.args) and scipy_fn.nout == len(spec.outputs)

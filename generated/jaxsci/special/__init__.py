@@ -3,6 +3,7 @@
 from ._agm import agm as agm
 from ._airy import airy as airy
 from ._airye import airye as airye
+from ._assoc_laguerre import assoc_laguerre as assoc_laguerre
 from ._bdtr import bdtr as bdtr
 from ._bdtrc import bdtrc as bdtrc
 from ._bdtri import bdtri as bdtri
@@ -39,6 +40,7 @@ from ._cosm1 import cosm1 as cosm1
 from ._cotdg import cotdg as cotdg
 from ._dawsn import dawsn as dawsn
 from ._digamma import digamma as digamma
+from ._diric import diric as diric
 from ._ellipe import ellipe as ellipe
 from ._ellipeinc import ellipeinc as ellipeinc
 from ._ellipj import ellipj as ellipj
@@ -217,9 +219,11 @@ from ._roots_legendre import roots_legendre as roots_legendre
 from ._round import round as round
 from ._shichi import shichi as shichi
 from ._sici import sici as sici
+from ._sinc import sinc as sinc
 from ._sindg import sindg as sindg
 from ._smirnov import smirnov as smirnov
 from ._smirnovi import smirnovi as smirnovi
+from ._softplus import softplus as softplus
 from ._spence import spence as spence
 from ._spherical_in import spherical_in as spherical_in
 from ._spherical_jn import spherical_jn as spherical_jn
@@ -249,6 +253,7 @@ __all__ = [
     'agm',
     'airy',
     'airye',
+    'assoc_laguerre',
     'bdtr',
     'bdtrc',
     'bdtri',
@@ -285,6 +290,7 @@ __all__ = [
     'cotdg',
     'dawsn',
     'digamma',
+    'diric',
     'ellipe',
     'ellipeinc',
     'ellipj',
@@ -463,9 +469,11 @@ __all__ = [
     'round',
     'shichi',
     'sici',
+    'sinc',
     'sindg',
     'smirnov',
     'smirnovi',
+    'softplus',
     'spence',
     'spherical_in',
     'spherical_jn',
