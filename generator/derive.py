@@ -42,6 +42,9 @@ class Need:
     # 0: planned with the primal; s > 0: its arguments use the primal's values (s = 1) or the results
     # of stage s - 1 needs, so it is evaluated in a later host round trip.
     stage: int = 0
+    # Python code of the statics tuple where a value is an integer expression in the caller's static
+    # ints (``jvp(v, z, n + 1)``), computed when the rule runs; None when every value is fixed.
+    statics_code: str | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class ArgRule:
     derivative: tuple  # code per output
     conjugate: tuple | None  # code per output, or None when holomorphic
     check: str  # how the rule was verified by the generator
+    statics: tuple = ()  # the caller's static ints the rule's code uses: its functions take them as keywords
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,8 @@ class _Deriver:
                 return call
             symbols = arg_symbols(info.spec)
             mapping = {symbols[a.name]: v for a, v in zip(info.spec.traced_args, info.traced)}
+            mapping.update({symbols[name]: sympy.sympify(v) for name, v in info.statics
+                            if info.spec.arg(name).kind == "static_int"})
             return definition.xreplace(mapping)
 
         result = expr.replace(lambda e: isinstance(e, AppliedUndef), replace)
@@ -332,6 +338,14 @@ class _Deriver:
                                                         .evalf(CROSS_CHECK_DIGITS))
             return expected_at[index, direction]
 
+        # static ints take their first test value (or their default), as the test suites' first case does
+        fixed = {symbols[a.name]: sympy.Integer(spec.tests.statics.get(a.name, (a.default,))[0])
+                 for a in spec.args if a.kind == "static_int"}
+        if fixed:
+            definition = definition.xreplace(fixed)
+            candidates = [(label, c.xreplace(fixed)) for label, c in candidates]
+            conj = None if conj is None else [c.xreplace(fixed) for c in conj]
+
         checked = 0
         for label, candidate in candidates:
             try:
@@ -433,7 +447,8 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
             info = catalog.info(call)
             if info is None:
                 raise _error(loc, f"derivatives.{arg.name}: cannot evaluate {call}: not a spec'd function")
-            is_self = info.spec.name == spec.name and info.traced == own_traced and _statics_match(info.statics, condition)
+            is_self = (info.spec.name == spec.name and info.traced == own_traced and _statics_match(info.statics, condition)
+                       and all(value == symbols[name] for name, value in info.statics if spec.arg(name).kind == "static_int"))
             if is_self:
                 return sympy.Symbol(f"__value_{info.output}")
             key = (info.spec.name, info.statics, info.traced)
@@ -489,22 +504,39 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
         except PrintError as exc:
             raise _error(loc, f"derivatives.{arg.name}: {what}: {exc}") from None
 
+    own_ints = {symbols[a.name] for a in spec.args if a.kind == "static_int"}
+    used_ints = set()
+    for expr in derivative + (conjugate or []):
+        used_ints |= expr.free_symbols & own_ints
     need_records = []
     for key in sorted(needs, key=lambda k: (stages[needs[k][0]], needs[k][0])):
         var, info = needs[key]
-        symbolic = [name for name, value in info.statics if isinstance(value, sympy.Basic)]
+        statics, statics_code = info.statics, None
+        symbolic = [(name, value) for name, value in info.statics if isinstance(value, sympy.Basic)]
+        for name, value in symbolic:
+            if not (info.spec.arg(name).kind == "static_int" and value.free_symbols <= own_ints
+                    and value.is_integer and value.is_polynomial(*value.free_symbols)):
+                raise _error(loc, f"derivatives.{arg.name}: {var} passes {name}={value} on as a symbol; a needed "
+                                  "evaluation takes fixed static values, or an integer polynomial in the "
+                                  "caller's static ints for a static int")
+            used_ints |= value.free_symbols
         if symbolic:
-            raise _error(loc, f"derivatives.{arg.name}: {var} passes {', '.join(symbolic)} on as a symbol; "
-                                   "a needed evaluation takes fixed static values")
+            statics = tuple((name, sympy.sstr(value) if isinstance(value, sympy.Basic) else value)
+                            for name, value in info.statics)
+            statics_code = "(" + "".join(f"({name!r}, {sympy.sstr(value) if isinstance(value, sympy.Basic) else repr(value)}), "
+                                         for name, value in info.statics) + ")"
+        for value in info.traced:
+            used_ints |= sympy.sympify(value).free_symbols & own_ints
         need_args = []
         for value in info.traced:
             if value in own_traced:
                 need_args.append(NeedArg(same_as=own_traced.index(value), key=None, code=None))
             else:
                 need_args.append(NeedArg(same_as=None, key=key_text(value), code=code(value, f"argument of {var}")))
-        need_records.append(Need(var=var, spec=info.spec, statics=info.statics, args=tuple(need_args),
-                                 stage=stages[var]))
+        need_records.append(Need(var=var, spec=info.spec, statics=statics, args=tuple(need_args),
+                                 stage=stages[var], statics_code=statics_code))
     return (
+        tuple(a.name for a in spec.args if symbols.get(a.name) in used_ints),
         tuple(need_records),
         tuple(code(e, "derivative") for e in derivative),
         tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
@@ -570,9 +602,9 @@ def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: mode
         method, source = "sympy", "derived by sympy"
         shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
     loc = rule.loc if rule is not None else arg.loc
-    needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points, loc)
+    statics, needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points, loc)
     return ArgRule(arg=arg, traced_index=index, method=method, source=source, formulas=shown, needs=needs,
-                   derivative=derivative, conjugate=conjugate, check=check)
+                   derivative=derivative, conjugate=conjugate, check=check, statics=statics)
 
 
 def derive_all(specs) -> dict:

@@ -129,6 +129,7 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         unpack_values=_unpack([o.name for o in spec.outputs]),
         unpack_needs=lambda rule: _unpack([n.var for n in rule.needs]),
         unpack_names=_unpack,
+        static_params=lambda rule: (", *, " + ", ".join(rule.statics)) if rule.statics else "",
         need_stages=lambda rule: range(max((n.stage for n in rule.needs), default=0) + 1),
         stage_suffix=lambda stage: f"_stage{stage + 1}" if stage else "",
         earlier_needs=lambda rule, stage: [n.var for n in rule.needs if n.stage < stage],

@@ -63,10 +63,12 @@ def test_signature_matches_scipy(spec):
     scipy_fn = getattr(importlib.import_module(mod), name)
     ours = inspect.signature(getattr(getattr(jaxsci, spec.module), spec.name))
     assert [p.name for p in ours.parameters.values()] == [a.name for a in spec.args]
-    if spec.kernel:  # jaxsci's own kernel: positional arrays in the spec's order (or *args, a numeric factory's)
+    if spec.kernel:  # jaxsci's own kernel: positional arrays in the spec's order (or *args, a numeric factory's),
+        # then its static arguments with the spec's defaults (bessel_diff's n=1)
         theirs = list(inspect.signature(scipy_fn).parameters.values())
         if not (len(theirs) == 1 and theirs[0].kind is inspect.Parameter.VAR_POSITIONAL):
-            assert len(theirs) == len(spec.traced_args) and all(p.default is inspect.Parameter.empty for p in theirs)
+            assert [p.name for p in theirs] == [a.name for a in spec.args]
+            assert [p.default for p in theirs] == [a.default if a.has_default else inspect.Parameter.empty for a in spec.args]
     elif not hasattr(scipy_fn, "nin"):  # a Python function: names and defaults must match SciPy's exactly
         # except an `out=` array to write into, which JAX's immutable arrays have no use for (zeta), and
         # `**kwargs` passed on to a numpy ufunc (softplus's out=, where=, dtype=)

@@ -583,3 +583,45 @@ def test_native_signature_check_covers_static_and_optional_arguments():
     assert load(zeta.replace("jax.scipy.special.xlogy", "jax.scipy.special.zeta")).native is not None
     error = error_of(load, zeta)
     assert "cannot be called as xlogy(x): missing a required argument: 'y'" in str(error)
+
+
+STATIC_ORDER = """\
+name: dnz
+scipy: scipy.special.jvp
+summary: A demo spec with a static int order.
+args:
+  - name: v
+    kind: real
+    differentiable: false
+    why: no closed form
+  - name: z
+    kind: complex
+  - name: n
+    kind: static_int
+    default: 1
+derivatives:
+  z:
+    formula: FORMULA
+    source: the definition
+reference:
+  mpmath: besselj(v, z, n)
+tests:
+  domain: {v: [0, 3], z: [0.5, 5]}
+  statics: {n: [1, 2]}
+"""
+
+
+def test_a_static_int_may_pass_on_as_an_integer_polynomial():
+    """``dnz(v, z, n + 1)``: a needed evaluation at another static int is planned with the statics as
+    code, and the rule's functions take the static as a keyword; ``n`` itself is the function's value."""
+    ((case,),) = [derive(STATIC_ORDER.replace("FORMULA", "n * dnz(v, z, 2 * n + 1) + dnz(v, z, n)"), "dnz")["dnz"]]
+    (rule,) = case.rules
+    assert rule.statics == ("n",)
+    (need,) = rule.needs
+    assert need.statics_code == "(('n', 2*n + 1), )"
+
+
+@pytest.mark.parametrize("order", ["n / 2", "v"])
+def test_a_static_int_passed_on_must_be_an_integer_polynomial(order):
+    error = error_of(derive, STATIC_ORDER.replace("FORMULA", f"dnz(v, z, {order})"), "dnz")
+    assert "integer polynomial in the caller's static ints" in error.message or "is static; pass an integer" in error.message, error.message

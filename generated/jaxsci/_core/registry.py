@@ -64,6 +64,12 @@ class Rule:
     needs: tuple  # of callables, one per round trip
     derivative: Callable
     conjugate: Callable | None = None
+    # static int arguments the rule's functions take as keywords (jvp's z-rule needs jvp(v, z, n + 1))
+    statics: tuple = ()
+
+    def keywords(self, call_statics: tuple) -> dict:
+        """The call's values of this rule's static arguments, as keywords for its functions."""
+        return {k: v for k, v in call_statics if k in self.statics} if self.statics else {}
 
 
 @dataclass(frozen=True)

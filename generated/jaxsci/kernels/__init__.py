@@ -21,6 +21,10 @@ from ._eval_sh_jacobi_dq import eval_sh_jacobi_dq as eval_sh_jacobi_dq
 from ._eval_sh_jacobi_dq2 import eval_sh_jacobi_dq2 as eval_sh_jacobi_dq2
 from ._gammainc_da import gammainc_da as gammainc_da
 from ._gammainc_da2 import gammainc_da2 as gammainc_da2
+from ._h1vp_dv import h1vp_dv as h1vp_dv
+from ._h1vp_dv2 import h1vp_dv2 as h1vp_dv2
+from ._h2vp_dv import h2vp_dv as h2vp_dv
+from ._h2vp_dv2 import h2vp_dv2 as h2vp_dv2
 from ._hyp0f1_dv import hyp0f1_dv as hyp0f1_dv
 from ._hyp0f1_dv2 import hyp0f1_dv2 as hyp0f1_dv2
 from ._hyp1f1_da import hyp1f1_da as hyp1f1_da
@@ -44,10 +48,16 @@ from ._hyperu_db import hyperu_db as hyperu_db
 from ._hyperu_db2 import hyperu_db2 as hyperu_db2
 from ._iv_dv import iv_dv as iv_dv
 from ._iv_dv2 import iv_dv2 as iv_dv2
+from ._ivp_dv import ivp_dv as ivp_dv
+from ._ivp_dv2 import ivp_dv2 as ivp_dv2
 from ._jv_dv import jv_dv as jv_dv
 from ._jv_dv2 import jv_dv2 as jv_dv2
+from ._jvp_dv import jvp_dv as jvp_dv
+from ._jvp_dv2 import jvp_dv2 as jvp_dv2
 from ._kv_dv import kv_dv as kv_dv
 from ._kv_dv2 import kv_dv2 as kv_dv2
+from ._kvp_dv import kvp_dv as kvp_dv
+from ._kvp_dv2 import kvp_dv2 as kvp_dv2
 from ._lpmv_dv import lpmv_dv as lpmv_dv
 from ._lpmv_dv2 import lpmv_dv2 as lpmv_dv2
 from ._mathieu_a_dq import mathieu_a_dq as mathieu_a_dq
@@ -65,6 +75,8 @@ from ._wright_bessel_db import wright_bessel_db as wright_bessel_db
 from ._wright_bessel_db2 import wright_bessel_db2 as wright_bessel_db2
 from ._yv_dv import yv_dv as yv_dv
 from ._yv_dv2 import yv_dv2 as yv_dv2
+from ._yvp_dv import yvp_dv as yvp_dv
+from ._yvp_dv2 import yvp_dv2 as yvp_dv2
 from ._zetac_dx import zetac_dx as zetac_dx
 from ._zetac_dx2 import zetac_dx2 as zetac_dx2
 
@@ -90,6 +102,10 @@ __all__ = [
     'eval_sh_jacobi_dq2',
     'gammainc_da',
     'gammainc_da2',
+    'h1vp_dv',
+    'h1vp_dv2',
+    'h2vp_dv',
+    'h2vp_dv2',
     'hyp0f1_dv',
     'hyp0f1_dv2',
     'hyp1f1_da',
@@ -113,10 +129,16 @@ __all__ = [
     'hyperu_db2',
     'iv_dv',
     'iv_dv2',
+    'ivp_dv',
+    'ivp_dv2',
     'jv_dv',
     'jv_dv2',
+    'jvp_dv',
+    'jvp_dv2',
     'kv_dv',
     'kv_dv2',
+    'kvp_dv',
+    'kvp_dv2',
     'lpmv_dv',
     'lpmv_dv2',
     'mathieu_a_dq',
@@ -134,6 +156,8 @@ __all__ = [
     'wright_bessel_db2',
     'yv_dv',
     'yv_dv2',
+    'yvp_dv',
+    'yvp_dv2',
     'zetac_dx',
     'zetac_dx2',
 ]

@@ -100,6 +100,8 @@ from ._gdtrc import gdtrc as gdtrc
 from ._gdtria import gdtria as gdtria
 from ._gdtrib import gdtrib as gdtrib
 from ._gdtrix import gdtrix as gdtrix
+from ._h1vp import h1vp as h1vp
+from ._h2vp import h2vp as h2vp
 from ._hankel1 import hankel1 as hankel1
 from ._hankel1e import hankel1e as hankel1e
 from ._hankel2 import hankel2 as hankel2
@@ -125,12 +127,14 @@ from ._itmodstruve0 import itmodstruve0 as itmodstruve0
 from ._itstruve0 import itstruve0 as itstruve0
 from ._iv import iv as iv
 from ._ive import ive as ive
+from ._ivp import ivp as ivp
 from ._j0 import j0 as j0
 from ._j1 import j1 as j1
 from ._jn import jn as jn
 from ._jn_zeros import jn_zeros as jn_zeros
 from ._jv import jv as jv
 from ._jve import jve as jve
+from ._jvp import jvp as jvp
 from ._k0 import k0 as k0
 from ._k0e import k0e as k0e
 from ._k1 import k1 as k1
@@ -146,6 +150,7 @@ from ._kolmogi import kolmogi as kolmogi
 from ._kolmogorov import kolmogorov as kolmogorov
 from ._kv import kv as kv
 from ._kve import kve as kve
+from ._kvp import kvp as kvp
 from ._lambertw import lambertw as lambertw
 from ._log1p import log1p as log1p
 from ._log_expit import log_expit as log_expit
@@ -246,6 +251,7 @@ from ._y1 import y1 as y1
 from ._yn import yn as yn
 from ._yv import yv as yv
 from ._yve import yve as yve
+from ._yvp import yvp as yvp
 from ._zeta import zeta as zeta
 from ._zetac import zetac as zetac
 
@@ -350,6 +356,8 @@ __all__ = [
     'gdtria',
     'gdtrib',
     'gdtrix',
+    'h1vp',
+    'h2vp',
     'hankel1',
     'hankel1e',
     'hankel2',
@@ -375,12 +383,14 @@ __all__ = [
     'itstruve0',
     'iv',
     'ive',
+    'ivp',
     'j0',
     'j1',
     'jn',
     'jn_zeros',
     'jv',
     'jve',
+    'jvp',
     'k0',
     'k0e',
     'k1',
@@ -396,6 +406,7 @@ __all__ = [
     'kolmogorov',
     'kv',
     'kve',
+    'kvp',
     'lambertw',
     'log1p',
     'log_expit',
@@ -496,6 +507,7 @@ __all__ = [
     'yn',
     'yv',
     'yve',
+    'yvp',
     'zeta',
     'zetac',
 ]
