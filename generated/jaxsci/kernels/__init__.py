@@ -66,6 +66,7 @@ from ._mathieu_b_dq import mathieu_b_dq as mathieu_b_dq
 from ._mathieu_b_dq2 import mathieu_b_dq2 as mathieu_b_dq2
 from ._modstruve_dv import modstruve_dv as modstruve_dv
 from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
+from ._multipolygamma import multipolygamma as multipolygamma
 from ._struve_dv import struve_dv as struve_dv
 from ._struve_dv2 import struve_dv2 as struve_dv2
 from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
@@ -147,6 +148,7 @@ __all__ = [
     'mathieu_b_dq2',
     'modstruve_dv',
     'modstruve_dv2',
+    'multipolygamma',
     'struve_dv',
     'struve_dv2',
     'wright_bessel_da',

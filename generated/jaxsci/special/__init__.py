@@ -170,6 +170,7 @@ from ._mathieu_sem import mathieu_sem as mathieu_sem
 from ._modfresnelm import modfresnelm as modfresnelm
 from ._modfresnelp import modfresnelp as modfresnelp
 from ._modstruve import modstruve as modstruve
+from ._multigammaln import multigammaln as multigammaln
 from ._nbdtr import nbdtr as nbdtr
 from ._nbdtrc import nbdtrc as nbdtrc
 from ._nbdtri import nbdtri as nbdtri
@@ -426,6 +427,7 @@ __all__ = [
     'modfresnelm',
     'modfresnelp',
     'modstruve',
+    'multigammaln',
     'nbdtr',
     'nbdtrc',
     'nbdtri',
