@@ -24,6 +24,7 @@ from .yamlload import LocatedDict, line_at, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FLOAT_TEXT = re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$")  # 1e-15: a string to YAML 1.1, a number to people
+_SHAPE_OFFSET = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-]\s*[0-9]+)\s*$")  # an output size "n + 1"
 _JAX_NAME = re.compile(r"^jax(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 # Names the generated modules use (templates/function.py.j2): a function, argument or output may not take them.
 _RESERVED = frozenset({"jnp", "jsp", "np", "values", "needs"})
@@ -394,6 +395,17 @@ def _args(top: _Mapping, path: str) -> tuple:
             choices_why = m.get("why_choices", str, required=True).strip()
         elif m.has("why_choices"):
             raise SpecError(path, m.key_line("why_choices"), f"argument {name!r}: why_choices explains choices; there are none")
+        eager, eager_why = None, None
+        if m.has("eager"):
+            if kind != "static_bool":
+                raise SpecError(path, m.key_line("eager"), f"argument {name!r}: eager applies only to static_bool arguments")
+            eager = m.get("eager", bool)
+            if choices is None or eager in choices:
+                raise SpecError(path, m.value_line("eager"), f"argument {name!r}: eager: {str(eager).lower()} is the value "
+                                                            "SciPy is called with eagerly; choices must list the other value, the traced one")
+            eager_why = m.get("why_eager", str, required=True).strip()
+        elif m.has("why_eager"):
+            raise SpecError(path, m.key_line("why_eager"), f"argument {name!r}: why_eager explains eager; there is none")
         keyword_only = m.get("keyword_only", bool, default=False)
         if seen_keyword_only and not keyword_only:
             raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
@@ -403,7 +415,7 @@ def _args(top: _Mapping, path: str) -> tuple:
                               doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
-                              keyword_only=keyword_only))
+                              keyword_only=keyword_only, eager=eager, eager_why=eager_why))
     optional = [a for a in args if a.optional]
     if optional:
         traced = [a for a in args if a.traced]
@@ -454,10 +466,18 @@ def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
         if m.has("shape"):
             shape = tuple(m.get("shape", list))
             sizes = {a.name for a in args if a.kind == "static_int"}
+            dims = []
             for dim in shape:
-                if not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
+                offset = _SHAPE_OFFSET.match(dim) if isinstance(dim, str) else None
+                if offset and offset.group(1) in sizes:  # "n + 1": bernoulli's B_0..B_n
+                    dims.append((offset.group(1), int(offset.group(2).replace(" ", ""))))
+                elif not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
                     raise SpecError(path, m.value_line("shape"), f"output {name!r}: each shape entry must be a non-negative "
-                                    f"integer or a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}), got {dim!r}")
+                                    f"integer, a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}) or "
+                                    f"one plus or minus an integer ('n + 1'), got {dim!r}")
+                else:
+                    dims.append(dim)
+            shape = tuple(dims)
             traced = [a.name for a in args if a.traced]
             if traced:
                 raise SpecError(path, m.value_line("shape"), f"output {name!r}: a shape is for functions of static arguments only; "

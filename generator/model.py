@@ -46,6 +46,10 @@ class Arg:
     choices: tuple | None = None  # static arguments: the values jaxsci supports, when not every value
     choices_why: str | None = None
     keyword_only: bool = False
+    # static_bool: the value for which jaxsci calls SciPy eagerly on concrete inputs and returns what it
+    # returns (exact=True's Python integers); traced inputs raise, saying ``eager_why``
+    eager: bool | None = None
+    eager_why: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -67,7 +71,7 @@ class Output:
     dtype: str
     doc: str
     loc: Location
-    shape: tuple | None = None  # for functions of static arguments only: ints and static_int names
+    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, (name, offset) pairs
 
 
 Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"

@@ -21,6 +21,8 @@ class Arg:
     choices: tuple | None = None  # static arguments: the supported values, when not every value
     why_choices: str | None = None
     optional: bool = False  # traced, default None: None leaves it out of SciPy's call
+    eager: bool | None = None  # static_bool: the value SciPy is called with eagerly, on concrete inputs only
+    why_eager: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -31,7 +33,7 @@ class Arg:
 class Output:
     name: str
     dtype: str = "promoted"  # promoted | complex | real
-    shape: tuple | None = None  # functions of static arguments only: ints and static_int argument names
+    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, (name, offset) pairs
 
 
 @dataclass(frozen=True)

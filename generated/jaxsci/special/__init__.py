@@ -12,6 +12,7 @@ from ._bdtrin import bdtrin as bdtrin
 from ._bei import bei as bei
 from ._beip import beip as beip
 from ._ber import ber as ber
+from ._bernoulli import bernoulli as bernoulli
 from ._berp import berp as berp
 from ._besselpoly import besselpoly as besselpoly
 from ._beta import beta as beta
@@ -59,6 +60,7 @@ from ._erfcinv import erfcinv as erfcinv
 from ._erfcx import erfcx as erfcx
 from ._erfi import erfi as erfi
 from ._erfinv import erfinv as erfinv
+from ._euler import euler as euler
 from ._eval_chebyc import eval_chebyc as eval_chebyc
 from ._eval_chebys import eval_chebys as eval_chebys
 from ._eval_chebyt import eval_chebyt as eval_chebyt
@@ -83,6 +85,8 @@ from ._expm1 import expm1 as expm1
 from ._expn import expn as expn
 from ._exprel import exprel as exprel
 from ._factorial import factorial as factorial
+from ._factorial2 import factorial2 as factorial2
+from ._factorialk import factorialk as factorialk
 from ._fdtr import fdtr as fdtr
 from ._fdtrc import fdtrc as fdtrc
 from ._fdtri import fdtri as fdtri
@@ -238,6 +242,7 @@ from ._spherical_yn import spherical_yn as spherical_yn
 from ._stdtr import stdtr as stdtr
 from ._stdtridf import stdtridf as stdtridf
 from ._stdtrit import stdtrit as stdtrit
+from ._stirling2 import stirling2 as stirling2
 from ._struve import struve as struve
 from ._tandg import tandg as tandg
 from ._tklmbda import tklmbda as tklmbda
@@ -269,6 +274,7 @@ __all__ = [
     'bei',
     'beip',
     'ber',
+    'bernoulli',
     'berp',
     'besselpoly',
     'beta',
@@ -316,6 +322,7 @@ __all__ = [
     'erfcx',
     'erfi',
     'erfinv',
+    'euler',
     'eval_chebyc',
     'eval_chebys',
     'eval_chebyt',
@@ -340,6 +347,8 @@ __all__ = [
     'expn',
     'exprel',
     'factorial',
+    'factorial2',
+    'factorialk',
     'fdtr',
     'fdtrc',
     'fdtri',
@@ -495,6 +504,7 @@ __all__ = [
     'stdtr',
     'stdtridf',
     'stdtrit',
+    'stirling2',
     'struve',
     'tandg',
     'tklmbda',
