@@ -205,10 +205,44 @@ def collect_specs(specs_dir: Path, root: Path | None = None) -> tuple[list[model
             continue
         seen[key] = spec
         unique.append(spec)
+    for spec in list(unique):
+        for alias in spec.aliases:
+            key = (spec.module, alias)
+            if key in seen:
+                errors.append(SpecError(spec.path, spec.loc.line, f"alias {alias!r} is also the name of {seen[key].path}"))
+                unique.remove(spec)
+                break
+            seen[key] = spec
     stray = sorted(p for p in specs_dir.glob("*/*") if p.suffix in (".yml", ".YAML", ".json"))
     for path in stray:
         errors.append(SpecError(str(path.relative_to(root) if root else path), None, "specs must be named <name>.yaml"))
     return unique, errors
+
+
+UNCOVERED = "uncovered.yaml"  # specs/uncovered.yaml: SciPy's public callables not wrapped yet, with why
+
+
+def load_uncovered(specs_dir: Path, root: Path | None = None) -> dict:
+    """``specs/uncovered.yaml``: ``{module: {name: reason}}`` for the public callables of ``scipy.<module>``
+    that have no spec yet (empty when the file is absent). Each reason is a non-empty string."""
+    path = specs_dir / UNCOVERED
+    if not path.is_file():
+        return {}
+    shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    data = load_yaml(path.read_text(encoding="utf-8"), shown)
+    top = _Mapping(data, shown, UNCOVERED, 1)
+    out = {}
+    for module in list(data):
+        names = top.get(module, dict)
+        m = _Mapping(names, shown, f"{UNCOVERED}: {module}", top.value_line(module))
+        out[module] = {}
+        for name in list(names):
+            if not _IDENTIFIER.match(str(name)):
+                raise SpecError(shown, m.key_line(name), f"{name!r} is not a name")
+            out[module][name] = " ".join(m.get(name, str).split())
+        m.done()
+    top.done()
+    return out
 
 
 def _scaffold_leftovers(data, text: str, path: str) -> list[SpecError]:
@@ -272,15 +306,31 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     if native is not None and guard is not None:
         raise SpecError(path, native.loc.line, "native and guard cannot be combined: the native implementation "
                                                "would run where the guard keeps SciPy from running")
+    aliases = _aliases(top, path, name)
     top.done()
     spec = model.Spec(
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
-        finite_differences=finite_differences, native=native, guard=guard,
+        finite_differences=finite_differences, native=native, guard=guard, aliases=aliases,
     )
     _check_consistency(spec)
     return spec
+
+
+def _aliases(top: _Mapping, path: str, name: str) -> tuple:
+    """``aliases: [p_roots]``: other names SciPy gives the same callable; jaxsci exports them too."""
+    raw = top.get("aliases", list, default=[])
+    out = []
+    for i, alias in enumerate(raw):
+        line = _item_line(raw, i, top.value_line("aliases"))
+        if not isinstance(alias, str):
+            raise SpecError(path, line, f"aliases[{i}] must be a name, got {_describe(alias)}")
+        alias = _identifier(alias, path, line, "alias")
+        if alias == name or alias in out:
+            raise SpecError(path, line, f"alias {alias!r} is listed twice or is the function's own name")
+        out.append(alias)
+    return tuple(out)
 
 
 def _host_callable(top: _Mapping, path: str, module: str, name: str) -> str:

@@ -186,6 +186,7 @@ class Spec:
     finite_differences: str | None = None  # why mpmath cannot serve: gradients are checked against SciPy's differences
     native: Native | None = None  # a native JAX implementation for real inputs
     guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
+    aliases: tuple = ()  # other public names of the same function (p_roots for roots_legendre), as in SciPy
 
     @property
     def traced_args(self) -> tuple:
