@@ -512,6 +512,9 @@ def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
         if dtype not in model.OUTPUT_DTYPES:
             raise SpecError(path, m.value_line("dtype"), f"output dtype rule must be one of {', '.join(model.OUTPUT_DTYPES)}, got {dtype!r}")
         doc = (m.get("doc", str, default="") or "").strip()
+        if dtype == "int32" and any(a.traced for a in args):
+            raise SpecError(path, m.value_line("dtype"), f"output {name!r}: dtype int32 is for functions of static arguments "
+                                                         "only (an integer output of traced arguments has no derivative)")
         shape = None
         if m.has("shape"):
             shape = tuple(m.get("shape", list))

@@ -7,7 +7,7 @@ KERNELS = "kernels"  # specs/kernels/: jaxsci's own derivative kernels, evaluate
 ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int", "static_float", "static_str")
 TRACED_KINDS = ("real", "complex", "integer")
 STATIC_KINDS = ("static_bool", "static_int", "static_float", "static_str")
-OUTPUT_DTYPES = ("promoted", "complex", "real")
+OUTPUT_DTYPES = ("promoted", "complex", "real", "int32")  # int32: functions of static arguments only
 VMAP_METHODS = ("expand_dims", "broadcast_all", "sequential")
 TEST_DTYPES = ("float32", "float64")
 # the generic tests a spec may expect to fail, with a reason

@@ -31,6 +31,7 @@ _OUTPUT_TEXT = {
     "promoted": "array of the promoted input dtype",
     "complex": "complex array of the promoted input precision",
     "real": "real array of the promoted input precision",
+    "int32": "int32 array",
 }
 
 

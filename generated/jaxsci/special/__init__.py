@@ -146,6 +146,7 @@ from ._j0 import j0 as j0
 from ._j1 import j1 as j1
 from ._jn import jn as jn
 from ._jn_zeros import jn_zeros as jn_zeros
+from ._jnjnp_zeros import jnjnp_zeros as jnjnp_zeros
 from ._jnp_zeros import jnp_zeros as jnp_zeros
 from ._jnyn_zeros import jnyn_zeros as jnyn_zeros
 from ._jv import jv as jv
@@ -459,6 +460,7 @@ __all__ = [
     'j1',
     'jn',
     'jn_zeros',
+    'jnjnp_zeros',
     'jnp_zeros',
     'jnyn_zeros',
     'jv',
