@@ -5,6 +5,8 @@ from ._betainc_da2 import betainc_da2 as betainc_da2
 from ._betainc_dadb import betainc_dadb as betainc_dadb
 from ._betainc_db import betainc_db as betainc_db
 from ._betainc_db2 import betainc_db2 as betainc_db2
+from ._ellip_harm_ds import ellip_harm_ds as ellip_harm_ds
+from ._ellip_harm_ds2 import ellip_harm_ds2 as ellip_harm_ds2
 from ._eval_gegenbauer_dalpha import eval_gegenbauer_dalpha as eval_gegenbauer_dalpha
 from ._eval_gegenbauer_dalpha2 import eval_gegenbauer_dalpha2 as eval_gegenbauer_dalpha2
 from ._eval_genlaguerre_dalpha import eval_genlaguerre_dalpha as eval_genlaguerre_dalpha
@@ -87,6 +89,8 @@ __all__ = [
     'betainc_dadb',
     'betainc_db',
     'betainc_db2',
+    'ellip_harm_ds',
+    'ellip_harm_ds2',
     'eval_gegenbauer_dalpha',
     'eval_gegenbauer_dalpha2',
     'eval_genlaguerre_dalpha',

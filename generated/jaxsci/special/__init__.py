@@ -48,6 +48,7 @@ from ._cotdg import cotdg as cotdg
 from ._dawsn import dawsn as dawsn
 from ._digamma import digamma as digamma
 from ._diric import diric as diric
+from ._ellip_harm import ellip_harm as ellip_harm
 from ._ellipe import ellipe as ellipe
 from ._ellipeinc import ellipeinc as ellipeinc
 from ._ellipj import ellipj as ellipj
@@ -362,6 +363,7 @@ __all__ = [
     'dawsn',
     'digamma',
     'diric',
+    'ellip_harm',
     'ellipe',
     'ellipeinc',
     'ellipj',
