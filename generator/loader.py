@@ -24,7 +24,9 @@ from .yamlload import LocatedDict, line_at, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FLOAT_TEXT = re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$")  # 1e-15: a string to YAML 1.1, a number to people
-_SHAPE_OFFSET = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-]\s*[0-9]+)\s*$")  # an output size "n + 1"
+# an output size that is a sum of static ints and integers: "n + 1", "n - m + 1"
+_SHAPE_SUM = re.compile(r"^\s*[+-]?\s*(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\s*[+-]\s*(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*\s*$")
+_SHAPE_TERM = re.compile(r"([+-]?)\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)")
 _JAX_NAME = re.compile(r"^jax(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 # Names the generated modules use (templates/function.py.j2): a function, argument or output may not take them.
 _RESERVED = frozenset({"jnp", "jsp", "np", "values", "needs"})
@@ -521,13 +523,17 @@ def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
             sizes = {a.name for a in args if a.kind == "static_int"}
             dims = []
             for dim in shape:
-                offset = _SHAPE_OFFSET.match(dim) if isinstance(dim, str) else None
-                if offset and offset.group(1) in sizes:  # "n + 1": bernoulli's B_0..B_n
-                    dims.append((offset.group(1), int(offset.group(2).replace(" ", ""))))
+                terms = None
+                if isinstance(dim, str) and dim not in sizes and _SHAPE_SUM.match(dim):
+                    # "n + 1" (bernoulli's B_0..B_n), "n - m + 1": ((coefficient, static int name or None), ...)
+                    terms = tuple(((-1 if sign == "-" else 1) * int(term), None) if term.isdigit() else
+                                  (-1 if sign == "-" else 1, term) for sign, term in _SHAPE_TERM.findall(dim))
+                if terms is not None and all(n is None or n in sizes for _, n in terms):
+                    dims.append(terms)
                 elif not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
                     raise SpecError(path, m.value_line("shape"), f"output {name!r}: each shape entry must be a non-negative "
                                     f"integer, a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}) or "
-                                    f"one plus or minus an integer ('n + 1'), got {dim!r}")
+                                    f"a sum of them and integers ('n + 1', 'n - m + 1'), got {dim!r}")
                 else:
                     dims.append(dim)
             shape = tuple(dims)

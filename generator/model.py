@@ -71,7 +71,7 @@ class Output:
     dtype: str
     doc: str
     loc: Location
-    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, (name, offset) pairs
+    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums
 
 
 Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"

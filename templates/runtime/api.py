@@ -70,11 +70,11 @@ def _eager(fn: Function, args: tuple, switch):
 
 
 def _size(dim, sizes: dict) -> int:
-    """An output size: an int, a static int's name, or (name, offset) for ``n + 1``."""
+    """An output size: an int, a static int's name, or ((coefficient, name or None), ...) for ``n - m + 1``."""
     if isinstance(dim, str):
         return sizes[dim]
     if isinstance(dim, tuple):
-        return sizes[dim[0]] + dim[1]
+        return sum(c * (sizes[name] if name is not None else 1) for c, name in dim)
     return dim
 
 

@@ -34,7 +34,7 @@ class Arg:
 class Output:
     name: str
     dtype: str = "promoted"  # promoted | complex | real
-    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, (name, offset) pairs
+    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums
 
 
 @dataclass(frozen=True)

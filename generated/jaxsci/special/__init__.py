@@ -216,6 +216,7 @@ from ._nrdtrisd import nrdtrisd as nrdtrisd
 from ._obl_ang1 import obl_ang1 as obl_ang1
 from ._obl_ang1_cv import obl_ang1_cv as obl_ang1_cv
 from ._obl_cv import obl_cv as obl_cv
+from ._obl_cv_seq import obl_cv_seq as obl_cv_seq
 from ._obl_rad1 import obl_rad1 as obl_rad1
 from ._obl_rad1_cv import obl_rad1_cv as obl_rad1_cv
 from ._obl_rad2 import obl_rad2 as obl_rad2
@@ -235,6 +236,7 @@ from ._powm1 import powm1 as powm1
 from ._pro_ang1 import pro_ang1 as pro_ang1
 from ._pro_ang1_cv import pro_ang1_cv as pro_ang1_cv
 from ._pro_cv import pro_cv as pro_cv
+from ._pro_cv_seq import pro_cv_seq as pro_cv_seq
 from ._pro_rad1 import pro_rad1 as pro_rad1
 from ._pro_rad1_cv import pro_rad1_cv as pro_rad1_cv
 from ._pro_rad2 import pro_rad2 as pro_rad2
@@ -531,6 +533,7 @@ __all__ = [
     'obl_ang1',
     'obl_ang1_cv',
     'obl_cv',
+    'obl_cv_seq',
     'obl_rad1',
     'obl_rad1_cv',
     'obl_rad2',
@@ -550,6 +553,7 @@ __all__ = [
     'pro_ang1',
     'pro_ang1_cv',
     'pro_cv',
+    'pro_cv_seq',
     'pro_rad1',
     'pro_rad1_cv',
     'pro_rad2',

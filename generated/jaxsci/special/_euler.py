@@ -14,7 +14,7 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
         ),
-        outputs=(_core.Output('out', 'promoted', shape=(('n', 1),)), ),
+        outputs=(_core.Output('out', 'promoted', shape=(((1, 'n'), (1, None)),)), ),
         vmap_method='expand_dims',
         rules={
             (): {
