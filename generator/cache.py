@@ -139,10 +139,12 @@ def encode(cases: tuple) -> list:
                 "args": [[a.same_as, a.key, a.code] for a in need.args],
                 "stage": need.stage,
                 "where": [list(w) for w in need.where],
+                "statics_code": need.statics_code,
             } for need in rule.needs],
             "derivative": list(rule.derivative),
             "conjugate": None if rule.conjugate is None else list(rule.conjugate),
             "check": rule.check,
+            "statics": list(rule.statics),
         } for rule in case.rules],
     } for case in cases]
 
@@ -157,12 +159,14 @@ def decode(data: list, spec: model.Spec, specs_by_name: dict) -> tuple:
                 var=need["var"], spec=specs_by_name[need["spec"]], statics=_tuples(need["statics"]),
                 args=tuple(PlannedArg(same_as=a, key=k, code=c) for a, k, c in need["args"]), stage=need["stage"],
                 where=tuple((index, constant) for index, constant in need["where"]),
+                statics_code=need["statics_code"],
             ) for need in rule["needs"])
             rules.append(ArgRule(
                 arg=spec.arg(rule["arg"]), traced_index=rule["traced_index"], method=rule["method"],
                 source=rule["source"], formulas=_tuples(rule["formulas"]), needs=needs,
                 derivative=tuple(rule["derivative"]),
                 conjugate=None if rule["conjugate"] is None else tuple(rule["conjugate"]), check=rule["check"],
+                statics=tuple(rule["statics"]),
             ))
         cases.append(CaseRules(condition=_tuples(case["condition"]), rules=tuple(rules)))
     return tuple(cases)

@@ -47,6 +47,9 @@ class PlannedNeed:
     # ((caller's traced index, constant code), ...): used only at a special point (its arguments hold
     # Mask(x, c)), so the host evaluates it only where every such x equals its c.
     where: tuple = ()
+    # Python code of the statics tuple where a value is an integer expression in the caller's static
+    # ints (``jvp(v, z, n + 1)``), computed when the rule runs; None when every value is fixed.
+    statics_code: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class ArgRule:
     derivative: tuple  # code per output
     conjugate: tuple | None  # code per output, or None when holomorphic
     check: str  # how the rule was verified by the generator
+    statics: tuple = ()  # the caller's static ints the rule's code uses: its functions take them as keywords
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,8 @@ class _Deriver:
                 return call
             symbols = arg_symbols(info.spec)
             mapping = {symbols[a.name]: v for a, v in zip(info.spec.traced_args, info.traced)}
+            mapping.update({symbols[name]: sympy.sympify(v) for name, v in info.statics
+                            if info.spec.arg(name).kind == "static_int"})
             return definition.xreplace(mapping)
 
         result = expr.replace(lambda e: isinstance(e, AppliedUndef), replace)
@@ -341,6 +347,14 @@ class _Deriver:
                                                         .evalf(CROSS_CHECK_DIGITS))
             return expected_at[index, direction]
 
+        # static ints take their first test value (or their default), as the test suites' first case does
+        fixed = {symbols[a.name]: sympy.Integer(spec.tests.statics.get(a.name, (a.default,))[0])
+                 for a in spec.args if a.kind == "static_int"}
+        if fixed:
+            definition = definition.xreplace(fixed)
+            candidates = [(label, c.xreplace(fixed)) for label, c in candidates]
+            conj = None if conj is None else [c.xreplace(fixed) for c in conj]
+
         checked = 0
         for label, candidate in candidates:
             try:
@@ -421,8 +435,10 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     derivative = [planner.replace_calls(e) for e in _with_points(exprs, points)]
     conjugate = [planner.replace_calls(e) for e in conj] if conj is not None else None
     code = planner.printer(derivative + (conjugate or []))
+    statics, needs = planner.need_records(code, derivative + (conjugate or []))
     return (
-        planner.need_records(code),
+        statics,
+        needs,
         tuple(code(e, "derivative") for e in derivative),
         tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
     )
@@ -434,7 +450,7 @@ class _Planner:
 
     def __init__(self, catalog: Catalog, spec: model.Spec, condition: tuple, arg: model.Arg, loc: model.Location):
         self.catalog, self.spec, self.condition, self.arg, self.loc = catalog, spec, condition, arg, loc
-        symbols = arg_symbols(spec)
+        self.symbols = symbols = arg_symbols(spec)
         self.own_traced = tuple(symbols[a.name] for a in spec.traced_args)
         self.placeholders = {s: sympy.Symbol(f"_{i}") for i, s in enumerate(self.own_traced)}
         self.needs: dict = {}  # (callee, statics, traced) -> (var, CallInfo)
@@ -460,7 +476,9 @@ class _Planner:
         if info is None:
             raise _error(self.loc, f"derivatives.{self.arg.name}: cannot evaluate {call}: not a spec'd function")
         is_self = (info.spec.name == self.spec.name and info.traced == self.own_traced
-                   and _statics_match(info.statics, self.condition))
+                   and _statics_match(info.statics, self.condition)
+                   and all(value == self.symbols[name] for name, value in info.statics
+                           if self.spec.arg(name).kind == "static_int"))
         if is_self:
             return sympy.Symbol(f"__value_{info.output}")
         key = (info.spec.name, info.statics, info.traced)
@@ -503,24 +521,44 @@ class _Planner:
 
         return code
 
-    def need_records(self, code) -> tuple:
-        """The needs in evaluation order: by stage, then by name."""
+    def need_records(self, code, exprs) -> tuple:
+        """(the caller's static ints the rule's code uses, the needs in evaluation order: by stage,
+        then by name). A need's static int may be an integer polynomial in the caller's static ints
+        (``jvp(v, z, n + 1)``), computed when the rule runs."""
+        own_ints = {self.symbols[a.name] for a in self.spec.args if a.kind == "static_int"}
+        used_ints = set()
+        for expr in exprs:
+            used_ints |= expr.free_symbols & own_ints
         records = []
         for key in sorted(self.needs, key=lambda k: (self.stages[self.needs[k][0]], self.needs[k][0])):
             var, info = self.needs[key]
-            symbolic = [name for name, value in info.statics if isinstance(value, sympy.Basic)]
+            statics, statics_code = info.statics, None
+            symbolic = [(name, value) for name, value in info.statics if isinstance(value, sympy.Basic)]
+            for name, value in symbolic:
+                if not (info.spec.arg(name).kind == "static_int" and value.free_symbols <= own_ints
+                        and value.is_integer and value.is_polynomial(*value.free_symbols)):
+                    raise _error(self.loc, f"derivatives.{self.arg.name}: {var} passes {name}={value} on as a symbol; "
+                                           "a needed evaluation takes fixed static values, or an integer polynomial "
+                                           "in the caller's static ints for a static int")
+                used_ints |= value.free_symbols
             if symbolic:
-                raise _error(self.loc, f"derivatives.{self.arg.name}: {var} passes {', '.join(symbolic)} on as a symbol; "
-                                       "a needed evaluation takes fixed static values")
+                statics = tuple((name, sympy.sstr(value) if isinstance(value, sympy.Basic) else value)
+                                for name, value in info.statics)
+                statics_code = "(" + "".join(
+                    f"({name!r}, {sympy.sstr(value) if isinstance(value, sympy.Basic) else repr(value)}), "
+                    for name, value in info.statics) + ")"
             args = []
             for value in info.traced:
+                used_ints |= sympy.sympify(value).free_symbols & own_ints
                 if value in self.own_traced:
                     args.append(PlannedArg(same_as=self.own_traced.index(value), key=None, code=None))
                 else:
                     args.append(PlannedArg(same_as=None, key=self.key_text(value), code=code(value, f"argument of {var}")))
-            records.append(PlannedNeed(var=var, spec=info.spec, statics=info.statics, args=tuple(args),
-                                       stage=self.stages[var], where=_special_point_where(info.traced, self.own_traced)))
-        return tuple(records)
+            records.append(PlannedNeed(var=var, spec=info.spec, statics=statics, args=tuple(args),
+                                       stage=self.stages[var], where=_special_point_where(info.traced, self.own_traced),
+                                       statics_code=statics_code))
+        used = tuple(a.name for a in self.spec.args if self.symbols.get(a.name) in used_ints)
+        return used, tuple(records)
 
 
 def _with_points(per_output_main, per_output_points):
@@ -613,9 +651,9 @@ def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: mode
         method, source = "sympy", "derived by sympy"
         shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
     loc = rule.loc if rule is not None else arg.loc
-    needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points, loc)
+    statics, needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points, loc)
     return ArgRule(arg=arg, traced_index=index, method=method, source=source, formulas=shown, needs=needs,
-                   derivative=derivative, conjugate=conjugate, check=check)
+                   derivative=derivative, conjugate=conjugate, check=check, statics=statics)
 
 
 def derive_all(specs) -> dict:

@@ -24,6 +24,9 @@ from .yamlload import LocatedDict, line_at, load_yaml
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FLOAT_TEXT = re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$")  # 1e-15: a string to YAML 1.1, a number to people
+# an output size that is a sum of static ints and integers: "n + 1", "n - m + 1"
+_SHAPE_SUM = re.compile(r"^\s*[+-]?\s*(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?:\s*[+-]\s*(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*\s*$")
+_SHAPE_TERM = re.compile(r"([+-]?)\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)")
 _JAX_NAME = re.compile(r"^jax(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 # Names the generated modules use (templates/function.py.j2): a function, argument or output may not take them.
 _RESERVED = frozenset({"jnp", "jsp", "np", "values", "needs"})
@@ -204,10 +207,44 @@ def collect_specs(specs_dir: Path, root: Path | None = None) -> tuple[list[model
             continue
         seen[key] = spec
         unique.append(spec)
+    for spec in list(unique):
+        for alias in spec.aliases:
+            key = (spec.module, alias)
+            if key in seen:
+                errors.append(SpecError(spec.path, spec.loc.line, f"alias {alias!r} is also the name of {seen[key].path}"))
+                unique.remove(spec)
+                break
+            seen[key] = spec
     stray = sorted(p for p in specs_dir.glob("*/*") if p.suffix in (".yml", ".YAML", ".json"))
     for path in stray:
         errors.append(SpecError(str(path.relative_to(root) if root else path), None, "specs must be named <name>.yaml"))
     return unique, errors
+
+
+UNCOVERED = "uncovered.yaml"  # specs/uncovered.yaml: SciPy's public callables not wrapped yet, with why
+
+
+def load_uncovered(specs_dir: Path, root: Path | None = None) -> dict:
+    """``specs/uncovered.yaml``: ``{module: {name: reason}}`` for the public callables of ``scipy.<module>``
+    that have no spec yet (empty when the file is absent). Each reason is a non-empty string."""
+    path = specs_dir / UNCOVERED
+    if not path.is_file():
+        return {}
+    shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+    data = load_yaml(path.read_text(encoding="utf-8"), shown)
+    top = _Mapping(data, shown, UNCOVERED, 1)
+    out = {}
+    for module in list(data):
+        names = top.get(module, dict)
+        m = _Mapping(names, shown, f"{UNCOVERED}: {module}", top.value_line(module))
+        out[module] = {}
+        for name in list(names):
+            if not _IDENTIFIER.match(str(name)):
+                raise SpecError(shown, m.key_line(name), f"{name!r} is not a name")
+            out[module][name] = " ".join(m.get(name, str).split())
+        m.done()
+    top.done()
+    return out
 
 
 def _scaffold_leftovers(data, text: str, path: str) -> list[SpecError]:
@@ -271,18 +308,34 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     if native is not None and guard is not None:
         raise SpecError(path, native.loc.line, "native and guard cannot be combined: the native implementation "
                                                "would run where the guard keeps SciPy from running")
+    aliases = _aliases(top, path, name)
     top.done()
     spec = model.Spec(
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
-        finite_differences=finite_differences, native=native, guard=guard,
+        finite_differences=finite_differences, native=native, guard=guard, aliases=aliases,
     )
     _check_consistency(spec)
     mismatches = scipycheck.check_spec(spec, top.value_line("scipy") if top.has("scipy") else None)
     if mismatches:
         raise SpecErrors(mismatches)
     return spec
+
+
+def _aliases(top: _Mapping, path: str, name: str) -> tuple:
+    """``aliases: [p_roots]``: other names SciPy gives the same callable; jaxsci exports them too."""
+    raw = top.get("aliases", list, default=[])
+    out = []
+    for i, alias in enumerate(raw):
+        line = _item_line(raw, i, top.value_line("aliases"))
+        if not isinstance(alias, str):
+            raise SpecError(path, line, f"aliases[{i}] must be a name, got {_describe(alias)}")
+        alias = _identifier(alias, path, line, "alias")
+        if alias == name or alias in out:
+            raise SpecError(path, line, f"alias {alias!r} is listed twice or is the function's own name")
+        out.append(alias)
+    return tuple(out)
 
 
 def _host_callable(top: _Mapping, path: str, module: str, name: str) -> str:
@@ -386,6 +439,7 @@ def _args(top: _Mapping, path: str) -> tuple:
         elif seen_default:
             raise SpecError(path, m.line, f"argument {name!r} has no default but follows an argument that has one")
         choices, choices_why = _choices(m, path, name, kind, default)
+        eager, eager_why = _eager(m, path, name, kind, choices)
         keyword_only = m.get("keyword_only", bool, default=False)
         if seen_keyword_only and not keyword_only:
             raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
@@ -396,7 +450,8 @@ def _args(top: _Mapping, path: str) -> tuple:
                               doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
-                              keyword_only=keyword_only, scipy_name=scipy_name))
+                              keyword_only=keyword_only, scipy_name=scipy_name,
+                              eager=eager, eager_why=eager_why))
     _check_optional(args, path)
     return tuple(args)
 
@@ -415,6 +470,22 @@ def _choices(m: _Mapping, path: str, name: str, kind: str, default) -> tuple:
     if not choices or default not in choices:
         raise SpecError(path, m.value_line("choices"), f"argument {name!r}: choices must include the default {default!r}")
     return choices, m.get("why_choices", str, required=True).strip()
+
+
+def _eager(m: _Mapping, path: str, name: str, kind: str, choices) -> tuple:
+    """``eager`` (the static_bool value for which SciPy is called eagerly on concrete inputs, such as
+    exact=True's Python integers) and ``why_eager``, or (None, None)."""
+    if not m.has("eager"):
+        if m.has("why_eager"):
+            raise SpecError(path, m.key_line("why_eager"), f"argument {name!r}: why_eager explains eager; there is none")
+        return None, None
+    if kind != "static_bool":
+        raise SpecError(path, m.key_line("eager"), f"argument {name!r}: eager applies only to static_bool arguments")
+    eager = m.get("eager", bool)
+    if choices is None or eager in choices:
+        raise SpecError(path, m.value_line("eager"), f"argument {name!r}: eager: {str(eager).lower()} is the value "
+                                                    "SciPy is called with eagerly; choices must list the other value, the traced one")
+    return eager, m.get("why_eager", str, required=True).strip()
 
 
 def _scipy_name(m: _Mapping, path: str, name: str, kind: str) -> str | None:
@@ -479,14 +550,29 @@ def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
         if dtype not in model.OUTPUT_DTYPES:
             raise SpecError(path, m.value_line("dtype"), f"output dtype rule must be one of {', '.join(model.OUTPUT_DTYPES)}, got {dtype!r}")
         doc = (m.get("doc", str, default="") or "").strip()
+        if dtype == "int32" and any(a.traced for a in args):
+            raise SpecError(path, m.value_line("dtype"), f"output {name!r}: dtype int32 is for functions of static arguments "
+                                                         "only (an integer output of traced arguments has no derivative)")
         shape = None
         if m.has("shape"):
             shape = tuple(m.get("shape", list))
             sizes = {a.name for a in args if a.kind == "static_int"}
+            dims = []
             for dim in shape:
-                if not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
+                terms = None
+                if isinstance(dim, str) and dim not in sizes and _SHAPE_SUM.match(dim):
+                    # "n + 1" (bernoulli's B_0..B_n), "n - m + 1": ((coefficient, static int name or None), ...)
+                    terms = tuple(((-1 if sign == "-" else 1) * int(term), None) if term.isdigit() else
+                                  (-1 if sign == "-" else 1, term) for sign, term in _SHAPE_TERM.findall(dim))
+                if terms is not None and all(n is None or n in sizes for _, n in terms):
+                    dims.append(terms)
+                elif not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
                     raise SpecError(path, m.value_line("shape"), f"output {name!r}: each shape entry must be a non-negative "
-                                    f"integer or a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}), got {dim!r}")
+                                    f"integer, a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}) or "
+                                    f"a sum of them and integers ('n + 1', 'n - m + 1'), got {dim!r}")
+                else:
+                    dims.append(dim)
+            shape = tuple(dims)
             traced = [a.name for a in args if a.traced]
             if traced:
                 raise SpecError(path, m.value_line("shape"), f"output {name!r}: a shape is for functions of static arguments only; "

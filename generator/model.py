@@ -8,7 +8,7 @@ KERNELS = "kernels"  # specs/kernels/: jaxsci's own derivative kernels, evaluate
 ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int", "static_float", "static_str")
 TRACED_KINDS = ("real", "complex", "integer")
 STATIC_KINDS = ("static_bool", "static_int", "static_float", "static_str")
-OUTPUT_DTYPES = ("promoted", "complex", "real")
+OUTPUT_DTYPES = ("promoted", "complex", "real", "int32")  # int32: functions of static arguments only
 VMAP_METHODS = ("expand_dims", "broadcast_all", "sequential")
 TEST_DTYPES = ("float32", "float64")
 # the generic tests a spec may expect to fail, with a reason
@@ -48,6 +48,10 @@ class Arg:
     choices_why: str | None = None
     keyword_only: bool = False
     scipy_name: str | None = None  # SciPy's name for the argument, where the public name differs (jn's n is v)
+    # static_bool: the value for which jaxsci calls SciPy eagerly on concrete inputs and returns what it
+    # returns (exact=True's Python integers); traced inputs raise, saying ``eager_why``
+    eager: bool | None = None
+    eager_why: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -69,7 +73,7 @@ class Output:
     dtype: str
     doc: str
     loc: Location
-    shape: tuple | None = None  # for functions of static arguments only: ints and static_int names
+    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums
 
 
 Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"
@@ -200,6 +204,7 @@ class Spec:
     finite_differences: str | None = None  # why mpmath cannot serve: gradients are checked against SciPy's differences
     native: Native | None = None  # a native JAX implementation for real inputs
     guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
+    aliases: tuple = ()  # other public names of the same function (p_roots for roots_legendre), as in SciPy
 
     @property
     def traced_args(self) -> tuple:

@@ -15,6 +15,7 @@ import cmath
 import functools
 import importlib.util
 import random
+import warnings
 from pathlib import Path
 
 import sympy
@@ -79,7 +80,8 @@ def evaluate(catalog, expr, values: dict) -> complex:
         statics = {k: v for k, v in info.statics if not isinstance(v, sympy.Basic)}
         if len(statics) != len(info.statics):
             raise _Unavailable("a symbolic static argument")
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SciPy's own complaints at a sample point (ellip_harm's truncation)
             out = _host_function(info.spec)(*arguments, **statics)
         outs = out if isinstance(out, tuple) else (out,)
         replacements[call] = sympy.sympify(complex(np.asarray(outs[info.output]).item()))
@@ -130,7 +132,8 @@ def check(catalog, spec: model.Spec, arg: model.Arg, condition: tuple, exprs, co
                 return (value if isinstance(value, tuple) else (value,))[k]
 
             try:
-                with np.errstate(all="ignore"):
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
                     primal = _host_function(spec)(*(_argument(a, complex(point[a.name])) for a in spec.traced_args),
                                                   **statics)
                 primal = primal if isinstance(primal, tuple) else (primal,)

@@ -32,7 +32,7 @@ def default_jobs() -> int:
 
 
 def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> Run:
-    from .loader import collect_specs
+    from .loader import collect_specs, load_uncovered
     from .render import render_all
 
     specs, errors = collect_specs(root / "specs", root)
@@ -63,7 +63,7 @@ def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> 
             store.put(spec, keys.key(spec), payload)
     if errors:
         raise SpecErrors(sorted(errors, key=lambda e: (e.path, e.line or 0)))
-    run.files = render_all(specs, rules, root / "templates")
+    run.files = render_all(specs, rules, root / "templates", load_uncovered(root / "specs", root))
     return run
 
 

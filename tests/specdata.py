@@ -186,7 +186,7 @@ def declared_dtype(case: Case, arrays) -> list:
     inexact = [a.dtype for a, arg in zip(arrays, case.spec.traced_args) if arg.kind != "integer" or a.dtype.kind == "f"]
     promoted = np.result_type(*inexact) if inexact else np.dtype("float64")
     rules = {"promoted": promoted, "complex": np.result_type(promoted, np.complex64),
-             "real": np.finfo(promoted).dtype}
+             "real": np.finfo(promoted).dtype, "int32": np.dtype("int32")}
     return [np.dtype(rules[o.dtype]) for o in case.spec.outputs]
 
 

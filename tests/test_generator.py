@@ -96,7 +96,13 @@ def test_good_spec_loads_and_derives():
         (lambda t: "- name: demo\n", 1, "the spec must be a mapping, got a list"),
         (lambda t: t.replace("name: z\n", "name: 2z\n"), 9, "argument name '2z' is not a valid Python identifier"),
         (lambda t: t.replace("sympy: besselj", "outputs:\n  - name: out\n    dtype: float\nsympy: besselj"), 13,
-         "output dtype rule must be one of promoted, complex, real, got 'float'"),
+         "output dtype rule must be one of promoted, complex, real, int32, got 'float'"),
+        (lambda t: t.replace("sympy: besselj", "outputs:\n  - name: out\n    dtype: int32\nsympy: besselj"), 13,
+         "dtype int32 is for functions of static arguments only"),
+        (lambda t: t.replace("    kind: complex\n", "    kind: complex\n    eager: true\n"), 11,
+         "eager applies only to static_bool arguments"),
+        (lambda t: t.replace("summary: A demo spec.\n", "summary: A demo spec.\naliases: [demo]\n"), 4,
+         "alias 'demo' is listed twice or is the function's own name"),
         (lambda t: t.replace("    kind: complex\n", "    kind: complex\n    accepts_float: true\n"), 11,
          "accepts_float applies only to integer arguments"),
         (lambda t: t.replace("kind: complex", "kind: real").replace("    source: DLMF", "    conjugate: 0\n    source: DLMF"), 14,
@@ -130,7 +136,7 @@ def test_good_spec_loads_and_derives():
          "missing-domain", "empty-interval", "rule-for-nondiff", "no-source", "sequential", "no-reference",
          "wrong-type", "duplicate-arg", "yaml-syntax", "control-character", "syntax-error-at-end", "huge-interval",
          "huge-default", "negative-tolerance", "huge-tolerance", "nan-point", "non-string-key", "empty-file",
-         "not-a-mapping", "bad-identifier", "bad-output-dtype", "accepts-float-on-real",
+         "not-a-mapping", "bad-identifier", "bad-output-dtype", "int32-output-of-traced", "eager-on-complex", "alias-of-itself", "accepts-float-on-real",
          "conjugate-on-real", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
          "output-named-like-arg", "optional-not-last", "optional-with-differentiable", "scaffold-reference", "scaffold-derivative", "scaffold-comment"],
 )
@@ -585,3 +591,45 @@ def test_native_signature_check_covers_static_and_optional_arguments():
     assert load(zeta.replace("jax.scipy.special.xlogy", "jax.scipy.special.zeta")).native is not None
     error = error_of(load, zeta)
     assert "cannot be called as xlogy(x): missing a required argument: 'y'" in str(error)
+
+
+STATIC_ORDER = """\
+name: dnz
+scipy: scipy.special.jvp
+summary: A demo spec with a static int order.
+args:
+  - name: v
+    kind: real
+    differentiable: false
+    why: no closed form
+  - name: z
+    kind: complex
+  - name: n
+    kind: static_int
+    default: 1
+derivatives:
+  z:
+    formula: FORMULA
+    source: the definition
+reference:
+  mpmath: besselj(v, z, n)
+tests:
+  domain: {v: [0, 3], z: [0.5, 5]}
+  statics: {n: [1, 2]}
+"""
+
+
+def test_a_static_int_may_pass_on_as_an_integer_polynomial():
+    """``dnz(v, z, n + 1)``: a needed evaluation at another static int is planned with the statics as
+    code, and the rule's functions take the static as a keyword; ``n`` itself is the function's value."""
+    ((case,),) = [derive(STATIC_ORDER.replace("FORMULA", "n * dnz(v, z, 2 * n + 1) + dnz(v, z, n)"), "dnz")["dnz"]]
+    (rule,) = case.rules
+    assert rule.statics == ("n",)
+    (need,) = rule.needs
+    assert need.statics_code == "(('n', 2*n + 1), )"
+
+
+@pytest.mark.parametrize("order", ["n / 2", "v"])
+def test_a_static_int_passed_on_must_be_an_integer_polynomial(order):
+    error = error_of(derive, STATIC_ORDER.replace("FORMULA", f"dnz(v, z, {order})"), "dnz")
+    assert "integer polynomial in the caller's static ints" in error.message or "is static; pass an integer" in error.message, error.message

@@ -195,7 +195,7 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
                 raise NonDifferentiableError(function.public_name, arg.name, "no derivative rule was generated for it")
             first_calls.append([
                 _add_need(builder, need, lambda i, call=call: call.operands[i], lambda key, ck=call_keys: (key, ck))
-                for need in rule.needs[0](*call_values, None, ())
+                for need in rule.needs[0](*call_values, None, (), **rule.keywords(call.statics))
             ])
             active.append(_ActiveRule(ci, ti, rule, []))
     results = evaluate(builder.plan(), *builder.operands, transport=transport)
@@ -209,8 +209,9 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
         values = primal_out[ci]
         args = tuple(primals[i] for i in call.operands)
         tangent = tangents[call.operands[ti]]
-        parts = rule.derivative(*args, values, needs)
-        conj_parts = rule.conjugate(*args, values, needs) if rule.conjugate is not None else None
+        keywords = rule.keywords(call.statics)
+        parts = rule.derivative(*args, values, needs, **keywords)
+        conj_parts = rule.conjugate(*args, values, needs, **keywords) if rule.conjugate is not None else None
         if call.where:
             parts, conj_parts = _selected(call, primals, parts), _selected(call, primals, conj_parts)
         for k, value in enumerate(values):
@@ -261,7 +262,8 @@ def _evaluate_later_needs(plan: Plan, primals, primal_out, active, transport: st
                 # A key may name the call's values, so it holds for this call only.
                 return (key, call_keys, call.function, call.statics)
 
-            needs = entry.rule.needs[stage](*args, primal_out[entry.call_index], tuple(entry.needs))
+            needs = entry.rule.needs[stage](*args, primal_out[entry.call_index], tuple(entry.needs),
+                                            **entry.rule.keywords(call.statics))
             pending.append((entry, [_add_need(builder, need, own_operand, derived_key) for need in needs]))
         if builder.calls:  # stages are contiguous, so a later stage always has calls; kept safe anyway
             results = evaluate(builder.plan(), *builder.operands, transport=transport)

@@ -140,6 +140,8 @@ def output_dtype(rule: str, promoted: np.dtype) -> np.dtype:
         return complex_dtype(promoted)
     if rule == "real":
         return real_dtype(promoted)
+    if rule == "int32":  # an integer output of a function of static arguments (jnjnp_zeros' indices)
+        return np.dtype("int32")
     return np.dtype(promoted)
 
 

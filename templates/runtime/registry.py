@@ -21,6 +21,8 @@ class Arg:
     choices: tuple | None = None  # static arguments: the supported values, when not every value
     why_choices: str | None = None
     optional: bool = False  # traced, default None: None leaves it out of SciPy's call
+    eager: bool | None = None  # static_bool: the value SciPy is called with eagerly, on concrete inputs only
+    why_eager: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -31,7 +33,7 @@ class Arg:
 class Output:
     name: str
     dtype: str = "promoted"  # promoted | complex | real
-    shape: tuple | None = None  # functions of static arguments only: ints and static_int argument names
+    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,12 @@ class Rule:
     needs: tuple  # of callables, one per round trip
     derivative: Callable
     conjugate: Callable | None = None
+    # static int arguments the rule's functions take as keywords (jvp's z-rule needs jvp(v, z, n + 1))
+    statics: tuple = ()
+
+    def keywords(self, call_statics: tuple) -> dict:
+        """The call's values of this rule's static arguments, as keywords for its functions."""
+        return {k: v for k, v in call_statics if k in self.statics} if self.statics else {}
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,9 @@ def call(fn: Function, *args):
 
     Returns one array, or a tuple for a function with several outputs, in the public dtypes.
     """
+    for spec, value in zip(fn.args, args):
+        if spec.eager is not None and isinstance(value, (bool, np.bool_)) and bool(value) == spec.eager:
+            return _eager(fn, args, spec)
     omitted = tuple(spec.name for a, spec in zip(args, fn.args) if spec.optional and a is None)
     traced = tuple(a for a, spec in zip(args, fn.args) if spec.traced and spec.name not in omitted)
     statics = tuple(a for a, spec in zip(args, fn.args) if not spec.traced)
@@ -54,12 +57,34 @@ def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, 
     return outputs[0] if len(outputs) == 1 else outputs
 
 
+def _eager(fn: Function, args: tuple, switch):
+    """SciPy's own result for concrete inputs (``exact=True``'s Python integers), as SciPy returns it."""
+    import jax
+
+    for spec, value in zip(fn.args, args):
+        if spec.traced and isinstance(value, jax.core.Tracer):
+            raise TypeError(f"{fn.public_name}: {switch.name}={switch.eager!r} needs concrete inputs, but argument "
+                            f"{spec.name!r} is traced (under jit, vmap, grad or another transformation): "
+                            f"{switch.why_eager}; use {switch.name}={not switch.eager!r}")
+    values = {spec.name: np.asarray(value) if isinstance(value, jax.Array) else value for spec, value in zip(fn.args, args)}
+    return fn.scipy_callable()(**values)
+
+
+def _size(dim, sizes: dict) -> int:
+    """An output size: an int, a static int's name, or ((coefficient, name or None), ...) for ``n - m + 1``."""
+    if isinstance(dim, str):
+        return sizes[dim]
+    if isinstance(dim, tuple):
+        return sum(c * (sizes[name] if name is not None else 1) for c, name in dim)
+    return dim
+
+
 def _constant(fn: Function, static_items: tuple, public_dtypes):
     """A function of static arguments only (``roots_legendre(n)``): output shapes follow from them."""
     sizes = dict(static_items)
     shapes = []
     for out in fn.outputs:
-        shape = tuple(sizes[d] if isinstance(d, str) else d for d in (out.shape or ()))
+        shape = tuple(_size(d, sizes) for d in (out.shape or ()))
         if any(d < 0 for d in shape):
             raise ValueError(f"{fn.public_name}: output {out.name!r} would have the negative shape {shape}")
         shapes.append(shape)

@@ -14,6 +14,8 @@ if _TYPE_CHECKING:
     from ._betainc_db2 import betainc_db2 as betainc_db2
     from ._chndtr_ddf import chndtr_ddf as chndtr_ddf
     from ._chndtr_ddf2 import chndtr_ddf2 as chndtr_ddf2
+    from ._ellip_harm_ds import ellip_harm_ds as ellip_harm_ds
+    from ._ellip_harm_ds2 import ellip_harm_ds2 as ellip_harm_ds2
     from ._eval_gegenbauer_dalpha import eval_gegenbauer_dalpha as eval_gegenbauer_dalpha
     from ._eval_gegenbauer_dalpha2 import eval_gegenbauer_dalpha2 as eval_gegenbauer_dalpha2
     from ._eval_genlaguerre_dalpha import eval_genlaguerre_dalpha as eval_genlaguerre_dalpha
@@ -30,6 +32,10 @@ if _TYPE_CHECKING:
     from ._eval_sh_jacobi_dq2 import eval_sh_jacobi_dq2 as eval_sh_jacobi_dq2
     from ._gammainc_da import gammainc_da as gammainc_da
     from ._gammainc_da2 import gammainc_da2 as gammainc_da2
+    from ._h1vp_dv import h1vp_dv as h1vp_dv
+    from ._h1vp_dv2 import h1vp_dv2 as h1vp_dv2
+    from ._h2vp_dv import h2vp_dv as h2vp_dv
+    from ._h2vp_dv2 import h2vp_dv2 as h2vp_dv2
     from ._hyp0f1_dv import hyp0f1_dv as hyp0f1_dv
     from ._hyp0f1_dv2 import hyp0f1_dv2 as hyp0f1_dv2
     from ._hyp1f1_da import hyp1f1_da as hyp1f1_da
@@ -53,10 +59,16 @@ if _TYPE_CHECKING:
     from ._hyperu_db2 import hyperu_db2 as hyperu_db2
     from ._iv_dv import iv_dv as iv_dv
     from ._iv_dv2 import iv_dv2 as iv_dv2
+    from ._ivp_dv import ivp_dv as ivp_dv
+    from ._ivp_dv2 import ivp_dv2 as ivp_dv2
     from ._jv_dv import jv_dv as jv_dv
     from ._jv_dv2 import jv_dv2 as jv_dv2
+    from ._jvp_dv import jvp_dv as jvp_dv
+    from ._jvp_dv2 import jvp_dv2 as jvp_dv2
     from ._kv_dv import kv_dv as kv_dv
     from ._kv_dv2 import kv_dv2 as kv_dv2
+    from ._kvp_dv import kvp_dv as kvp_dv
+    from ._kvp_dv2 import kvp_dv2 as kvp_dv2
     from ._lpmv_dv import lpmv_dv as lpmv_dv
     from ._lpmv_dv2 import lpmv_dv2 as lpmv_dv2
     from ._mathieu_a_dq import mathieu_a_dq as mathieu_a_dq
@@ -65,6 +77,7 @@ if _TYPE_CHECKING:
     from ._mathieu_b_dq2 import mathieu_b_dq2 as mathieu_b_dq2
     from ._modstruve_dv import modstruve_dv as modstruve_dv
     from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
+    from ._multipolygamma import multipolygamma as multipolygamma
     from ._ncfdtr_ddfd import ncfdtr_ddfd as ncfdtr_ddfd
     from ._ncfdtr_ddfd2 import ncfdtr_ddfd2 as ncfdtr_ddfd2
     from ._ncfdtr_ddfn import ncfdtr_ddfn as ncfdtr_ddfn
@@ -83,6 +96,8 @@ if _TYPE_CHECKING:
     from ._wright_bessel_db2 import wright_bessel_db2 as wright_bessel_db2
     from ._yv_dv import yv_dv as yv_dv
     from ._yv_dv2 import yv_dv2 as yv_dv2
+    from ._yvp_dv import yvp_dv as yvp_dv
+    from ._yvp_dv2 import yvp_dv2 as yvp_dv2
     from ._zetac_dx import zetac_dx as zetac_dx
     from ._zetac_dx2 import zetac_dx2 as zetac_dx2
 
@@ -94,6 +109,8 @@ __all__ = [
     'betainc_db2',
     'chndtr_ddf',
     'chndtr_ddf2',
+    'ellip_harm_ds',
+    'ellip_harm_ds2',
     'eval_gegenbauer_dalpha',
     'eval_gegenbauer_dalpha2',
     'eval_genlaguerre_dalpha',
@@ -110,6 +127,10 @@ __all__ = [
     'eval_sh_jacobi_dq2',
     'gammainc_da',
     'gammainc_da2',
+    'h1vp_dv',
+    'h1vp_dv2',
+    'h2vp_dv',
+    'h2vp_dv2',
     'hyp0f1_dv',
     'hyp0f1_dv2',
     'hyp1f1_da',
@@ -133,10 +154,16 @@ __all__ = [
     'hyperu_db2',
     'iv_dv',
     'iv_dv2',
+    'ivp_dv',
+    'ivp_dv2',
     'jv_dv',
     'jv_dv2',
+    'jvp_dv',
+    'jvp_dv2',
     'kv_dv',
     'kv_dv2',
+    'kvp_dv',
+    'kvp_dv2',
     'lpmv_dv',
     'lpmv_dv2',
     'mathieu_a_dq',
@@ -145,6 +172,7 @@ __all__ = [
     'mathieu_b_dq2',
     'modstruve_dv',
     'modstruve_dv2',
+    'multipolygamma',
     'ncfdtr_ddfd',
     'ncfdtr_ddfd2',
     'ncfdtr_ddfn',
@@ -163,16 +191,22 @@ __all__ = [
     'wright_bessel_db2',
     'yv_dv',
     'yv_dv2',
+    'yvp_dv',
+    'yvp_dv2',
     'zetac_dx',
     'zetac_dx2',
 ]
 _PUBLIC = frozenset(__all__)
+# SciPy's other names for a function (p_roots for roots_legendre): the same object
+_ALIASES = {
+}
 
 
 def __getattr__(name: str):
     if name not in _PUBLIC:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    function = getattr(_importlib.import_module(f"{__name__}._{name}"), name)
+    target = _ALIASES.get(name, name)
+    function = getattr(_importlib.import_module(f"{__name__}._{target}"), target)
     globals()[name] = function
     return function
 

@@ -8,17 +8,24 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
     from ._agm import agm as agm
+    from ._ai_zeros import ai_zeros as ai_zeros
     from ._airy import airy as airy
     from ._airye import airye as airye
+    from ._assoc_laguerre import assoc_laguerre as assoc_laguerre
     from ._bdtr import bdtr as bdtr
     from ._bdtrc import bdtrc as bdtrc
     from ._bdtri import bdtri as bdtri
     from ._bdtrik import bdtrik as bdtrik
     from ._bdtrin import bdtrin as bdtrin
     from ._bei import bei as bei
+    from ._bei_zeros import bei_zeros as bei_zeros
     from ._beip import beip as beip
+    from ._beip_zeros import beip_zeros as beip_zeros
     from ._ber import ber as ber
+    from ._ber_zeros import ber_zeros as ber_zeros
+    from ._bernoulli import bernoulli as bernoulli
     from ._berp import berp as berp
+    from ._berp_zeros import berp_zeros as berp_zeros
     from ._besselpoly import besselpoly as besselpoly
     from ._beta import beta as beta
     from ._betainc import betainc as betainc
@@ -26,6 +33,7 @@ if _TYPE_CHECKING:
     from ._betainccinv import betainccinv as betainccinv
     from ._betaincinv import betaincinv as betaincinv
     from ._betaln import betaln as betaln
+    from ._bi_zeros import bi_zeros as bi_zeros
     from ._binom import binom as binom
     from ._boxcox import boxcox as boxcox
     from ._boxcox1p import boxcox1p as boxcox1p
@@ -46,6 +54,8 @@ if _TYPE_CHECKING:
     from ._cotdg import cotdg as cotdg
     from ._dawsn import dawsn as dawsn
     from ._digamma import digamma as digamma
+    from ._diric import diric as diric
+    from ._ellip_harm import ellip_harm as ellip_harm
     from ._ellipe import ellipe as ellipe
     from ._ellipeinc import ellipeinc as ellipeinc
     from ._ellipj import ellipj as ellipj
@@ -59,11 +69,13 @@ if _TYPE_CHECKING:
     from ._elliprj import elliprj as elliprj
     from ._entr import entr as entr
     from ._erf import erf as erf
+    from ._erf_zeros import erf_zeros as erf_zeros
     from ._erfc import erfc as erfc
     from ._erfcinv import erfcinv as erfcinv
     from ._erfcx import erfcx as erfcx
     from ._erfi import erfi as erfi
     from ._erfinv import erfinv as erfinv
+    from ._euler import euler as euler
     from ._eval_chebyc import eval_chebyc as eval_chebyc
     from ._eval_chebys import eval_chebys as eval_chebys
     from ._eval_chebyt import eval_chebyt as eval_chebyt
@@ -88,11 +100,16 @@ if _TYPE_CHECKING:
     from ._expn import expn as expn
     from ._exprel import exprel as exprel
     from ._factorial import factorial as factorial
+    from ._factorial2 import factorial2 as factorial2
+    from ._factorialk import factorialk as factorialk
     from ._fdtr import fdtr as fdtr
     from ._fdtrc import fdtrc as fdtrc
     from ._fdtri import fdtri as fdtri
     from ._fdtridfd import fdtridfd as fdtridfd
     from ._fresnel import fresnel as fresnel
+    from ._fresnel_zeros import fresnel_zeros as fresnel_zeros
+    from ._fresnelc_zeros import fresnelc_zeros as fresnelc_zeros
+    from ._fresnels_zeros import fresnels_zeros as fresnels_zeros
     from ._gamma import gamma as gamma
     from ._gammainc import gammainc as gammainc
     from ._gammaincc import gammaincc as gammaincc
@@ -105,6 +122,8 @@ if _TYPE_CHECKING:
     from ._gdtria import gdtria as gdtria
     from ._gdtrib import gdtrib as gdtrib
     from ._gdtrix import gdtrix as gdtrix
+    from ._h1vp import h1vp as h1vp
+    from ._h2vp import h2vp as h2vp
     from ._hankel1 import hankel1 as hankel1
     from ._hankel1e import hankel1e as hankel1e
     from ._hankel2 import hankel2 as hankel2
@@ -130,27 +149,38 @@ if _TYPE_CHECKING:
     from ._itstruve0 import itstruve0 as itstruve0
     from ._iv import iv as iv
     from ._ive import ive as ive
+    from ._ivp import ivp as ivp
     from ._j0 import j0 as j0
     from ._j1 import j1 as j1
     from ._jn import jn as jn
     from ._jn_zeros import jn_zeros as jn_zeros
+    from ._jnjnp_zeros import jnjnp_zeros as jnjnp_zeros
+    from ._jnp_zeros import jnp_zeros as jnp_zeros
+    from ._jnyn_zeros import jnyn_zeros as jnyn_zeros
     from ._jv import jv as jv
     from ._jve import jve as jve
+    from ._jvp import jvp as jvp
     from ._k0 import k0 as k0
     from ._k0e import k0e as k0e
     from ._k1 import k1 as k1
     from ._k1e import k1e as k1e
     from ._kei import kei as kei
+    from ._kei_zeros import kei_zeros as kei_zeros
     from ._keip import keip as keip
+    from ._keip_zeros import keip_zeros as keip_zeros
     from ._kelvin import kelvin as kelvin
+    from ._kelvin_zeros import kelvin_zeros as kelvin_zeros
     from ._ker import ker as ker
+    from ._ker_zeros import ker_zeros as ker_zeros
     from ._kerp import kerp as kerp
+    from ._kerp_zeros import kerp_zeros as kerp_zeros
     from ._kl_div import kl_div as kl_div
     from ._kn import kn as kn
     from ._kolmogi import kolmogi as kolmogi
     from ._kolmogorov import kolmogorov as kolmogorov
     from ._kv import kv as kv
     from ._kve import kve as kve
+    from ._kvp import kvp as kvp
     from ._lambertw import lambertw as lambertw
     from ._log1p import log1p as log1p
     from ._log_expit import log_expit as log_expit
@@ -170,6 +200,7 @@ if _TYPE_CHECKING:
     from ._modfresnelm import modfresnelm as modfresnelm
     from ._modfresnelp import modfresnelp as modfresnelp
     from ._modstruve import modstruve as modstruve
+    from ._multigammaln import multigammaln as multigammaln
     from ._nbdtr import nbdtr as nbdtr
     from ._nbdtrc import nbdtrc as nbdtrc
     from ._nbdtri import nbdtri as nbdtri
@@ -192,6 +223,7 @@ if _TYPE_CHECKING:
     from ._obl_ang1 import obl_ang1 as obl_ang1
     from ._obl_ang1_cv import obl_ang1_cv as obl_ang1_cv
     from ._obl_cv import obl_cv as obl_cv
+    from ._obl_cv_seq import obl_cv_seq as obl_cv_seq
     from ._obl_rad1 import obl_rad1 as obl_rad1
     from ._obl_rad1_cv import obl_rad1_cv as obl_rad1_cv
     from ._obl_rad2 import obl_rad2 as obl_rad2
@@ -211,6 +243,7 @@ if _TYPE_CHECKING:
     from ._pro_ang1 import pro_ang1 as pro_ang1
     from ._pro_ang1_cv import pro_ang1_cv as pro_ang1_cv
     from ._pro_cv import pro_cv as pro_cv
+    from ._pro_cv_seq import pro_cv_seq as pro_cv_seq
     from ._pro_rad1 import pro_rad1 as pro_rad1
     from ._pro_rad1_cv import pro_rad1_cv as pro_rad1_cv
     from ._pro_rad2 import pro_rad2 as pro_rad2
@@ -220,13 +253,44 @@ if _TYPE_CHECKING:
     from ._radian import radian as radian
     from ._rel_entr import rel_entr as rel_entr
     from ._rgamma import rgamma as rgamma
+    from ._roots_chebyc import roots_chebyc as roots_chebyc
+    from ._roots_chebyc import roots_chebyc as c_roots
+    from ._roots_chebys import roots_chebys as roots_chebys
+    from ._roots_chebys import roots_chebys as s_roots
+    from ._roots_chebyt import roots_chebyt as roots_chebyt
+    from ._roots_chebyt import roots_chebyt as t_roots
+    from ._roots_chebyu import roots_chebyu as roots_chebyu
+    from ._roots_chebyu import roots_chebyu as u_roots
+    from ._roots_gegenbauer import roots_gegenbauer as roots_gegenbauer
+    from ._roots_gegenbauer import roots_gegenbauer as cg_roots
+    from ._roots_genlaguerre import roots_genlaguerre as roots_genlaguerre
+    from ._roots_genlaguerre import roots_genlaguerre as la_roots
+    from ._roots_hermite import roots_hermite as roots_hermite
+    from ._roots_hermite import roots_hermite as h_roots
+    from ._roots_hermitenorm import roots_hermitenorm as roots_hermitenorm
+    from ._roots_hermitenorm import roots_hermitenorm as he_roots
+    from ._roots_jacobi import roots_jacobi as roots_jacobi
+    from ._roots_jacobi import roots_jacobi as j_roots
+    from ._roots_laguerre import roots_laguerre as roots_laguerre
+    from ._roots_laguerre import roots_laguerre as l_roots
     from ._roots_legendre import roots_legendre as roots_legendre
+    from ._roots_legendre import roots_legendre as p_roots
+    from ._roots_sh_chebyt import roots_sh_chebyt as roots_sh_chebyt
+    from ._roots_sh_chebyt import roots_sh_chebyt as ts_roots
+    from ._roots_sh_chebyu import roots_sh_chebyu as roots_sh_chebyu
+    from ._roots_sh_chebyu import roots_sh_chebyu as us_roots
+    from ._roots_sh_jacobi import roots_sh_jacobi as roots_sh_jacobi
+    from ._roots_sh_jacobi import roots_sh_jacobi as js_roots
+    from ._roots_sh_legendre import roots_sh_legendre as roots_sh_legendre
+    from ._roots_sh_legendre import roots_sh_legendre as ps_roots
     from ._round import round as round
     from ._shichi import shichi as shichi
     from ._sici import sici as sici
+    from ._sinc import sinc as sinc
     from ._sindg import sindg as sindg
     from ._smirnov import smirnov as smirnov
     from ._smirnovi import smirnovi as smirnovi
+    from ._softplus import softplus as softplus
     from ._spence import spence as spence
     from ._spherical_in import spherical_in as spherical_in
     from ._spherical_jn import spherical_jn as spherical_jn
@@ -235,6 +299,7 @@ if _TYPE_CHECKING:
     from ._stdtr import stdtr as stdtr
     from ._stdtridf import stdtridf as stdtridf
     from ._stdtrit import stdtrit as stdtrit
+    from ._stirling2 import stirling2 as stirling2
     from ._struve import struve as struve
     from ._tandg import tandg as tandg
     from ._tklmbda import tklmbda as tklmbda
@@ -245,26 +310,39 @@ if _TYPE_CHECKING:
     from ._xlog1py import xlog1py as xlog1py
     from ._xlogy import xlogy as xlogy
     from ._y0 import y0 as y0
+    from ._y0_zeros import y0_zeros as y0_zeros
     from ._y1 import y1 as y1
+    from ._y1_zeros import y1_zeros as y1_zeros
+    from ._y1p_zeros import y1p_zeros as y1p_zeros
     from ._yn import yn as yn
+    from ._yn_zeros import yn_zeros as yn_zeros
+    from ._ynp_zeros import ynp_zeros as ynp_zeros
     from ._yv import yv as yv
     from ._yve import yve as yve
+    from ._yvp import yvp as yvp
     from ._zeta import zeta as zeta
     from ._zetac import zetac as zetac
 
 __all__ = [
     'agm',
+    'ai_zeros',
     'airy',
     'airye',
+    'assoc_laguerre',
     'bdtr',
     'bdtrc',
     'bdtri',
     'bdtrik',
     'bdtrin',
     'bei',
+    'bei_zeros',
     'beip',
+    'beip_zeros',
     'ber',
+    'ber_zeros',
+    'bernoulli',
     'berp',
+    'berp_zeros',
     'besselpoly',
     'beta',
     'betainc',
@@ -272,6 +350,7 @@ __all__ = [
     'betainccinv',
     'betaincinv',
     'betaln',
+    'bi_zeros',
     'binom',
     'boxcox',
     'boxcox1p',
@@ -292,6 +371,8 @@ __all__ = [
     'cotdg',
     'dawsn',
     'digamma',
+    'diric',
+    'ellip_harm',
     'ellipe',
     'ellipeinc',
     'ellipj',
@@ -305,11 +386,13 @@ __all__ = [
     'elliprj',
     'entr',
     'erf',
+    'erf_zeros',
     'erfc',
     'erfcinv',
     'erfcx',
     'erfi',
     'erfinv',
+    'euler',
     'eval_chebyc',
     'eval_chebys',
     'eval_chebyt',
@@ -334,11 +417,16 @@ __all__ = [
     'expn',
     'exprel',
     'factorial',
+    'factorial2',
+    'factorialk',
     'fdtr',
     'fdtrc',
     'fdtri',
     'fdtridfd',
     'fresnel',
+    'fresnel_zeros',
+    'fresnelc_zeros',
+    'fresnels_zeros',
     'gamma',
     'gammainc',
     'gammaincc',
@@ -351,6 +439,8 @@ __all__ = [
     'gdtria',
     'gdtrib',
     'gdtrix',
+    'h1vp',
+    'h2vp',
     'hankel1',
     'hankel1e',
     'hankel2',
@@ -376,27 +466,38 @@ __all__ = [
     'itstruve0',
     'iv',
     'ive',
+    'ivp',
     'j0',
     'j1',
     'jn',
     'jn_zeros',
+    'jnjnp_zeros',
+    'jnp_zeros',
+    'jnyn_zeros',
     'jv',
     'jve',
+    'jvp',
     'k0',
     'k0e',
     'k1',
     'k1e',
     'kei',
+    'kei_zeros',
     'keip',
+    'keip_zeros',
     'kelvin',
+    'kelvin_zeros',
     'ker',
+    'ker_zeros',
     'kerp',
+    'kerp_zeros',
     'kl_div',
     'kn',
     'kolmogi',
     'kolmogorov',
     'kv',
     'kve',
+    'kvp',
     'lambertw',
     'log1p',
     'log_expit',
@@ -416,6 +517,7 @@ __all__ = [
     'modfresnelm',
     'modfresnelp',
     'modstruve',
+    'multigammaln',
     'nbdtr',
     'nbdtrc',
     'nbdtri',
@@ -438,6 +540,7 @@ __all__ = [
     'obl_ang1',
     'obl_ang1_cv',
     'obl_cv',
+    'obl_cv_seq',
     'obl_rad1',
     'obl_rad1_cv',
     'obl_rad2',
@@ -457,6 +560,7 @@ __all__ = [
     'pro_ang1',
     'pro_ang1_cv',
     'pro_cv',
+    'pro_cv_seq',
     'pro_rad1',
     'pro_rad1_cv',
     'pro_rad2',
@@ -466,13 +570,29 @@ __all__ = [
     'radian',
     'rel_entr',
     'rgamma',
+    'roots_chebyc',
+    'roots_chebys',
+    'roots_chebyt',
+    'roots_chebyu',
+    'roots_gegenbauer',
+    'roots_genlaguerre',
+    'roots_hermite',
+    'roots_hermitenorm',
+    'roots_jacobi',
+    'roots_laguerre',
     'roots_legendre',
+    'roots_sh_chebyt',
+    'roots_sh_chebyu',
+    'roots_sh_jacobi',
+    'roots_sh_legendre',
     'round',
     'shichi',
     'sici',
+    'sinc',
     'sindg',
     'smirnov',
     'smirnovi',
+    'softplus',
     'spence',
     'spherical_in',
     'spherical_jn',
@@ -481,6 +601,7 @@ __all__ = [
     'stdtr',
     'stdtridf',
     'stdtrit',
+    'stirling2',
     'struve',
     'tandg',
     'tklmbda',
@@ -491,20 +612,60 @@ __all__ = [
     'xlog1py',
     'xlogy',
     'y0',
+    'y0_zeros',
     'y1',
+    'y1_zeros',
+    'y1p_zeros',
     'yn',
+    'yn_zeros',
+    'ynp_zeros',
     'yv',
     'yve',
+    'yvp',
     'zeta',
     'zetac',
+    'c_roots',
+    'cg_roots',
+    'h_roots',
+    'he_roots',
+    'j_roots',
+    'js_roots',
+    'l_roots',
+    'la_roots',
+    'p_roots',
+    'ps_roots',
+    's_roots',
+    't_roots',
+    'ts_roots',
+    'u_roots',
+    'us_roots',
 ]
 _PUBLIC = frozenset(__all__)
+# SciPy's other names for a function (p_roots for roots_legendre): the same object
+_ALIASES = {
+    'c_roots': 'roots_chebyc',
+    's_roots': 'roots_chebys',
+    't_roots': 'roots_chebyt',
+    'u_roots': 'roots_chebyu',
+    'cg_roots': 'roots_gegenbauer',
+    'la_roots': 'roots_genlaguerre',
+    'h_roots': 'roots_hermite',
+    'he_roots': 'roots_hermitenorm',
+    'j_roots': 'roots_jacobi',
+    'l_roots': 'roots_laguerre',
+    'p_roots': 'roots_legendre',
+    'ts_roots': 'roots_sh_chebyt',
+    'us_roots': 'roots_sh_chebyu',
+    'js_roots': 'roots_sh_jacobi',
+    'ps_roots': 'roots_sh_legendre',
+}
 
 
 def __getattr__(name: str):
     if name not in _PUBLIC:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    function = getattr(_importlib.import_module(f"{__name__}._{name}"), name)
+    target = _ALIASES.get(name, name)
+    function = getattr(_importlib.import_module(f"{__name__}._{target}"), target)
     globals()[name] = function
     return function
 

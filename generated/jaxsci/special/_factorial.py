@@ -27,7 +27,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.factorial',
         args=(
             _core.Arg('n', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='exact=True returns arbitrary-precision Python integers, which cannot be traced; use exact=False'),
+            _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='exact=True returns arbitrary-precision Python integers, which cannot be traced; use exact=False', eager=True, why_eager="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is"),
             _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="extend='complex' continues n! through gamma to negative and complex n, a different function; use jaxsci.special.gamma(n + 1)"),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
@@ -51,8 +51,8 @@ def factorial(n, exact=False, extend='zero'):
     Args:
       n: real array. Argument; SciPy returns 0 for n < 0.
         Differentiable: Piecewise((0, n < 0), (factorial(n) * digamma(n + 1), True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(n + 1) at 4 sample points)
-      exact: static Python bool (default False). Only False (floating point, elementwise) is supported.
-        Supported values: False (exact=True returns arbitrary-precision Python integers, which cannot be traced; use exact=False).
+      exact: static Python bool (default False). False computes in floating point, elementwise and traceable; True returns SciPy's exact integers (concrete inputs only).
+        exact=True calls SciPy directly on concrete (not traced) inputs and returns what it returns; under jit, vmap or grad it raises TypeError (exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is).
       extend: static Python str (default 'zero'). Only 'zero' (n! = 0 for n < 0) is supported.
         Supported values: 'zero' (extend='complex' continues n! through gamma to negative and complex n, a different function; use jaxsci.special.gamma(n + 1)).
 

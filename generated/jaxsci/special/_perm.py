@@ -43,7 +43,7 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('N', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('k', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='exact=True returns arbitrary-precision Python integers, which cannot be traced; use exact=False'),
+            _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='exact=True returns arbitrary-precision Python integers, which cannot be traced; use exact=False', eager=True, why_eager="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is"),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
@@ -69,8 +69,8 @@ def perm(N, k, exact=False):
         Differentiable: Piecewise((perm(N, k) * (digamma(N + 1) - digamma(N - k + 1)), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(N + 1)/gamma(N - k + 1) at 4 sample points)
       k: real array. Number of elements taken.
         Differentiable: Piecewise((perm(N, k) * digamma(N - k + 1), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(N + 1)/gamma(N - k + 1) at 4 sample points)
-      exact: static Python bool (default False). Only False (floating point, elementwise) is supported.
-        Supported values: False (exact=True returns arbitrary-precision Python integers, which cannot be traced; use exact=False).
+      exact: static Python bool (default False). False computes in floating point, elementwise and traceable; True returns SciPy's exact integers (concrete inputs only).
+        exact=True calls SciPy directly on concrete (not traced) inputs and returns what it returns; under jit, vmap or grad it raises TypeError (exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is).
 
     Returns:
       out: array of the promoted input dtype

@@ -173,3 +173,14 @@ pbdv_dv = partial_derivative(sc.pbdv, 0)
 pbdv_dv2 = partial_derivative(sc.pbdv, 0, order=2)
 pbvv_dv = partial_derivative(sc.pbvv, 0)
 pbvv_dv2 = partial_derivative(sc.pbvv, 0, order=2)
+
+
+# d/ds and d²/ds² of the ellipsoidal harmonic E^p_n(s) (DLMF 29.12, 29.18): a Lamé polynomial whose
+# coefficients SciPy computes from an eigenvalue problem, so there is no closed form in its own values.
+def _ellip_harm(h2, k2, n, p, s, signm, signn):
+    return sc.ellip_harm(h2, k2, n, p, s, signm, signn)
+
+
+_ellip_harm.nin = 7  # SciPy's ellip_harm is a Python function around a 7-input ufunc; _per_output probes by nin
+ellip_harm_ds = partial_derivative(_ellip_harm, 4)
+ellip_harm_ds2 = partial_derivative(_ellip_harm, 4, order=2)
