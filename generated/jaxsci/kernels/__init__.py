@@ -5,6 +5,8 @@ from ._betainc_da2 import betainc_da2 as betainc_da2
 from ._betainc_dadb import betainc_dadb as betainc_dadb
 from ._betainc_db import betainc_db as betainc_db
 from ._betainc_db2 import betainc_db2 as betainc_db2
+from ._ellipj_g import ellipj_g as ellipj_g
+from ._ellipj_g_dm import ellipj_g_dm as ellipj_g_dm
 from ._eval_gegenbauer_dalpha import eval_gegenbauer_dalpha as eval_gegenbauer_dalpha
 from ._eval_gegenbauer_dalpha2 import eval_gegenbauer_dalpha2 as eval_gegenbauer_dalpha2
 from ._eval_genlaguerre_dalpha import eval_genlaguerre_dalpha as eval_genlaguerre_dalpha
@@ -76,6 +78,8 @@ __all__ = [
     'betainc_dadb',
     'betainc_db',
     'betainc_db2',
+    'ellipj_g',
+    'ellipj_g_dm',
     'eval_gegenbauer_dalpha',
     'eval_gegenbauer_dalpha2',
     'eval_genlaguerre_dalpha',
