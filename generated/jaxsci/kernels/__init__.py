@@ -63,6 +63,8 @@ from ._mathieu_b_dq import mathieu_b_dq as mathieu_b_dq
 from ._mathieu_b_dq2 import mathieu_b_dq2 as mathieu_b_dq2
 from ._modstruve_dv import modstruve_dv as modstruve_dv
 from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
+from ._pbwa_da import pbwa_da as pbwa_da
+from ._pbwa_da2 import pbwa_da2 as pbwa_da2
 from ._smirnov_dd import smirnov_dd as smirnov_dd
 from ._smirnov_dd2 import smirnov_dd2 as smirnov_dd2
 from ._struve_dv import struve_dv as struve_dv
@@ -141,6 +143,8 @@ __all__ = [
     'mathieu_b_dq2',
     'modstruve_dv',
     'modstruve_dv2',
+    'pbwa_da',
+    'pbwa_da2',
     'smirnov_dd',
     'smirnov_dd2',
     'struve_dv',
