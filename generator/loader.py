@@ -410,11 +410,8 @@ def _args(top: _Mapping, path: str) -> tuple:
         if traced[len(traced) - len(optional):] != optional:
             raise SpecError(path, optional[0].loc.line, f"optional argument {optional[0].name!r} (default null) must "
                                                         "come after every traced argument that is not optional")
-        for arg in traced:
-            if arg.differentiable and not arg.optional:
-                raise SpecError(path, arg.loc.line, f"argument {arg.name!r} cannot be differentiable in a function with "
-                                                    f"the optional argument {optional[0].name!r}: its rule could not be "
-                                                    "evaluated when that argument is left out")
+        # Rules are generated for calls that give every argument; where a call leaves an optional one out,
+        # a tangent on any argument raises NonDifferentiableError (the core's rules_for finds no rules).
     return tuple(args)
 
 

@@ -76,6 +76,8 @@ from ._wright_bessel_db import wright_bessel_db as wright_bessel_db
 from ._wright_bessel_db2 import wright_bessel_db2 as wright_bessel_db2
 from ._yv_dv import yv_dv as yv_dv
 from ._yv_dv2 import yv_dv2 as yv_dv2
+from ._zeta_dx import zeta_dx as zeta_dx
+from ._zeta_dx2 import zeta_dx2 as zeta_dx2
 from ._zetac_dx import zetac_dx as zetac_dx
 from ._zetac_dx2 import zetac_dx2 as zetac_dx2
 
@@ -156,6 +158,8 @@ __all__ = [
     'wright_bessel_db2',
     'yv_dv',
     'yv_dv2',
+    'zeta_dx',
+    'zeta_dx2',
     'zetac_dx',
     'zetac_dx2',
 ]
