@@ -4,6 +4,8 @@ Keys are popped one at a time, so anything left over is an unknown key; nothing 
 """
 from __future__ import annotations
 
+import dataclasses
+
 import difflib
 import importlib
 import inspect
@@ -264,6 +266,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         )
     sympy_cases = _cases(top, "sympy", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="expr")
     derivatives = _derivatives(top, path, args, outputs, static_bools)
+    derivatives += _omitted_derivatives(top, path, args, outputs, static_bools)
     reference, finite_differences = _reference(top, path, static_bools, required=any(a.differentiable for a in args))
     tests = _tests(top, path, args, traced_names)
     native = _native(top, path, args, outputs)
@@ -615,6 +618,26 @@ def _derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_b
         rules.extend(arg_rules)
     section.done()
     return tuple(rules)
+
+
+def _omitted_derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_bools: set) -> tuple:
+    """``when_omitted: {derivatives: {...}}``: the rules for calls that leave every optional argument out
+    (zeta(x) without q), in the other arguments; each rule's condition is ``((optional name, None), ...)``."""
+    if not top.has("when_omitted"):
+        top.taken.add("when_omitted")
+        return ()
+    optional = [a for a in args if a.optional]
+    if not optional:
+        raise SpecError(path, top.key_line("when_omitted"), "when_omitted gives rules for calls that leave an optional "
+                                                            "argument (default null) out; the function has none")
+    if static_bools:
+        raise SpecError(path, top.key_line("when_omitted"), "when_omitted cannot be combined with static booleans")
+    m = _Mapping(top.get("when_omitted", dict), path, "when_omitted", top.value_line("when_omitted"))
+    reduced = tuple(a for a in args if not a.optional)
+    rules = _derivatives(m, path, reduced, outputs, static_bools)
+    m.done()
+    omitted = tuple(sorted((a.name, None) for a in optional))
+    return tuple(dataclasses.replace(r, when=omitted) for r in rules)
 
 
 def _implicit_rule(m: _Mapping, arg_name: str, when: tuple, outputs: tuple, what: str, line: int | None) -> model.DerivativeRule:

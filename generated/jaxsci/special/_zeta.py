@@ -35,6 +35,20 @@ def _zeta_q_derivative(x, q, values, needs):
     return (-zeta_1*x, )
 
 
+def _zeta_q_none_x_needs(x, values, needs):
+    """Evaluations d zeta / d x uses besides zeta itself."""
+    return (
+        _core.Need('kernels.zetac_dx', (), (0, )),
+    )
+
+
+def _zeta_q_none_x_derivative(x, values, needs):
+    """d zeta / d x (when q=None): zetac_dx(x) [zeta(x) = zetac(x) + 1: jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015) for x >= -1 and the functional equation DLMF 25.4.1 differentiated below]"""
+    (out,) = values
+    (zetac_dx_1,) = needs
+    return (zetac_dx_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.zeta',
@@ -49,6 +63,9 @@ _FUNCTION = _core.register(
             (): {
                 0: _core.Rule((_zeta_x_needs, ), _zeta_x_derivative),
                 1: _core.Rule((_zeta_q_needs, ), _zeta_q_derivative),
+            },
+            (('q', None),): {
+                0: _core.Rule((_zeta_q_none_x_needs, ), _zeta_q_none_x_derivative),
             },
         },
     )
@@ -65,13 +82,12 @@ def zeta(x, q=None):
     zeta(x, q) = sum over k >= 0 of (k + q)**-x, for x > 1 (DLMF 25.11.1); with q left out (None),
     SciPy's Riemann zeta function, analytically continued to every real x != 1 (DLMF 25.2.1), which the
     Hurwitz branch with q = 1 is not (it is NaN for x < 1). The derivative in x of the Hurwitz function
-    is jaxsci's kernel zeta_dx (Euler-Maclaurin, Johansson 2015); the rules are for calls that give q: with
-    q left out, a tangent on x raises NonDifferentiableError (Riemann's zeta'(x) is the derivative of
-    zetac(x) = zeta(x) - 1, which is differentiable for every real x != 1).
+    is jaxsci's kernel zeta_dx (Euler-Maclaurin, Johansson 2015); with q left out, Riemann's zeta'(x) is
+    zetac's kernel zetac_dx (zeta = zetac + 1), for every real x != 1.
 
     Args:
       x: real array. Exponent, x != 1 (x > 1 when q is given).
-        Differentiable: zeta_dx(x, q) (d zeta(x, q)/dx = -sum log(k + q) (k + q)**-x (DLMF 25.11.1 differentiated): jaxsci's kernel zeta_dx, Euler-Maclaurin (Johansson, Numer. Algorithms 69 (2015), eq. 5; JAX's zeta JVP); not cross-checked: no sympy expression for zeta_dx (verified against mpmath by the test suite))
+        Differentiable: zeta_dx(x, q) (d zeta(x, q)/dx = -sum log(k + q) (k + q)**-x (DLMF 25.11.1 differentiated): jaxsci's kernel zeta_dx, Euler-Maclaurin (Johansson, Numer. Algorithms 69 (2015), eq. 5; JAX's zeta JVP); not cross-checked: no sympy expression for zeta_dx (verified against mpmath by the test suite)); zetac_dx(x) (when q=None) (zeta(x) = zetac(x) + 1: jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015) for x >= -1 and the functional equation DLMF 25.4.1 differentiated below; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       q: real array, or None (the default) to leave it out of SciPy's call. Shift of the Hurwitz zeta function, q > 0.
         Differentiable: -x * zeta(x + 1, q) (DLMF 25.11.17; agrees with sympy's derivative of zeta(x, q) at 4 sample points)
 
