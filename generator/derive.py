@@ -6,6 +6,8 @@ host round trip that computes the primal, so a JVP costs one callback with the f
 """
 from __future__ import annotations
 
+import dataclasses
+
 import cmath
 import random
 from dataclasses import dataclass
@@ -625,6 +627,20 @@ def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
                 if str(exc) not in map(str, errors):  # the same error under several static cases is one
                     errors.append(exc)
         cases.append(CaseRules(condition=condition, rules=tuple(rules)))
+    omitted = tuple(sorted((a.name, None) for a in spec.args if a.optional))
+    written = tuple(dataclasses.replace(r, when=()) for r in spec.derivatives if omitted and r.when == omitted)
+    if written:
+        # calls that leave the optional arguments out: the spec without them, with the when_omitted rules
+        reduced = dataclasses.replace(spec, args=tuple(a for a in spec.args if not a.optional), sympy=(), derivatives=written)
+        rules = []
+        for index, arg in enumerate(reduced.traced_args):
+            if not arg.differentiable:
+                continue
+            try:
+                rules.append(_derive_arg(deriver, reduced, (), arg, index))
+            except SpecError as exc:
+                errors.append(exc)
+        cases.append(CaseRules(condition=omitted, rules=tuple(rules)))
     if errors:
         raise SpecErrors(errors)
     return tuple(cases)

@@ -4,6 +4,8 @@ Keys are popped one at a time, so anything left over is an unknown key; nothing 
 """
 from __future__ import annotations
 
+import dataclasses
+
 import difflib
 import importlib
 import inspect
@@ -301,6 +303,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         )
     sympy_cases = _cases(top, "sympy", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="expr")
     derivatives = _derivatives(top, path, args, outputs, static_bools)
+    derivatives += _omitted_derivatives(top, path, args, outputs, static_bools)
     reference, finite_differences = _reference(top, path, static_bools, required=any(a.differentiable for a in args))
     tests = _tests(top, path, args, traced_names)
     native = _native(top, path, args, outputs)
@@ -503,7 +506,9 @@ def _scipy_name(m: _Mapping, path: str, name: str, kind: str) -> str | None:
 
 
 def _check_optional(args: list, path: str) -> None:
-    """Optional traced arguments (default null) come last, and leave the others not differentiable."""
+    """Optional traced arguments (default null) come last. Rules are generated for calls that give every
+    argument, and for calls that leave the optional ones out from ``when_omitted``; without it, a tangent
+    on such a call raises NonDifferentiableError (the core's rules_for finds no rules)."""
     optional = [a for a in args if a.optional]
     if not optional:
         return
@@ -511,11 +516,6 @@ def _check_optional(args: list, path: str) -> None:
     if traced[len(traced) - len(optional):] != optional:
         raise SpecError(path, optional[0].loc.line, f"optional argument {optional[0].name!r} (default null) must "
                                                     "come after every traced argument that is not optional")
-    for arg in traced:
-        if arg.differentiable and not arg.optional:
-            raise SpecError(path, arg.loc.line, f"argument {arg.name!r} cannot be differentiable in a function with "
-                                                f"the optional argument {optional[0].name!r}: its rule could not be "
-                                                "evaluated when that argument is left out")
 
 
 def _check_default(kind: str, default, path: str, line: int | None, name: str, what: str = "default") -> None:
@@ -724,6 +724,26 @@ def _derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_b
         rules.extend(arg_rules)
     section.done()
     return tuple(rules)
+
+
+def _omitted_derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_bools: set) -> tuple:
+    """``when_omitted: {derivatives: {...}}``: the rules for calls that leave every optional argument out
+    (zeta(x) without q), in the other arguments; each rule's condition is ``((optional name, None), ...)``."""
+    if not top.has("when_omitted"):
+        top.taken.add("when_omitted")
+        return ()
+    optional = [a for a in args if a.optional]
+    if not optional:
+        raise SpecError(path, top.key_line("when_omitted"), "when_omitted gives rules for calls that leave an optional "
+                                                            "argument (default null) out; the function has none")
+    if static_bools:
+        raise SpecError(path, top.key_line("when_omitted"), "when_omitted cannot be combined with static booleans")
+    m = _Mapping(top.get("when_omitted", dict), path, "when_omitted", top.value_line("when_omitted"))
+    reduced = tuple(a for a in args if not a.optional)
+    rules = _derivatives(m, path, reduced, outputs, static_bools)
+    m.done()
+    omitted = tuple(sorted((a.name, None) for a in optional))
+    return tuple(dataclasses.replace(r, when=omitted) for r in rules)
 
 
 def _implicit_rule(m: _Mapping, arg_name: str, when: tuple, outputs: tuple, what: str, line: int | None) -> model.DerivativeRule:

@@ -126,6 +126,7 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         cases=cases,
         uses_jsp="jsp." in all_code,
         traced_params=", ".join(traced),
+        case_params=lambda case: ", ".join(t for t in traced if (t, None) not in case.condition),
         public_params=", ".join(public),
         call_args=", ".join(a.name for a in spec.args),
         unpack_values=_unpack([o.name for o in spec.outputs]),
@@ -261,7 +262,10 @@ def _function_row(spec: model.Spec, cases: tuple, tally: _Tally) -> dict:
         for rule in case.rules:
             how = "derived by sympy" if rule.method == "sympy" else (
                 f"implicit: {rule.source}" if rule.method == "implicit" else rule.source)
-            methods.setdefault(rule.arg.name, {})[rule.method] = how
+            entry = methods.setdefault(rule.arg.name, {})
+            if any(v is None for _, v in case.condition) and rule.method in entry:  # when_omitted: both rules
+                how = f"{entry[rule.method]}; {how}{_when_text(case)}"
+            entry[rule.method] = how
     diff_cells, nondiff_cells = [], []
     for arg in spec.args:
         if arg.kind not in ("real", "complex"):

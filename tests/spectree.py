@@ -11,7 +11,7 @@ SPEC_PATHS = {p.stem: p for p in sorted((ROOT / "specs").glob("*/*.yaml"))}
 
 
 def _formula_names(path: Path) -> set:
-    """Identifiers in a spec's ``sympy`` and ``derivatives`` values: the specs its rules can call."""
+    """Identifiers in a spec's ``sympy``, ``derivatives`` and ``when_omitted`` values: the specs its rules can call."""
     data = yaml.safe_load(path.read_text())
     texts = []
 
@@ -25,7 +25,7 @@ def _formula_names(path: Path) -> set:
         elif isinstance(value, str):
             texts.append(value)
 
-    walk([data.get("sympy"), data.get("derivatives")])
+    walk([data.get("sympy"), data.get("derivatives"), data.get("when_omitted")])
     return set(re.findall(r"[A-Za-z_]\w*", " ".join(texts)))
 
 

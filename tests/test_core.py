@@ -265,11 +265,13 @@ def test_an_optional_argument_left_out_is_left_out_of_scipys_call():
     np.testing.assert_array_equal(jax.vmap(zeta)(x), sc.zeta(np.asarray(x)))
     assert np.isnan(sc.zeta(-1.5, 1.0)) and np.isfinite(zeta(-1.5))
     np.testing.assert_allclose(zeta(x[2:], 0.5), sc.zeta(np.asarray(x[2:]), 0.5), rtol=1e-15)
-    # d/dq zeta(x, q) = -x zeta(x + 1, q) (DLMF 25.11.17); x has no closed-form derivative, with or without q
+    # d/dq zeta(x, q) = -x zeta(x + 1, q) (DLMF 25.11.17); d/dx by the kernel zeta_dx, for calls that give q
     np.testing.assert_allclose(jax.grad(zeta, argnums=1)(3.0, 0.5), -3.0 * sc.zeta(4.0, 0.5), rtol=1e-14)
-    for args in ((3.0,), (3.0, 0.5)):
-        with pytest.raises(jaxsci.NonDifferentiableError, match="'x'"):
-            jax.grad(zeta)(*args)
+    np.testing.assert_allclose(jax.grad(zeta)(3.0, 0.5), 5.27873512618208, rtol=1e-12)  # mpmath.zeta(3, 0.5, 1)
+    # without q, Riemann's zeta'(x) (the spec's when_omitted rule, zetac's kernel), also below x = 1
+    for x0, ref1, ref2 in ((3.0, -0.19812624288563685, 0.23974691730538718), (-1.5, -0.07630925532055089, -0.12415334379228004)):
+        np.testing.assert_allclose(jax.grad(zeta)(x0), ref1, rtol=1e-12)  # mpmath.zeta(x0, 1, 1)
+        np.testing.assert_allclose(jax.grad(jax.grad(zeta))(x0), ref2, rtol=1e-10)  # mpmath.zeta(x0, 1, 2)
 
 
 def test_results_stay_on_the_inputs_device():

@@ -120,9 +120,8 @@ def test_good_spec_loads_and_derives():
         (lambda t: t.replace("    why: no closed form\n", "    why: no closed form\n    default: null\n").replace(
             "    kind: complex\n", "    kind: complex\n    default: 1.0\n"), 5,
          "optional argument 'v' (default null) must come after every traced argument that is not optional"),
-        (lambda t: t.replace("    differentiable: false\n    why: no closed form\n", "").replace(
-            "    kind: complex\n", "    kind: complex\n    default: null\n").replace("  z:\n    formula", "  v: sympy\n  z:\n    formula"), 5,
-         "argument 'v' cannot be differentiable in a function with the optional argument 'z'"),
+        (lambda t: t.replace("reference:", "when_omitted:\n  derivatives: {}\nreference:"), 16,
+         "when_omitted gives rules for calls that leave an optional argument (default null) out; the function has none"),
         # what `python -m generator new` leaves to fill in
         (lambda t: t.replace("mpmath: besselj(v, z)", 'mpmath: "TODO(jaxsci new): an mpmath expression in v, z"'), 17,
          "reference.mpmath is a placeholder left by `python -m generator new`: TODO(jaxsci new): an mpmath expression in v, z"),
@@ -138,7 +137,7 @@ def test_good_spec_loads_and_derives():
          "huge-default", "negative-tolerance", "huge-tolerance", "nan-point", "non-string-key", "empty-file",
          "not-a-mapping", "bad-identifier", "bad-output-dtype", "int32-output-of-traced", "eager-on-complex", "alias-of-itself", "accepts-float-on-real",
          "conjugate-on-real", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
-         "output-named-like-arg", "optional-not-last", "optional-with-differentiable", "scaffold-reference", "scaffold-derivative", "scaffold-comment"],
+         "output-named-like-arg", "optional-not-last", "when-omitted-without-optional", "scaffold-reference", "scaffold-derivative", "scaffold-comment"],
 )
 def test_loader_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(GOOD))

@@ -191,8 +191,11 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
                 reason = arg.why or f"{arg.kind} arguments are not differentiable"
                 raise NonDifferentiableError(function.public_name, arg.name, reason)
             rule = rules.get(ti)
-            if rule is None:  # the generator guarantees a rule for every differentiable argument
-                raise NonDifferentiableError(function.public_name, arg.name, "no derivative rule was generated for it")
+            if rule is None:  # the generator guarantees a rule for every differentiable argument of a full call
+                omitted = [k for k, v in call.statics if v is None]
+                reason = (f"its derivative rule needs the optional argument(s) {', '.join(map(repr, omitted))}, which "
+                          "this call leaves out" if omitted else "no derivative rule was generated for it")
+                raise NonDifferentiableError(function.public_name, arg.name, reason)
             first_calls.append([
                 _add_need(builder, need, lambda i, call=call: call.operands[i], lambda key, ck=call_keys: (key, ck))
                 for need in rule.needs[0](*call_values, None, (), **rule.keywords(call.statics))

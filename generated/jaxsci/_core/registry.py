@@ -102,7 +102,8 @@ class Function:
         return tuple(a for a in self.args if not a.traced)
 
     def rules_for(self, statics: tuple) -> dict:
-        condition = tuple(sorted((k, v) for k, v in statics if isinstance(v, bool)))
+        # static booleans, and optional arguments left out (zeta(x) without q: the spec's when_omitted rules)
+        condition = tuple(sorted((k, v) for k, v in statics if isinstance(v, bool) or v is None))
         return self.rules.get(condition, {})
 
     def scipy_callable(self) -> Callable:

@@ -7,6 +7,11 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from ._besselpoly_dlmb import besselpoly_dlmb as besselpoly_dlmb
+    from ._besselpoly_dlmb2 import besselpoly_dlmb2 as besselpoly_dlmb2
+    from ._besselpoly_dlmbdnu import besselpoly_dlmbdnu as besselpoly_dlmbdnu
+    from ._besselpoly_dnu import besselpoly_dnu as besselpoly_dnu
+    from ._besselpoly_dnu2 import besselpoly_dnu2 as besselpoly_dnu2
     from ._betainc_da import betainc_da as betainc_da
     from ._betainc_da2 import betainc_da2 as betainc_da2
     from ._betainc_dadb import betainc_dadb as betainc_dadb
@@ -16,6 +21,8 @@ if _TYPE_CHECKING:
     from ._chndtr_ddf2 import chndtr_ddf2 as chndtr_ddf2
     from ._ellip_harm_ds import ellip_harm_ds as ellip_harm_ds
     from ._ellip_harm_ds2 import ellip_harm_ds2 as ellip_harm_ds2
+    from ._ellipj_g import ellipj_g as ellipj_g
+    from ._ellipj_g_dm import ellipj_g_dm as ellipj_g_dm
     from ._eval_gegenbauer_dalpha import eval_gegenbauer_dalpha as eval_gegenbauer_dalpha
     from ._eval_gegenbauer_dalpha2 import eval_gegenbauer_dalpha2 as eval_gegenbauer_dalpha2
     from ._eval_genlaguerre_dalpha import eval_genlaguerre_dalpha as eval_genlaguerre_dalpha
@@ -87,6 +94,10 @@ if _TYPE_CHECKING:
     from ._nctdtr_ddf2 import nctdtr_ddf2 as nctdtr_ddf2
     from ._nctdtr_ddfdnc import nctdtr_ddfdnc as nctdtr_ddfdnc
     from ._nctdtr_ddfdt import nctdtr_ddfdt as nctdtr_ddfdt
+    from ._pbwa_da import pbwa_da as pbwa_da
+    from ._pbwa_da2 import pbwa_da2 as pbwa_da2
+    from ._smirnov_dd import smirnov_dd as smirnov_dd
+    from ._smirnov_dd2 import smirnov_dd2 as smirnov_dd2
     from ._struve_dv import struve_dv as struve_dv
     from ._struve_dv2 import struve_dv2 as struve_dv2
     from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
@@ -98,10 +109,17 @@ if _TYPE_CHECKING:
     from ._yv_dv2 import yv_dv2 as yv_dv2
     from ._yvp_dv import yvp_dv as yvp_dv
     from ._yvp_dv2 import yvp_dv2 as yvp_dv2
+    from ._zeta_dx import zeta_dx as zeta_dx
+    from ._zeta_dx2 import zeta_dx2 as zeta_dx2
     from ._zetac_dx import zetac_dx as zetac_dx
     from ._zetac_dx2 import zetac_dx2 as zetac_dx2
 
 __all__ = [
+    'besselpoly_dlmb',
+    'besselpoly_dlmb2',
+    'besselpoly_dlmbdnu',
+    'besselpoly_dnu',
+    'besselpoly_dnu2',
     'betainc_da',
     'betainc_da2',
     'betainc_dadb',
@@ -111,6 +129,8 @@ __all__ = [
     'chndtr_ddf2',
     'ellip_harm_ds',
     'ellip_harm_ds2',
+    'ellipj_g',
+    'ellipj_g_dm',
     'eval_gegenbauer_dalpha',
     'eval_gegenbauer_dalpha2',
     'eval_genlaguerre_dalpha',
@@ -182,6 +202,10 @@ __all__ = [
     'nctdtr_ddf2',
     'nctdtr_ddfdnc',
     'nctdtr_ddfdt',
+    'pbwa_da',
+    'pbwa_da2',
+    'smirnov_dd',
+    'smirnov_dd2',
     'struve_dv',
     'struve_dv2',
     'wright_bessel_da',
@@ -193,6 +217,8 @@ __all__ = [
     'yv_dv2',
     'yvp_dv',
     'yvp_dv2',
+    'zeta_dx',
+    'zeta_dx2',
     'zetac_dx',
     'zetac_dx2',
 ]

@@ -7,18 +7,33 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _smirnov_d_needs(n, d, values, needs):
+    """Evaluations d smirnov / d d uses besides smirnov itself."""
+    return (
+        _core.Need('kernels.smirnov_dd', (), (0, 1, )),
+    )
+
+
+def _smirnov_d_derivative(n, d, values, needs):
+    """d smirnov / d d: smirnov_dd(n, d) [minus the density: the Birnbaum-Tingey sum differentiated term by term, jaxsci's kernel smirnov_dd (n <= 10000)]"""
+    (out,) = values
+    (smirnov_dd_1,) = needs
+    return (smirnov_dd_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.smirnov',
         scipy='scipy.special.smirnov',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=True),
-            _core.Arg('d', 'real', differentiable=False, why="the derivative in d is a finite sum of floor(n (1 - d)) + 1 terms (Birnbaum-Tingey), a piecewise polynomial whose number of terms depends on n and d: there is no closed form in spec'd or elementary functions (SciPy computes it only in the private scipy.special._ufuncs._smirnovp)", accepts_float=False, truncates_float=False),
+            _core.Arg('d', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                1: _core.Rule((_smirnov_d_needs, ), _smirnov_d_derivative),
             },
         },
     )
@@ -37,7 +52,7 @@ def smirnov(n, d):
     Args:
       n: integer array. Number of samples, n >= 1 (SciPy truncates a float n to an integer).
       d: real array. Deviation between the empirical and the theoretical CDF, 0 <= d <= 1.
-        Not differentiable: the derivative in d is a finite sum of floor(n (1 - d)) + 1 terms (Birnbaum-Tingey), a piecewise polynomial whose number of terms depends on n and d: there is no closed form in spec'd or elementary functions (SciPy computes it only in the private scipy.special._ufuncs._smirnovp). A tangent on it raises NonDifferentiableError.
+        Differentiable: smirnov_dd(n, d) (minus the density: the Birnbaum-Tingey sum differentiated term by term, jaxsci's kernel smirnov_dd (n <= 10000); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

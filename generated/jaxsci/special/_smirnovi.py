@@ -7,18 +7,39 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _smirnovi_p_needs(n, p, values, needs):
+    """Evaluations d smirnovi / d p uses besides smirnovi itself."""
+    return ()
+
+
+def _smirnovi_p_needs_stage2(n, p, values, needs):
+    """Evaluations d smirnovi / d p uses at its values: round trip 2."""
+    (out,) = values
+    return (
+        _core.Need('kernels.smirnov_dd', (), (0, ('__value_0', out), )),
+    )
+
+
+def _smirnovi_p_derivative(n, p, values, needs):
+    """d smirnovi / d p: 1/smirnov_dd(n, smirnovi(n, p)) [the implicit-function rule on smirnov(n, d) = p, with smirnov's derivative in d (jaxsci's kernel smirnov_dd)]"""
+    (out,) = values
+    (smirnov_dd_1,) = needs
+    return (smirnov_dd_1**(-1.0), )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.smirnovi',
         scipy='scipy.special.smirnovi',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=True),
-            _core.Arg('p', 'real', differentiable=False, why="the implicit-function rule needs d smirnov / d d, a finite sum whose number of terms depends on n and d (Birnbaum-Tingey) with no closed form in spec'd or elementary functions, so smirnov has no derivative rule (SciPy computes it only in the private scipy.special._ufuncs._smirnovp)", accepts_float=False, truncates_float=False),
+            _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                1: _core.Rule((_smirnovi_p_needs, _smirnovi_p_needs_stage2, ), _smirnovi_p_derivative),
             },
         },
     )
@@ -37,7 +58,7 @@ def smirnovi(n, p):
     Args:
       n: integer array. Number of samples, n >= 1 (SciPy truncates a float n to an integer).
       p: real array. Probability, 0 <= p <= 1.
-        Not differentiable: the implicit-function rule needs d smirnov / d d, a finite sum whose number of terms depends on n and d (Birnbaum-Tingey) with no closed form in spec'd or elementary functions, so smirnov has no derivative rule (SciPy computes it only in the private scipy.special._ufuncs._smirnovp). A tangent on it raises NonDifferentiableError.
+        Differentiable: 1/smirnov_dd(n, smirnovi(n, p)) (the implicit-function rule on smirnov(n, d) = p, with smirnov's derivative in d (jaxsci's kernel smirnov_dd); implicit-function rule on 'Eq(smirnov(n, smirnovi(n, p)), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -7,6 +7,20 @@ import jax.numpy as jnp
 from .. import _core
 
 
+def _zeta_x_needs(x, q, values, needs):
+    """Evaluations d zeta / d x uses besides zeta itself."""
+    return (
+        _core.Need('kernels.zeta_dx', (), (0, 1, )),
+    )
+
+
+def _zeta_x_derivative(x, q, values, needs):
+    """d zeta / d x: zeta_dx(x, q) [d zeta(x, q)/dx = -sum log(k + q) (k + q)**-x (DLMF 25.11.1 differentiated): jaxsci's kernel zeta_dx, Euler-Maclaurin (Johansson, Numer. Algorithms 69 (2015), eq. 5; JAX's zeta JVP)]"""
+    (out,) = values
+    (zeta_dx_1,) = needs
+    return (zeta_dx_1, )
+
+
 def _zeta_q_needs(x, q, values, needs):
     """Evaluations d zeta / d q uses besides zeta itself."""
     return (
@@ -21,19 +35,37 @@ def _zeta_q_derivative(x, q, values, needs):
     return (-zeta_1*x, )
 
 
+def _zeta_q_none_x_needs(x, values, needs):
+    """Evaluations d zeta / d x uses besides zeta itself."""
+    return (
+        _core.Need('kernels.zetac_dx', (), (0, )),
+    )
+
+
+def _zeta_q_none_x_derivative(x, values, needs):
+    """d zeta / d x (when q=None): zetac_dx(x) [zeta(x) = zetac(x) + 1: jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015) for x >= -1 and the functional equation DLMF 25.4.1 differentiated below]"""
+    (out,) = values
+    (zetac_dx_1,) = needs
+    return (zetac_dx_1, )
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.zeta',
         scipy='scipy.special.zeta',
         args=(
-            _core.Arg('x', 'real', differentiable=False, why="d zeta(x, q) / dx = -sum log(k + q) (k + q)**-x (DLMF 25.11.18 ff.) has no closed form in elementary functions or in SciPy's special functions (SciPy has no derivative of zeta)", accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('q', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False, optional=True),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
+                0: _core.Rule((_zeta_x_needs, ), _zeta_x_derivative),
                 1: _core.Rule((_zeta_q_needs, ), _zeta_q_derivative),
+            },
+            (('q', None),): {
+                0: _core.Rule((_zeta_q_none_x_needs, ), _zeta_q_none_x_derivative),
             },
         },
     )
@@ -49,11 +81,13 @@ def zeta(x, q=None):
 
     zeta(x, q) = sum over k >= 0 of (k + q)**-x, for x > 1 (DLMF 25.11.1); with q left out (None),
     SciPy's Riemann zeta function, analytically continued to every real x != 1 (DLMF 25.2.1), which the
-    Hurwitz branch with q = 1 is not (it is NaN for x < 1).
+    Hurwitz branch with q = 1 is not (it is NaN for x < 1). The derivative in x of the Hurwitz function
+    is jaxsci's kernel zeta_dx (Euler-Maclaurin, Johansson 2015); with q left out, Riemann's zeta'(x) is
+    zetac's kernel zetac_dx (zeta = zetac + 1), for every real x != 1.
 
     Args:
       x: real array. Exponent, x != 1 (x > 1 when q is given).
-        Not differentiable: d zeta(x, q) / dx = -sum log(k + q) (k + q)**-x (DLMF 25.11.18 ff.) has no closed form in elementary functions or in SciPy's special functions (SciPy has no derivative of zeta). A tangent on it raises NonDifferentiableError.
+        Differentiable: zeta_dx(x, q) (d zeta(x, q)/dx = -sum log(k + q) (k + q)**-x (DLMF 25.11.1 differentiated): jaxsci's kernel zeta_dx, Euler-Maclaurin (Johansson, Numer. Algorithms 69 (2015), eq. 5; JAX's zeta JVP); agrees with mpmath's numerical derivative of the reference at 3 sample point(s)); zetac_dx(x) (when q=None) (zeta(x) = zetac(x) + 1: jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015) for x >= -1 and the functional equation DLMF 25.4.1 differentiated below; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       q: real array, or None (the default) to leave it out of SciPy's call. Shift of the Hurwitz zeta function, q > 0.
         Differentiable: -x * zeta(x + 1, q) (DLMF 25.11.17; agrees with sympy's derivative of zeta(x, q) at 4 sample points)
 
