@@ -54,6 +54,18 @@ from ._mathieu_a_dq import mathieu_a_dq as mathieu_a_dq
 from ._mathieu_a_dq2 import mathieu_a_dq2 as mathieu_a_dq2
 from ._mathieu_b_dq import mathieu_b_dq as mathieu_b_dq
 from ._mathieu_b_dq2 import mathieu_b_dq2 as mathieu_b_dq2
+from ._mathieu_cem_dq import mathieu_cem_dq as mathieu_cem_dq
+from ._mathieu_cem_dq2 import mathieu_cem_dq2 as mathieu_cem_dq2
+from ._mathieu_modcem1_dq import mathieu_modcem1_dq as mathieu_modcem1_dq
+from ._mathieu_modcem1_dq2 import mathieu_modcem1_dq2 as mathieu_modcem1_dq2
+from ._mathieu_modcem2_dq import mathieu_modcem2_dq as mathieu_modcem2_dq
+from ._mathieu_modcem2_dq2 import mathieu_modcem2_dq2 as mathieu_modcem2_dq2
+from ._mathieu_modsem1_dq import mathieu_modsem1_dq as mathieu_modsem1_dq
+from ._mathieu_modsem1_dq2 import mathieu_modsem1_dq2 as mathieu_modsem1_dq2
+from ._mathieu_modsem2_dq import mathieu_modsem2_dq as mathieu_modsem2_dq
+from ._mathieu_modsem2_dq2 import mathieu_modsem2_dq2 as mathieu_modsem2_dq2
+from ._mathieu_sem_dq import mathieu_sem_dq as mathieu_sem_dq
+from ._mathieu_sem_dq2 import mathieu_sem_dq2 as mathieu_sem_dq2
 from ._modstruve_dv import modstruve_dv as modstruve_dv
 from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
 from ._struve_dv import struve_dv as struve_dv
@@ -123,6 +135,18 @@ __all__ = [
     'mathieu_a_dq2',
     'mathieu_b_dq',
     'mathieu_b_dq2',
+    'mathieu_cem_dq',
+    'mathieu_cem_dq2',
+    'mathieu_modcem1_dq',
+    'mathieu_modcem1_dq2',
+    'mathieu_modcem2_dq',
+    'mathieu_modcem2_dq2',
+    'mathieu_modsem1_dq',
+    'mathieu_modsem1_dq2',
+    'mathieu_modsem2_dq',
+    'mathieu_modsem2_dq2',
+    'mathieu_sem_dq',
+    'mathieu_sem_dq2',
     'modstruve_dv',
     'modstruve_dv2',
     'struve_dv',
