@@ -68,6 +68,22 @@ from ._mathieu_sem_dq import mathieu_sem_dq as mathieu_sem_dq
 from ._mathieu_sem_dq2 import mathieu_sem_dq2 as mathieu_sem_dq2
 from ._modstruve_dv import modstruve_dv as modstruve_dv
 from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
+from ._obl_ang1_dc import obl_ang1_dc as obl_ang1_dc
+from ._obl_ang1_dc2 import obl_ang1_dc2 as obl_ang1_dc2
+from ._obl_cv_dc import obl_cv_dc as obl_cv_dc
+from ._obl_cv_dc2 import obl_cv_dc2 as obl_cv_dc2
+from ._obl_rad1_dc import obl_rad1_dc as obl_rad1_dc
+from ._obl_rad1_dc2 import obl_rad1_dc2 as obl_rad1_dc2
+from ._obl_rad2_dc import obl_rad2_dc as obl_rad2_dc
+from ._obl_rad2_dc2 import obl_rad2_dc2 as obl_rad2_dc2
+from ._pro_ang1_dc import pro_ang1_dc as pro_ang1_dc
+from ._pro_ang1_dc2 import pro_ang1_dc2 as pro_ang1_dc2
+from ._pro_cv_dc import pro_cv_dc as pro_cv_dc
+from ._pro_cv_dc2 import pro_cv_dc2 as pro_cv_dc2
+from ._pro_rad1_dc import pro_rad1_dc as pro_rad1_dc
+from ._pro_rad1_dc2 import pro_rad1_dc2 as pro_rad1_dc2
+from ._pro_rad2_dc import pro_rad2_dc as pro_rad2_dc
+from ._pro_rad2_dc2 import pro_rad2_dc2 as pro_rad2_dc2
 from ._struve_dv import struve_dv as struve_dv
 from ._struve_dv2 import struve_dv2 as struve_dv2
 from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
@@ -149,6 +165,22 @@ __all__ = [
     'mathieu_sem_dq2',
     'modstruve_dv',
     'modstruve_dv2',
+    'obl_ang1_dc',
+    'obl_ang1_dc2',
+    'obl_cv_dc',
+    'obl_cv_dc2',
+    'obl_rad1_dc',
+    'obl_rad1_dc2',
+    'obl_rad2_dc',
+    'obl_rad2_dc2',
+    'pro_ang1_dc',
+    'pro_ang1_dc2',
+    'pro_cv_dc',
+    'pro_cv_dc2',
+    'pro_rad1_dc',
+    'pro_rad1_dc2',
+    'pro_rad2_dc',
+    'pro_rad2_dc2',
     'struve_dv',
     'struve_dv2',
     'wright_bessel_da',

@@ -1,14 +1,13 @@
-"""Parameter derivatives of the Mathieu functions in q, and of the spheroidal wave functions in c.
+"""Parameter derivatives of the Mathieu functions in q.
 
-The Mathieu functions ce_m, se_m, Mc/Ms(1), Mc/Ms(2) depend on q through their Fourier (or Bessel
-product) expansion coefficients, which are an eigenvector of a tridiagonal matrix (DLMF 28.4,
-28.20(iii); Zhang and Jin, Computation of Special Functions, 1996, chapter 20: FCOEF, MTU0, MTU12);
-the spheroidal functions depend on c through Flammer's coefficients (chapter 15: SEGV, SDMN, ASWFA,
-RSWFP, RSWFO). No closed form exists for either parameter derivative (DLMF 28, 30), so until a
-kernel differentiates the eigenproblem itself, these are Ridders' extrapolated central differences
-of SciPy's own values (kernels/numeric.py: Ridders, Adv. Eng. Software 4 (1982) 75-76), with the
-tableau's error bound: NaN wherever the estimate exceeds 1e-9 (first order) or 1e-7 (second) of the
-derivative. Both outputs of a function (value and x-derivative) come from the same SciPy calls.
+ce_m, se_m, Mc/Ms(1), Mc/Ms(2) depend on q through their Fourier (or Bessel-product) expansion
+coefficients, an eigenvector of a tridiagonal matrix (DLMF 28.4, 28.20(iii); Zhang and Jin,
+Computation of Special Functions, 1996, chapter 20: FCOEF, MTU0, MTU12). DLMF 28 gives no closed form
+of the q-derivative, so until a kernel differentiates the eigenproblem itself, these are Ridders'
+extrapolated central differences of SciPy's own values (kernels/numeric.py; Ridders, Adv. Eng.
+Software 4 (1982) 75-76), with the tableau's error bound: NaN wherever the estimate exceeds 1e-9
+(first order) or 1e-7 (second) of the derivative. Both outputs of a function (value and
+x-derivative) come from the same SciPy calls.
 """
 from __future__ import annotations
 
