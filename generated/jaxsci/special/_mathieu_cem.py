@@ -16,7 +16,7 @@ def _mathieu_cem_q_needs(m, q, x, values, needs):
 
 
 def _mathieu_cem_q_derivative(m, q, x, values, needs):
-    """d mathieu_cem / d q: y: mathieu_cem_dq.y(m, q, x); yp: mathieu_cem_dq.yp(m, q, x) [no closed form in q (DLMF 28: it needs da_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_cem_dq, Ridders' extrapolated differences of SciPy]"""
+    """d mathieu_cem / d q: y: mathieu_cem_dq.y(m, q, x); yp: mathieu_cem_dq.yp(m, q, x) [no closed form in q (DLMF 28: it needs da_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_cem_dq, the Fourier coefficients differentiated as an eigenvector (DLMF 28.4)]"""
     (y, yp) = values
     (mathieu_cem_dq_1,) = needs
     return (mathieu_cem_dq_1[0], mathieu_cem_dq_1[1], )
@@ -75,7 +75,7 @@ def mathieu_cem(m, q, x):
     Args:
       m: integer array. Order, a nonnegative integer (SciPy returns NaN for any other value).
       q: real array. Parameter.
-        Differentiable: mathieu_cem_dq.y(m, q, x); mathieu_cem_dq.yp(m, q, x) (no closed form in q (DLMF 28: it needs da_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_cem_dq, Ridders' extrapolated differences of SciPy; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: mathieu_cem_dq.y(m, q, x); mathieu_cem_dq.yp(m, q, x) (no closed form in q (DLMF 28: it needs da_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_cem_dq, the Fourier coefficients differentiated as an eigenvector (DLMF 28.4); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       x: real array. Argument, in degrees.
         Differentiable: pi / 180 * mathieu_cem.yp(m, q, x); pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_a(m, q)) * mathieu_cem.y(m, q, x) (SciPy's second output is d ce_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with a = mathieu_a(m, q); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 

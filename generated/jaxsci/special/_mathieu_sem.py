@@ -16,7 +16,7 @@ def _mathieu_sem_q_needs(m, q, x, values, needs):
 
 
 def _mathieu_sem_q_derivative(m, q, x, values, needs):
-    """d mathieu_sem / d q: y: mathieu_sem_dq.y(m, q, x); yp: mathieu_sem_dq.yp(m, q, x) [no closed form in q (DLMF 28: it needs db_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_sem_dq, Ridders' extrapolated differences of SciPy]"""
+    """d mathieu_sem / d q: y: mathieu_sem_dq.y(m, q, x); yp: mathieu_sem_dq.yp(m, q, x) [no closed form in q (DLMF 28: it needs db_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_sem_dq, the Fourier coefficients differentiated as an eigenvector (DLMF 28.4)]"""
     (y, yp) = values
     (mathieu_sem_dq_1,) = needs
     return (mathieu_sem_dq_1[0], mathieu_sem_dq_1[1], )
@@ -75,7 +75,7 @@ def mathieu_sem(m, q, x):
     Args:
       m: integer array. Order, a positive integer (SciPy returns NaN for a non-integer and 0 for m = 0).
       q: real array. Parameter.
-        Differentiable: mathieu_sem_dq.y(m, q, x); mathieu_sem_dq.yp(m, q, x) (no closed form in q (DLMF 28: it needs db_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_sem_dq, Ridders' extrapolated differences of SciPy; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: mathieu_sem_dq.y(m, q, x); mathieu_sem_dq.yp(m, q, x) (no closed form in q (DLMF 28: it needs db_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_sem_dq, the Fourier coefficients differentiated as an eigenvector (DLMF 28.4); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       x: real array. Argument, in degrees.
         Differentiable: pi / 180 * mathieu_sem.yp(m, q, x); pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_b(m, q)) * mathieu_sem.y(m, q, x) (SciPy's second output is d se_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with b = mathieu_b(m, q); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 

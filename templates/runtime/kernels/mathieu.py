@@ -1,13 +1,17 @@
 """Parameter derivatives of the Mathieu functions in q.
 
-ce_m, se_m, Mc/Ms(1), Mc/Ms(2) depend on q through their Fourier (or Bessel-product) expansion
-coefficients, an eigenvector of a tridiagonal matrix (DLMF 28.4, 28.20(iii); Zhang and Jin,
-Computation of Special Functions, 1996, chapter 20: FCOEF, MTU0, MTU12). DLMF 28 gives no closed form
-of the q-derivative, so until a kernel differentiates the eigenproblem itself, these are Ridders'
-extrapolated central differences of SciPy's own values (kernels/numeric.py; Ridders, Adv. Eng.
-Software 4 (1982) 75-76), with the tableau's error bound: NaN wherever the estimate exceeds 1e-9
-(first order) or 1e-7 (second) of the derivative. Both outputs of a function (value and
-x-derivative) come from the same SciPy calls.
+ce_m and se_m (mathieu_cem, mathieu_sem): their Fourier coefficients are an eigenvector of a symmetric
+tridiagonal matrix (DLMF 28.4(i)-(ii); Zhang and Jin, Computation of Special Functions, 1996, chapter
+20, routine FCOEF), so their q-derivatives follow from first- and second-order eigenvector
+perturbation, summed in the Fourier series (below). Where the truncation does not serve (orders above
+about 330, or |q| above about 7000, where SciPy itself returns NaN) or the coefficients do not
+reproduce SciPy's value to 1e-8, they fall back to the rule below.
+
+The radial functions Mc/Ms(1), Mc/Ms(2) (Bessel-product series with the same coefficients, DLMF
+28.20(iii), Zhang and Jin's MTU12) are for now Ridders' extrapolated central differences of SciPy's
+own values (kernels/numeric.py; Ridders, Adv. Eng. Software 4 (1982) 75-76), with the tableau's error
+bound: NaN wherever the estimate exceeds 1e-9 (first order) or 1e-7 (second) of the derivative. Both
+outputs of a function (value and x-derivative) come from the same SciPy calls.
 """
 from __future__ import annotations
 
@@ -41,10 +45,10 @@ def _derivative(function, index, what, order=1):
                  f"differences, NaN where the error estimate exceeds {'1e-9' if order == 1 else '1e-7'} of the derivative.")
 
 
-mathieu_cem_dq = _derivative(sc.mathieu_cem, 1, "q")
-mathieu_cem_dq2 = _derivative(sc.mathieu_cem, 1, "q", order=2)
-mathieu_sem_dq = _derivative(sc.mathieu_sem, 1, "q")
-mathieu_sem_dq2 = _derivative(sc.mathieu_sem, 1, "q", order=2)
+_ridders_cem_dq = _derivative(sc.mathieu_cem, 1, "q")
+_ridders_cem_dq2 = _derivative(sc.mathieu_cem, 1, "q", order=2)
+_ridders_sem_dq = _derivative(sc.mathieu_sem, 1, "q")
+_ridders_sem_dq2 = _derivative(sc.mathieu_sem, 1, "q", order=2)
 mathieu_modcem1_dq = _derivative(sc.mathieu_modcem1, 1, "q")
 mathieu_modcem1_dq2 = _derivative(sc.mathieu_modcem1, 1, "q", order=2)
 mathieu_modcem2_dq = _derivative(sc.mathieu_modcem2, 1, "q")
@@ -53,3 +57,143 @@ mathieu_modsem1_dq = _derivative(sc.mathieu_modsem1, 1, "q")
 mathieu_modsem1_dq2 = _derivative(sc.mathieu_modsem1, 1, "q", order=2)
 mathieu_modsem2_dq = _derivative(sc.mathieu_modsem2, 1, "q")
 mathieu_modsem2_dq2 = _derivative(sc.mathieu_modsem2, 1, "q", order=2)
+
+
+# ce_m and se_m from their Fourier coefficients, differentiated as an eigenproblem (replacing the
+# Ridders rules above for the angular functions wherever the truncation below suffices).
+#
+# DLMF 28.4(i): ce_2n = sum_k A_2k cos 2kx, ce_2n+1 = sum_k A_2k+1 cos (2k+1)x, se_2n+1 = sum_k
+# B_2k+1 sin (2k+1)x, se_2n+2 = sum_k B_2k+2 sin (2k+2)x, whose coefficients satisfy three-term
+# recurrences (DLMF 28.4.5-28.4.8): in each of the four classes the coefficient vector is an
+# eigenvector of a symmetric tridiagonal matrix T(q) = D + q E (D the squares of the frequencies, E ones
+# beside the diagonal, with sqrt(2) for the A_0 row of ce_2n after scaling v_0 = sqrt(2) A_0, and +1
+# or -1 in the first diagonal entry for ce_2n+1 and se_2n+1), its eigenvalue the characteristic value
+# (SciPy's mathieu_a or mathieu_b), and the normalization of DLMF 28.4(ii) (as Zhang and Jin's FCOEF)
+# is |v| = 1. v is found by inverse iteration at SciPy's characteristic value; differentiating
+# (T - a) v = 0 and v.v = 1 once and twice gives a' = v.E v (Hellmann-Feynman), a'' = 2 v.E v',
+#   (T - a) v' = -(E - a') v,  (T - a) v'' = a'' v - 2 (E - a') v',  v.v' = 0,  v.v'' = -|v'|^2,
+# the first and second order perturbation of a simple eigenvalue's eigenvector, solved as linear
+# systems bordered by v (nonsingular for a simple eigenvalue; the eigenvalues of a class are simple). The sign of v is SciPy's, taken from SciPy's own (y, yp) at the same point;
+# where the two disagree by more than 1e-8 the result is NaN rather than a wrong number.
+_SIZES = (24, 48, 96, 192)  # truncations tried; the coefficients beyond k fall like q**k / (k!)**2 once 4 k**2 > |a|
+
+
+def _terms(m, q):
+    """Fourier terms the truncation needs: beyond the index m/2 + 2 sqrt|q| the coefficients decay faster
+    than geometrically (the recurrence's ratio is about q / (2k)**2), so 24 more terms reach 1e-16."""
+    return np.floor(m / 2 + 2 * np.sqrt(np.abs(q)) + 24)
+
+
+def _class_matrices(odd_m, sine, size, q):
+    """T(q) = D + q E for a batch of q (one class), with D and E."""
+    k = np.arange(size)
+    if not odd_m and not sine:
+        freq = 2.0 * k
+    elif odd_m:
+        freq = 2.0 * k + 1
+    else:
+        freq = 2.0 * k + 2
+    e = np.diag(np.ones(size - 1), 1) + np.diag(np.ones(size - 1), -1)
+    if not odd_m and not sine:
+        e[0, 1] = e[1, 0] = np.sqrt(2.0)
+    if odd_m:
+        e[0, 0] = -1.0 if sine else 1.0
+    t = np.diag(freq ** 2)[None] + q[:, None, None] * e[None]
+    return freq, e, t
+
+
+def _angular_dq(m, q, x, sine):
+    """(y, yp, y_q, yp_q, y_qq, yp_qq) of ce_m or se_m at t = x degrees, for 1-d arrays; NaN where not handled."""
+    n_el = m.shape[0]
+    out = np.full((6, n_el), np.nan)
+    valid = np.isfinite(q) & np.isfinite(x) & (m >= (1 if sine else 0)) & (m == np.floor(m)) & (m <= 1000)
+    need = np.where(valid, _terms(m, q), np.inf)
+    t = np.deg2rad(x)
+    for odd_m in (False, True):
+        for size in _SIZES:
+            chosen = valid & ((m % 2 == 1) == odd_m) & (need <= size) & (need > (size // 2 if size > _SIZES[0] else 0))
+            if not chosen.any():
+                continue
+            idx = np.nonzero(chosen)[0]
+            qs, ms, ts = q[idx], m[idx], t[idx]
+            freq, e, mat = _class_matrices(odd_m, sine, size, qs)
+            eye = np.eye(size)[None]
+            # v: inverse iteration (two steps) at SciPy's characteristic value, then the Rayleigh quotient
+            shifted = mat - (sc.mathieu_b(ms, qs) if sine else sc.mathieu_a(ms, qs))[:, None, None] * eye
+            v = np.ones((len(idx), size, 1))
+            for _ in range(2):
+                v = np.linalg.solve(shifted, v)
+                v /= np.linalg.norm(v, axis=1, keepdims=True)
+            v = v[..., 0]
+            a = np.sum((mat @ v[..., None])[..., 0] * v, axis=1)
+            # v' and v'' from (T - a) v' = -(E - a') v, (T - a) v'' = a'' v - 2 (E - a') v', both
+            # orthogonal to v (solved bordered by v), plus v.v'' = -|v'|**2 for |v| = 1
+            bordered = np.zeros((len(idx), size + 1, size + 1))
+            bordered[:, :size, :size] = mat - a[:, None, None] * eye
+            bordered[:, :size, size] = v
+            bordered[:, size, :size] = v
+            ev = v @ e
+            a1 = np.sum(ev * v, axis=1)
+            rhs = np.zeros((len(idx), size + 1, 1))
+            rhs[:, :size, 0] = a1[:, None] * v - ev
+            v1 = np.linalg.solve(bordered, rhs)[:, :size, 0]
+            ev1 = v1 @ e
+            a2 = 2 * np.sum(ev1 * v, axis=1)
+            rhs[:, :size, 0] = a2[:, None] * v - 2 * (ev1 - a1[:, None] * v1)
+            v2 = np.linalg.solve(bordered, rhs)[:, :size, 0] - np.sum(v1 * v1, axis=1)[:, None] * v
+            coef_scale = np.ones(size)
+            if not odd_m and not sine:
+                coef_scale[0] = 1 / np.sqrt(2.0)  # A_0 = v_0 / sqrt(2)
+            phase = freq[None] * ts[:, None]
+            if sine:
+                basis, dbasis = np.sin(phase), freq[None] * np.cos(phase)
+            else:
+                basis, dbasis = np.cos(phase), -freq[None] * np.sin(phase)
+            results = []
+            for vec in (v, v1, v2):
+                coef = vec * coef_scale[None]
+                results += [np.sum(coef * basis, axis=1), np.sum(coef * dbasis, axis=1)]
+            out[:, idx] = np.array(results)
+    return out
+
+
+def _angular_kernel(function, sine, order):
+    def kernel(m, q, x):
+        with np.errstate(all="ignore"):
+            m, q, x = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(q, dtype=np.float64),
+                                          np.asarray(x, dtype=np.float64))
+            shape = m.shape
+            m, q, x = m.ravel(), q.ravel(), x.ravel()
+            own = _angular_dq(m, q, x, sine)
+            y, yp = function(m, q, x)
+            # SciPy's sign, and a check that this is SciPy's function (class, index, normalization)
+            sign = np.where(own[0] * y + own[1] * yp < 0, -1.0, 1.0)  # (y, yp) never both vanish
+            size = np.hypot(y, yp)
+            agree = (np.abs(sign * own[0] - y) <= 1e-8 * size) & (np.abs(sign * own[1] - yp) <= 1e-8 * size)
+            first, second = 2 * order, 2 * order + 1
+            dy = np.where(agree, sign * own[first], np.nan)
+            dyp = np.where(agree, sign * own[second], np.nan)
+            # where the truncation did not serve, Ridders' rule on SciPy
+            fallback = ~agree & np.isfinite(y)
+            if fallback.any():
+                ridders = {(False, 1): _ridders_cem_dq, (True, 1): _ridders_sem_dq,
+                           (False, 2): _ridders_cem_dq2, (True, 2): _ridders_sem_dq2}[sine, order]
+                ry, ryp = ridders(m[fallback], q[fallback], x[fallback])
+                dy[fallback], dyp[fallback] = ry, ryp
+            return dy.reshape(shape), dyp.reshape(shape)
+    return kernel
+
+
+def _named(kernel, name, doc):
+    kernel.__name__, kernel.__doc__ = name, doc
+    return kernel
+
+
+mathieu_cem_dq = _named(_angular_kernel(sc.mathieu_cem, False, 1), "mathieu_cem_dq",
+                        "d/dq of ce_m(x, q) and of its x-derivative: Fourier coefficients by eigenvector perturbation.")
+mathieu_cem_dq2 = _named(_angular_kernel(sc.mathieu_cem, False, 2), "mathieu_cem_dq2",
+                         "d²/dq² of ce_m(x, q) and of its x-derivative: Fourier coefficients by eigenvector perturbation.")
+mathieu_sem_dq = _named(_angular_kernel(sc.mathieu_sem, True, 1), "mathieu_sem_dq",
+                        "d/dq of se_m(x, q) and of its x-derivative: Fourier coefficients by eigenvector perturbation.")
+mathieu_sem_dq2 = _named(_angular_kernel(sc.mathieu_sem, True, 2), "mathieu_sem_dq2",
+                         "d²/dq² of se_m(x, q) and of its x-derivative: Fourier coefficients by eigenvector perturbation.")

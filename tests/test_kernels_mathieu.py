@@ -1,0 +1,110 @@
+"""Host kernels: q-derivatives of the Mathieu functions and c-derivatives of the spheroidal functions.
+
+mpmath has no Mathieu or spheroidal functions. The angular Mathieu kernels (the Fourier coefficients
+differentiated as an eigenvector, kernels/mathieu.py) are checked against an mpmath reference of our
+own (the same coefficients at 30 digits, differentiated by mpmath.diff) and against Ridders'
+differences of SciPy; the spheroidal kernels against the identities they must satisfy.
+"""
+import mpmath
+import numpy as np
+import pytest
+import scipy.special as sc
+
+from jaxsci._core.kernels import mathieu as M
+from jaxsci._core.kernels import spheroidal as S
+
+
+def _mp_angular(m, q, x_degrees, sine, size=16):
+    """(y, yp) of ce_m / se_m at mpmath's precision from the truncated coefficient matrix (DLMF 28.4.5-28.4.8),
+    with the sign of the coefficient of the frequency m made positive (a smooth choice near q)."""
+    odd = m % 2 == 1
+    freq = [2 * k + (1 if odd else (2 if sine else 0)) for k in range(size)]
+    t = mpmath.matrix(size, size)
+    for k in range(size):
+        t[k, k] = freq[k] ** 2
+        if k + 1 < size:
+            t[k, k + 1] = t[k + 1, k] = q
+    if not odd and not sine:
+        t[0, 1] = t[1, 0] = mpmath.sqrt(2) * q
+    if odd:
+        t[0, 0] += -q if sine else q
+    values, vectors = mpmath.eigsy(t)
+    order = sorted(range(size), key=lambda j: values[j])
+    j = order[(m - (2 if sine and not odd else 0)) // 2]
+    v = [vectors[k, j] for k in range(size)]
+    lead = freq.index(m)
+    if v[lead] < 0:
+        v = [-c for c in v]
+    if not odd and not sine:
+        v[0] /= mpmath.sqrt(2)
+    th = mpmath.mpf(x_degrees) * mpmath.pi / 180
+    if sine:
+        return (mpmath.fsum(c * mpmath.sin(f * th) for c, f in zip(v, freq)),
+                mpmath.fsum(c * f * mpmath.cos(f * th) for c, f in zip(v, freq)))
+    return (mpmath.fsum(c * mpmath.cos(f * th) for c, f in zip(v, freq)),
+            mpmath.fsum(-c * f * mpmath.sin(f * th) for c, f in zip(v, freq)))
+
+
+@pytest.mark.parametrize("sine", [False, True], ids=["cem", "sem"])
+def test_angular_against_mpmath(sine):
+    first, second = (M.mathieu_sem_dq, M.mathieu_sem_dq2) if sine else (M.mathieu_cem_dq, M.mathieu_cem_dq2)
+    scipy = sc.mathieu_sem if sine else sc.mathieu_cem
+    for m, q, x in [(1, 1.5, 20.0), (4, -6.0, -130.0)] + ([(0, 4.0, 33.0)] if not sine else [(2, 3.0, 75.0)]):
+        y, yp = scipy(m, q, x)
+        with mpmath.workdps(30):
+            ref = [_mp_angular(m, mpmath.mpf(q), x, sine)]
+        sign = 1 if float(ref[0][0]) * y + float(ref[0][1]) * yp > 0 else -1
+        for k, kernel, tol in ((1, first, 1e-11), (2, second, 1e-9)):
+            got = kernel(m, q, x)
+            for out in range(2):
+                with mpmath.workdps(30):
+                    exact = sign * mpmath.diff(lambda s: _mp_angular(m, s, x, sine)[out], mpmath.mpf(q), k)
+                scale = max(abs(float(exact)), 1e-3 * np.hypot(y, yp))
+                assert abs(float(got[out]) - float(exact)) <= tol * scale, (m, q, x, k, out, got[out], exact)
+
+
+@pytest.mark.parametrize("sine", [False, True], ids=["cem", "sem"])
+def test_angular_against_ridders(sine):
+    """Over m <= 7, -20 <= q <= 40 the eigenvector kernels agree with Ridders' differences of SciPy
+    to the differences' own accuracy, and are never NaN there."""
+    rng = np.random.default_rng(7)
+    m = rng.integers(1 if sine else 0, 8, 400).astype(float)
+    q, x = rng.uniform(-20, 40, 400), rng.uniform(-180, 180, 400)
+    value = np.hypot(*(sc.mathieu_sem if sine else sc.mathieu_cem)(m, q, x))
+    name = "sem" if sine else "cem"
+    for suffix, tol in (("", 1e-8), ("2", 5e-7)):
+        own = getattr(M, f"mathieu_{name}_dq{suffix}")(m, q, x)
+        ridders = getattr(M, f"_ridders_{name}_dq{suffix}")(m, q, x)
+        for a, b in zip(own, ridders):
+            assert not np.isnan(a).any()
+            ok = np.isnan(b) | (np.abs(a - b) <= tol * np.maximum(np.abs(b), 1e-3 * value))
+            assert ok.all(), (suffix, m[~ok], q[~ok], x[~ok])
+
+
+def test_angular_fallback_and_edges():
+    # se_0 is SciPy's 0 for every q; past the truncation (m = 600) SciPy's NaN stays NaN (NaN q never reaches
+    # the kernel: the guard keeps it from SciPy, which crashes on it)
+    assert M.mathieu_sem_dq(0, 3.0, 20.0) == (0.0, 0.0)
+    assert all(np.isnan(M.mathieu_cem_dq(600, 1.0, 30.0)))
+
+
+def test_spheroidal_even_and_nonnegative():
+    # cv and the angular functions depend on c**2: their c-derivative vanishes at c = 0; the radial
+    # ones are NaN where the stencil would need c < 0 (SciPy computes those with c = 0)
+    assert S.obl_cv_dc(1, 2, 0.0) == 0.0 and S.pro_cv_dc(0, 3, 0.0) == 0.0
+    assert S.pro_ang1_dc(1, 2, 0.0, 0.3) == (0.0, 0.0)
+    assert np.isnan(S.pro_rad1_dc(1, 2, 0.005, 1.5)[0])
+
+
+@pytest.mark.parametrize("kind", ["obl", "pro"])
+def test_cv_against_hellmann_feynman(kind):
+    """d cv/dc = -+ 2 c <x^2> (oblate, prolate), the mean over the squared angular function (the
+    eigenvalue's derivative, DLMF 30.2.1 with gamma^2 = -+ c^2), by Gauss-Legendre quadrature of SciPy's own
+    angular function."""
+    nodes, weights = np.polynomial.legendre.leggauss(80)
+    kernel, angular = getattr(S, f"{kind}_cv_dc"), getattr(sc, f"{kind}_ang1")
+    for m, n, c in [(0, 2, 0.7), (1, 2, 1.6), (1, 4, 2.9), (2, 3, 0.4)]:
+        s = angular(m, n, c, nodes)[0]
+        mean = np.sum(weights * nodes**2 * s**2) / np.sum(weights * s**2)
+        expected = (-2 if kind == "obl" else 2) * c * mean
+        assert abs(kernel(m, n, c) - expected) <= 1e-9 * abs(expected), (m, n, c)
