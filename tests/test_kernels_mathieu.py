@@ -86,6 +86,11 @@ def test_angular_fallback_and_edges():
     # the kernel: the guard keeps it from SciPy, which crashes on it)
     assert M.mathieu_sem_dq(0, 3.0, 20.0) == (0.0, 0.0)
     assert all(np.isnan(M.mathieu_cem_dq(600, 1.0, 30.0)))
+    # at q = 0 SciPy's characteristic value is the exact eigenvalue m**2 (a singular shift, moved off)
+    for kernel, ridders in ((M.mathieu_cem_dq, M._ridders_cem_dq), (M.mathieu_sem_dq2, M._ridders_sem_dq2)):
+        got, ref = kernel(np.arange(1, 5), 0.0, 30.0), ridders(np.arange(1, 5), 0.0, 30.0)
+        for a, b in zip(got, ref):
+            np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9)
 
 
 def test_spheroidal_even_and_nonnegative():

@@ -16,7 +16,7 @@ def _pro_cv_c_needs(m, n, c, values, needs):
 
 
 def _pro_cv_c_derivative(m, n, c, values, needs):
-    """d pro_cv / d c: pro_cv_dc(m, n, c) [by Hellmann-Feynman 2c times the mean of x^2 over the squared angular function, an integral with no closed form (DLMF 30): jaxsci's kernel pro_cv_dc, Ridders' extrapolated differences of SciPy]"""
+    """d pro_cv / d c: pro_cv_dc(m, n, c) [by Hellmann-Feynman 2c times the mean of x^2 over the squared angular function, an integral with no closed form (DLMF 30): jaxsci's kernel pro_cv_dc, the characteristic value as an eigenvalue in the Legendre basis, differentiated by eigenvalue perturbation]"""
     (out,) = values
     (pro_cv_dc_1,) = needs
     return (pro_cv_dc_1, )
@@ -61,7 +61,7 @@ def pro_cv(m, n, c):
       m: integer array. Mode parameter, an integer m >= 0 (SciPy returns NaN otherwise).
       n: integer array. Mode parameter, an integer n >= m (SciPy returns NaN otherwise).
       c: real array. Spheroidal parameter, c > 0.
-        Differentiable: pro_cv_dc(m, n, c) (by Hellmann-Feynman 2c times the mean of x^2 over the squared angular function, an integral with no closed form (DLMF 30): jaxsci's kernel pro_cv_dc, Ridders' extrapolated differences of SciPy; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: pro_cv_dc(m, n, c) (by Hellmann-Feynman 2c times the mean of x^2 over the squared angular function, an integral with no closed form (DLMF 30): jaxsci's kernel pro_cv_dc, the characteristic value as an eigenvalue in the Legendre basis, differentiated by eigenvalue perturbation; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 
     Returns:
       out: array of the promoted input dtype

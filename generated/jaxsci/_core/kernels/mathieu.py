@@ -103,6 +103,56 @@ def _class_matrices(odd_m, sine, size, q):
     return freq, e, t
 
 
+def eigen_perturbation(mat, d1, d2, approx):
+    """A simple eigenpair of the symmetric matrices ``mat`` (batch, K, K) near the eigenvalues ``approx``,
+    with its first and second derivatives along a parameter p, given d1 = dT/dp and d2 = d2T/dp2
+    (broadcasting against ``mat``): (v, a, a', v', a'', v''), |v| = 1.
+
+    v by two steps of inverse iteration at ``approx``, a by the Rayleigh quotient; differentiating
+    (T - a) v = 0 and v.v = 1 once and twice gives a' = v.T'v (Hellmann-Feynman), a'' = v.T''v + 2 v.T'v',
+        (T - a) v' = -(T' - a') v,  (T - a) v'' = -(T'' - a'') v - 2 (T' - a') v',
+    with v.v' = 0 and v.v'' = -|v'|**2: linear systems bordered by v, nonsingular for a simple eigenvalue.
+    """
+    batch, size = mat.shape[0], mat.shape[-1]
+    eye = np.eye(size)[None]
+    v = np.ones((batch, size, 1))
+    # the shift is moved off the eigenvalue by 1e-12 of its size: an exact eigenvalue (c = 0) would make
+    # the matrix exactly singular, and a step of inverse iteration gains the ratio of 1e-12 to the gap
+    shift = approx + 1e-12 * np.maximum(1.0, np.abs(approx))
+    try:
+        for _ in range(2):
+            v = np.linalg.solve(mat - shift[:, None, None] * eye, v)
+            v /= np.linalg.norm(v, axis=1, keepdims=True)
+    except np.linalg.LinAlgError:  # exactly singular somewhere (NaN input): the callers fall back
+        nan = np.full((batch, size), np.nan)
+        return nan, nan[:, 0], nan[:, 0], nan, nan[:, 0], nan
+    v = v[..., 0]
+
+    def apply(m, w):
+        return (m @ w[..., None])[..., 0]
+
+    a = np.sum(apply(mat, v) * v, axis=1)
+    bordered = np.zeros((batch, size + 1, size + 1))
+    bordered[:, :size, :size] = mat - a[:, None, None] * eye
+    bordered[:, :size, size] = v
+    bordered[:, size, :size] = v
+    d1v = apply(np.broadcast_to(d1, mat.shape), v)
+    d2v = apply(np.broadcast_to(d2, mat.shape), v)
+    a1 = np.sum(d1v * v, axis=1)
+    rhs = np.zeros((batch, size + 1, 1))
+    rhs[:, :size, 0] = a1[:, None] * v - d1v
+    try:
+        v1 = np.linalg.solve(bordered, rhs)[:, :size, 0]
+    except np.linalg.LinAlgError:
+        nan = np.full((batch, size), np.nan)
+        return nan, nan[:, 0], nan[:, 0], nan, nan[:, 0], nan
+    d1v1 = apply(np.broadcast_to(d1, mat.shape), v1)
+    a2 = np.sum(d2v * v, axis=1) + 2 * np.sum(d1v1 * v, axis=1)
+    rhs[:, :size, 0] = a2[:, None] * v - d2v - 2 * (d1v1 - a1[:, None] * v1)
+    v2 = np.linalg.solve(bordered, rhs)[:, :size, 0] - np.sum(v1 * v1, axis=1)[:, None] * v
+    return v, a, a1, v1, a2, v2
+
+
 def _angular_dq(m, q, x, sine):
     """(y, yp, y_q, yp_q, y_qq, yp_qq) of ce_m or se_m at t = x degrees, for 1-d arrays; NaN where not handled."""
     n_el = m.shape[0]
@@ -118,30 +168,8 @@ def _angular_dq(m, q, x, sine):
             idx = np.nonzero(chosen)[0]
             qs, ms, ts = q[idx], m[idx], t[idx]
             freq, e, mat = _class_matrices(odd_m, sine, size, qs)
-            eye = np.eye(size)[None]
-            # v: inverse iteration (two steps) at SciPy's characteristic value, then the Rayleigh quotient
-            shifted = mat - (sc.mathieu_b(ms, qs) if sine else sc.mathieu_a(ms, qs))[:, None, None] * eye
-            v = np.ones((len(idx), size, 1))
-            for _ in range(2):
-                v = np.linalg.solve(shifted, v)
-                v /= np.linalg.norm(v, axis=1, keepdims=True)
-            v = v[..., 0]
-            a = np.sum((mat @ v[..., None])[..., 0] * v, axis=1)
-            # v' and v'' from (T - a) v' = -(E - a') v, (T - a) v'' = a'' v - 2 (E - a') v', both
-            # orthogonal to v (solved bordered by v), plus v.v'' = -|v'|**2 for |v| = 1
-            bordered = np.zeros((len(idx), size + 1, size + 1))
-            bordered[:, :size, :size] = mat - a[:, None, None] * eye
-            bordered[:, :size, size] = v
-            bordered[:, size, :size] = v
-            ev = v @ e
-            a1 = np.sum(ev * v, axis=1)
-            rhs = np.zeros((len(idx), size + 1, 1))
-            rhs[:, :size, 0] = a1[:, None] * v - ev
-            v1 = np.linalg.solve(bordered, rhs)[:, :size, 0]
-            ev1 = v1 @ e
-            a2 = 2 * np.sum(ev1 * v, axis=1)
-            rhs[:, :size, 0] = a2[:, None] * v - 2 * (ev1 - a1[:, None] * v1)
-            v2 = np.linalg.solve(bordered, rhs)[:, :size, 0] - np.sum(v1 * v1, axis=1)[:, None] * v
+            approx = sc.mathieu_b(ms, qs) if sine else sc.mathieu_a(ms, qs)
+            v, _, _, v1, _, v2 = eigen_perturbation(mat, e[None], np.zeros((1, size, size)), approx)
             coef_scale = np.ones(size)
             if not odd_m and not sine:
                 coef_scale[0] = 1 / np.sqrt(2.0)  # A_0 = v_0 / sqrt(2)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.special as sc
 
-from .mathieu import _pair, _stacked
+from .mathieu import _pair, _stacked, eigen_perturbation
 from .numeric import _partial
 
 C = 2  # c is the third argument of every spheroidal function: (m, n, c, ...)
@@ -63,10 +63,85 @@ def _function_derivative(function, order, even):
                  f"central differences, NaN where the error estimate exceeds {'1e-9' if order == 1 else '1e-7'}.")
 
 
-obl_cv_dc = _cv_derivative(sc.obl_cv, 1)
-obl_cv_dc2 = _cv_derivative(sc.obl_cv, 2)
-pro_cv_dc = _cv_derivative(sc.pro_cv, 1)
-pro_cv_dc2 = _cv_derivative(sc.pro_cv, 2)
+_ridders_obl_cv_dc = _cv_derivative(sc.obl_cv, 1)
+_ridders_obl_cv_dc2 = _cv_derivative(sc.obl_cv, 2)
+_ridders_pro_cv_dc = _cv_derivative(sc.pro_cv, 1)
+_ridders_pro_cv_dc2 = _cv_derivative(sc.pro_cv, 2)
+
+
+# The characteristic values as eigenvalues. In the normalized associated Legendre functions p_l =
+# P_l^m / |P_l^m| (l = m, m + 1, ...), the spheroidal operator -(d/dx)(1 - x^2)(d/dx) + m^2/(1 - x^2)
+# + s c^2 x^2 (s = 1 prolate, -1 oblate: DLMF 30.2.1 with gamma^2 = s c^2, Flammer's lambda_mn = cv)
+# is T(c) = diag(l (l + 1)) + s c^2 X2, where x p_l = alpha_l p_(l+1) + alpha_(l-1) p_(l-1) with
+# alpha_l = sqrt(((l + 1)^2 - m^2) / ((2l + 1)(2l + 3))) (DLMF 14.10.3 normalized), so X2 = x^2 has
+# the entries alpha_l^2 + alpha_(l-1)^2 on the diagonal and alpha_l alpha_(l+1) two places beside it:
+# it keeps the parity of l - m, and within the parity of n - m the characteristic value cv_mn(c) is the
+# ((n - m) // 2)-th eigenvalue (they are simple and ordered in n, Sturm-Liouville). With T' = 2 s c X2 and
+# T'' = 2 s X2, eigen_perturbation (kernels/mathieu.py) gives d cv/dc = 2 s c <x^2> (Hellmann-Feynman)
+# and d2 cv/dc2; the eigenvector comes from inverse iteration at SciPy's own cv, and where the
+# eigenvalue found differs from SciPy's by more than 1e-9 of max(1, |cv|), or the truncation
+# ((n - m)/2 + c + 24 terms, up to 256) does not suffice, Ridders' rule on SciPy stands in.
+_CV_SIZES = (32, 64, 128, 256)
+
+
+def _cv_eigen(m, n, c, sign):
+    """(cv, d cv/dc, d2 cv/dc2) for 1-d arrays, NaN where not handled."""
+    out = np.full((3, m.shape[0]), np.nan)
+    valid = (np.isfinite(c) & (c >= 0) & (m >= 0) & (n >= m) & (m == np.floor(m)) & (n == np.floor(n))
+             & (m <= 1000))
+    need = np.where(valid, np.floor((n - m) / 2 + c + 24), np.inf)
+    scipy_cv = (sc.pro_cv if sign > 0 else sc.obl_cv)
+    previous = 0
+    for size in _CV_SIZES:
+        chosen = valid & (need <= size) & (need > previous)
+        previous = size
+        if not chosen.any():
+            continue
+        idx = np.nonzero(chosen)[0]
+        ms, ns, cs = m[idx], n[idx], c[idx]
+        l = ms[:, None] + ((ns - ms) % 2)[:, None] + 2 * np.arange(size)[None]  # (batch, size)
+
+        def alpha(k):
+            return np.sqrt(np.maximum((k + 1) ** 2 - ms[:, None] ** 2, 0) / ((2 * k + 1) * (2 * k + 3)))
+
+        diagonal = alpha(l) ** 2 + alpha(l - 1) ** 2
+        beside = alpha(l[:, :-1]) * alpha(l[:, :-1] + 1)
+        x2 = np.zeros((len(idx), size, size))
+        rows = np.arange(size)
+        x2[:, rows, rows] = diagonal
+        x2[:, rows[:-1], rows[:-1] + 1] = beside
+        x2[:, rows[:-1] + 1, rows[:-1]] = beside
+        mat = x2 * (sign * cs ** 2)[:, None, None]
+        mat[:, rows, rows] += l * (l + 1)
+        approx = scipy_cv(ms, ns, cs)
+        _, a, a1, _, a2, _ = eigen_perturbation(mat, x2 * (2 * sign * cs)[:, None, None], 2 * sign * x2, approx)
+        agree = np.abs(a - approx) <= 1e-9 * np.maximum(1.0, np.abs(approx))
+        out[:, idx] = np.where(agree, np.array([a, a1, a2]), np.nan)
+    return out
+
+
+def _cv_kernel(sign, order, ridders, name):
+    def kernel(m, n, c):
+        with np.errstate(all="ignore"):
+            m, n, c = (np.asarray(a, dtype=np.float64) for a in (m, n, c))
+            m, n, c = np.broadcast_arrays(m, n, c)
+            shape = m.shape
+            m, n, c = m.ravel(), n.ravel(), c.ravel()
+            result = _cv_eigen(m, n, c, sign)[order]
+            fallback = np.isnan(result) & np.isfinite(c) & (c >= 0)
+            if fallback.any():
+                result[fallback] = ridders(m[fallback], n[fallback], c[fallback])
+            return result.reshape(shape)
+    kernel.__name__ = name
+    kernel.__doc__ = (f"d{'' if order == 1 else order}/dc{'' if order == 1 else order} of scipy.special.{name[:6]}: "
+                      f"the characteristic value as an eigenvalue in the Legendre basis, by eigenvalue perturbation.")
+    return kernel
+
+
+obl_cv_dc = _cv_kernel(-1, 1, _ridders_obl_cv_dc, "obl_cv_dc")
+obl_cv_dc2 = _cv_kernel(-1, 2, _ridders_obl_cv_dc2, "obl_cv_dc2")
+pro_cv_dc = _cv_kernel(1, 1, _ridders_pro_cv_dc, "pro_cv_dc")
+pro_cv_dc2 = _cv_kernel(1, 2, _ridders_pro_cv_dc2, "pro_cv_dc2")
 obl_ang1_dc = _function_derivative(sc.obl_ang1, 1, even=True)
 obl_ang1_dc2 = _function_derivative(sc.obl_ang1, 2, even=True)
 pro_ang1_dc = _function_derivative(sc.pro_ang1, 1, even=True)
