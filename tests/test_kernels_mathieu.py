@@ -113,3 +113,22 @@ def test_cv_against_hellmann_feynman(kind):
         mean = np.sum(weights * nodes**2 * s**2) / np.sum(weights * s**2)
         expected = (-2 if kind == "obl" else 2) * c * mean
         assert abs(kernel(m, n, c) - expected) <= 1e-9 * abs(expected), (m, n, c)
+
+
+@pytest.mark.parametrize("kind", ["obl", "pro"])
+def test_angular_spheroidal_against_ridders(kind):
+    """The Legendre-coefficient kernels reproduce SciPy's values (else they would fall back) and agree
+    with Ridders' differences of SciPy to the differences' own accuracy, over m <= 3, n - m <= 4,
+    c <= 10, abs(x) <= 0.9."""
+    rng = np.random.default_rng(3)
+    m = rng.integers(0, 4, 200).astype(float)
+    n, c, x = m + rng.integers(0, 5, 200), rng.uniform(0, 10, 200), rng.uniform(-0.9, 0.9, 200)
+    value = np.hypot(*getattr(sc, f"{kind}_ang1")(m, n, c, x))
+    own = S._spheroidal_eigen(m, n, c, -1 if kind == "obl" else 1, x)
+    assert not np.isnan(own).any()
+    for suffix, tol in (("", 1e-8), ("2", 5e-7)):
+        got = getattr(S, f"{kind}_ang1_dc{suffix}")(m, n, c, x)
+        ridders = getattr(S, f"_ridders_{kind}_ang1_dc{suffix}")(m, n, c, x)
+        for a, b in zip(got, ridders):
+            ok = np.isnan(b) | (np.abs(a - b) <= tol * np.maximum(np.abs(b), 1e-3 * value))
+            assert ok.all(), (suffix, m[~ok], n[~ok], c[~ok], x[~ok])

@@ -16,7 +16,7 @@ def _obl_ang1_c_needs(m, n, c, x, values, needs):
 
 
 def _obl_ang1_c_derivative(m, n, c, x, values, needs):
-    """d obl_ang1 / d c: s: obl_ang1_dc.s(m, n, c, x); sp: obl_ang1_dc.sp(m, n, c, x) [no closed form in c (DLMF 30): jaxsci's kernel obl_ang1_dc, Ridders' extrapolated differences of SciPy]"""
+    """d obl_ang1 / d c: s: obl_ang1_dc.s(m, n, c, x); sp: obl_ang1_dc.sp(m, n, c, x) [no closed form in c (DLMF 30): jaxsci's kernel obl_ang1_dc, the Legendre coefficients differentiated as an eigenvector (DLMF 30.8)]"""
     (s, sp) = values
     (obl_ang1_dc_1,) = needs
     return (obl_ang1_dc_1[0], obl_ang1_dc_1[1], )
@@ -77,7 +77,7 @@ def obl_ang1(m, n, c, x):
       m: integer array. Mode parameter, an integer m >= 0 (SciPy returns NaN otherwise).
       n: integer array. Mode parameter, an integer n >= m (SciPy returns NaN otherwise).
       c: real array. Spheroidal parameter, c > 0.
-        Differentiable: obl_ang1_dc.s(m, n, c, x); obl_ang1_dc.sp(m, n, c, x) (no closed form in c (DLMF 30): jaxsci's kernel obl_ang1_dc, Ridders' extrapolated differences of SciPy; not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
+        Differentiable: obl_ang1_dc.s(m, n, c, x); obl_ang1_dc.sp(m, n, c, x) (no closed form in c (DLMF 30): jaxsci's kernel obl_ang1_dc, the Legendre coefficients differentiated as an eigenvector (DLMF 30.8); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
       x: real array. Argument, abs(x) < 1.
         Differentiable: obl_ang1.sp(m, n, c, x); (2 * x * obl_ang1.sp(m, n, c, x) - (obl_cv(m, n, c) + c**2 * x**2 - m**2 / (1 - x**2)) * obl_ang1.s(m, n, c, x)) / (1 - x**2) (SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (oblate, Flammer's characteristic value obl_cv(m, n, c)); not cross-checked: the spec has no sympy expression (verified against mpmath by the test suite))
 
