@@ -82,7 +82,9 @@ def mathieu_sem_dq(m, q, x):
     from those values, and where they disagree by more than 1e-8 (or the truncation, m/2 + 2 sqrt|q| + 24
     terms up to 192, does not suffice: orders above about 330, |q| above about 7000, where SciPy is NaN) the
     kernel falls back to Ridders' extrapolated differences of SciPy (NaN where their error estimate exceeds
-    1e-9). Against those differences over m <= 7, -30 <= q <= 60: relative differences
+    1e-9). Where SciPy's characteristic value is another eigenvalue of the class (a Sturm count; at a few
+    isolated q, such as mathieu_b(6, q) = b_8(q) for 31.75 <= q < 31.93) SciPy's function is wrong and the
+    result is NaN. Against those differences over m <= 7, -30 <= q <= 60: relative differences
     below 1.4e-9 (median 1e-13).
 
     Args:

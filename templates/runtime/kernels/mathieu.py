@@ -1,11 +1,13 @@
 """Parameter derivatives of the Mathieu functions in q.
 
-ce_m and se_m (mathieu_cem, mathieu_sem): their Fourier coefficients are an eigenvector of a symmetric
-tridiagonal matrix (DLMF 28.4(i)-(ii); Zhang and Jin, Computation of Special Functions, 1996, chapter
-20, routine FCOEF), so their q-derivatives follow from first- and second-order eigenvector
-perturbation, summed in the Fourier series (below). Where the truncation does not serve (orders above
-about 330, or |q| above about 7000, where SciPy itself returns NaN) or the coefficients do not
-reproduce SciPy's value to 1e-8, they fall back to the rule below.
+ce_m and se_m (mathieu_cem, mathieu_sem) and the characteristic values a_m, b_m (mathieu_a, mathieu_b):
+the Fourier coefficients are an eigenvector of a symmetric tridiagonal matrix, the characteristic value
+its eigenvalue (DLMF 28.4(i)-(ii); Zhang and Jin, Computation of Special Functions, 1996, chapter 20,
+routine FCOEF), so the q-derivatives follow from first- and second-order eigenvalue and eigenvector
+perturbation (eigen_perturbation), summed in the Fourier series (below). Where SciPy's characteristic
+value is another eigenvalue of the class (count_below; at a few isolated q) the result is NaN. Where
+the truncation does not serve (orders above about 330, or |q| above about 7000, where SciPy itself
+returns NaN) or the coefficients do not reproduce SciPy's value to 1e-8, they fall back to the rule below.
 
 The radial functions Mc/Ms(1), Mc/Ms(2) (Bessel-product series with the same coefficients, DLMF
 28.20(iii), Zhang and Jin's MTU12) are for now Ridders' extrapolated central differences of SciPy's
@@ -18,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.special as sc
 
-from .numeric import _partial
+from .numeric import _partial, partial_derivative
 
 
 def _stacked(function):
@@ -102,6 +104,24 @@ def _class_matrices(odd_m, sine, size, q):
     return freq, e, t
 
 
+def count_below(mat, shift):
+    """The number of eigenvalues below ``shift`` of the symmetric tridiagonal matrices ``mat`` (batch, K, K):
+    the negative pivots of the LDL^T factorization of mat - shift (Sylvester's law of inertia; the Sturm
+    count of bisection methods, Golub and Van Loan, Matrix Computations, section 8.4)."""
+    size = mat.shape[-1]
+    rows = np.arange(size)
+    diagonal = mat[:, rows, rows] - shift[:, None]
+    beside = mat[:, rows[:-1], rows[:-1] + 1]
+    tiny = 1e-300
+    pivot = diagonal[:, 0]
+    count = (pivot < 0).astype(np.intp)
+    for k in range(1, size):
+        pivot = np.where(pivot == 0, tiny, pivot)
+        pivot = diagonal[:, k] - beside[:, k - 1] ** 2 / pivot
+        count += pivot < 0
+    return count
+
+
 def eigen_perturbation(mat, d1, d2, approx):
     """A simple eigenpair of the symmetric matrices ``mat`` (batch, K, K) near the eigenvalues ``approx``,
     with its first and second derivatives along a parameter p, given d1 = dT/dp and d2 = d2T/dp2
@@ -153,9 +173,11 @@ def eigen_perturbation(mat, d1, d2, approx):
 
 
 def _angular_dq(m, q, x, sine):
-    """(y, yp, y_q, yp_q, y_qq, yp_qq) of ce_m or se_m at t = x degrees, for 1-d arrays; NaN where not handled."""
+    """(y, yp, y_q, yp_q, y_qq, yp_qq, a_q, a_qq, handled) of ce_m or se_m at t = x degrees and of its
+    characteristic value (a_m or b_m), for 1-d arrays; handled is 1 where the truncation served (the
+    others NaN there where SciPy's characteristic value is not the m-th), NaN elsewhere."""
     n_el = m.shape[0]
-    out = np.full((6, n_el), np.nan)
+    out = np.full((9, n_el), np.nan)  # the last row: 1 where handled here
     valid = np.isfinite(q) & np.isfinite(x) & (m >= (1 if sine else 0)) & (m == np.floor(m)) & (m <= 1000)
     need = np.where(valid, _terms(m, q), np.inf)
     t = np.deg2rad(x)
@@ -168,7 +190,7 @@ def _angular_dq(m, q, x, sine):
             qs, ms, ts = q[idx], m[idx], t[idx]
             freq, e, mat = _class_matrices(odd_m, sine, size, qs)
             approx = sc.mathieu_b(ms, qs) if sine else sc.mathieu_a(ms, qs)
-            v, _, _, v1, _, v2 = eigen_perturbation(mat, e[None], np.zeros((1, size, size)), approx)
+            v, a, a1, v1, a2, v2 = eigen_perturbation(mat, e[None], np.zeros((1, size, size)), approx)
             coef_scale = np.ones(size)
             if not odd_m and not sine:
                 coef_scale[0] = 1 / np.sqrt(2.0)  # A_0 = v_0 / sqrt(2)
@@ -181,7 +203,14 @@ def _angular_dq(m, q, x, sine):
             for vec in (v, v1, v2):
                 coef = vec * coef_scale[None]
                 results += [np.sum(coef * basis, axis=1), np.sum(coef * dbasis, axis=1)]
-            out[:, idx] = np.array(results)
+            # SciPy's characteristic value is, at a few isolated q, another eigenvalue of the class
+            # (mathieu_b(6, q) is b_8(q) for 31.75 <= q < 31.93, say): NaN there, not a derivative of the
+            # wrong function; the eigenvalue found must be SciPy's and the n-th of its class
+            agree = np.abs(a - approx) <= 1e-9 * np.maximum(1.0, np.abs(approx))
+            which = (ms - (2 if sine and not odd_m else 0)) // 2  # ce_2n, ce_2n+1, se_2n+1, se_2n+2: the n-th
+            agree &= count_below(mat, a - 1e-8 * np.maximum(1.0, np.abs(a))) == which
+            out[:8, idx] = np.where(agree, np.array(results + [a1, a2]), np.nan)
+            out[8, idx] = 1.0  # handled here: no fallback
     return out
 
 
@@ -201,8 +230,10 @@ def _angular_kernel(function, sine, order):
             first, second = 2 * order, 2 * order + 1
             dy = np.where(agree, sign * own[first], np.nan)
             dyp = np.where(agree, sign * own[second], np.nan)
-            # where the truncation did not serve, Ridders' rule on SciPy
-            fallback = ~agree & np.isfinite(y)
+            # where the truncation did not serve (or SciPy's value is not that series'), Ridders' rule on
+            # SciPy; not where SciPy's characteristic value is the wrong eigenvalue (its function is wrong)
+            wrong_branch = (own[8] == 1) & np.isnan(own[6])
+            fallback = ~agree & ~wrong_branch & np.isfinite(y)
             if fallback.any():
                 ridders = {(False, 1): _ridders_cem_dq, (True, 1): _ridders_sem_dq,
                            (False, 2): _ridders_cem_dq2, (True, 2): _ridders_sem_dq2}[sine, order]
@@ -225,3 +256,30 @@ mathieu_sem_dq = _named(_angular_kernel(sc.mathieu_sem, True, 1), "mathieu_sem_d
                         "d/dq of se_m(x, q) and of its x-derivative: Fourier coefficients by eigenvector perturbation.")
 mathieu_sem_dq2 = _named(_angular_kernel(sc.mathieu_sem, True, 2), "mathieu_sem_dq2",
                          "d²/dq² of se_m(x, q) and of its x-derivative: Fourier coefficients by eigenvector perturbation.")
+
+
+def _characteristic_kernel(sine, order, ridders, name):
+    """d/dq or d2/dq2 of a_m(q) (sine False) or b_m(q): a' = v.E v (Hellmann-Feynman) and a'' = 2 v.E v' from
+    eigen_perturbation, where the eigenvalue found reproduces SciPy's mathieu_a / mathieu_b to 1e-9;
+    Ridders' rule on SciPy elsewhere."""
+    def kernel(m, q):
+        with np.errstate(all="ignore"):
+            m, q = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(q, dtype=np.float64))
+            shape = m.shape
+            m, q = m.ravel(), q.ravel()
+            own = _angular_dq(m, q, np.zeros_like(q), sine)
+            result = own[5 + order]
+            fallback = (own[8] != 1) & np.isfinite(q)
+            if fallback.any():
+                result[fallback] = ridders(m[fallback], q[fallback])
+            return result.reshape(shape)
+    kernel.__name__ = name
+    kernel.__doc__ = (f"d{'' if order == 1 else order}/dq{'' if order == 1 else order} of scipy.special."
+                      f"mathieu_{'b' if sine else 'a'}: eigenvalue perturbation of the Fourier coefficient matrix.")
+    return kernel
+
+
+mathieu_a_dq = _characteristic_kernel(False, 1, partial_derivative(sc.mathieu_a, 1), "mathieu_a_dq")
+mathieu_a_dq2 = _characteristic_kernel(False, 2, partial_derivative(sc.mathieu_a, 1, order=2), "mathieu_a_dq2")
+mathieu_b_dq = _characteristic_kernel(True, 1, partial_derivative(sc.mathieu_b, 1), "mathieu_b_dq")
+mathieu_b_dq2 = _characteristic_kernel(True, 2, partial_derivative(sc.mathieu_b, 1, order=2), "mathieu_b_dq2")

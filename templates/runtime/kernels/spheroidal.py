@@ -25,7 +25,7 @@ import numpy as np
 import scipy.special as sc
 from scipy.special import gammaln
 
-from .mathieu import _pair, _stacked, eigen_perturbation
+from .mathieu import _pair, _stacked, count_below, eigen_perturbation
 from .numeric import _partial
 
 C = 2  # c is the third argument of every spheroidal function: (m, n, c, ...)
@@ -119,6 +119,7 @@ def _spheroidal_eigen(m, n, c, sign, x=None):
     """(cv, cv', cv'') and, given x, (s, sp, s', sp', s'', sp'') of the angular function up to the constant
     factor fixed below (derivatives in c), for 1-d arrays; NaN where not handled."""
     out = np.full((3 if x is None else 9, m.shape[0]), np.nan)
+    handled = np.zeros(m.shape[0], dtype=bool)
     valid = (np.isfinite(c) & (c >= 0) & (m >= 0) & (n >= m) & (m == np.floor(m)) & (n == np.floor(n))
              & (m <= 1000))
     if x is not None:
@@ -150,7 +151,10 @@ def _spheroidal_eigen(m, n, c, sign, x=None):
         mat[:, rows, rows] += l * (l + 1)
         approx = scipy_cv(ms, ns, cs)
         v, a, a1, v1, a2, v2 = eigen_perturbation(mat, x2 * (2 * sign * cs)[:, None, None], 2 * sign * x2, approx)
+        # the eigenvalue found must be SciPy's and the ((n - m) // 2)-th of its parity; else NaN (handled)
         agree = np.abs(a - approx) <= 1e-9 * np.maximum(1.0, np.abs(approx))
+        agree &= count_below(mat, a - 1e-8 * np.maximum(1.0, np.abs(a))) == (ns - ms) // 2
+        handled[idx] = True
         rows_out = [a, a1, a2]
         if x is not None:
             # Flammer's normalization (Zhang and Jin's SDMN): S(c, 0) = P_n^m(0) for n - m even, S'(c, 0) =
@@ -166,11 +170,11 @@ def _spheroidal_eigen(m, n, c, sign, x=None):
                              n2 / d0 - 2 * n1 * d1 / d0 ** 2 - n0 * d2 / d0 ** 2 + 2 * n0 * d1 ** 2 / d0 ** 3]
             rows_out = rows_out[:3] + [rows_out[3], rows_out[6], rows_out[4], rows_out[7], rows_out[5], rows_out[8]]
         out[:, idx] = np.where(agree, np.array(rows_out), np.nan)
-    return out
+    return out, handled
 
 
 def _cv_eigen(m, n, c, sign):
-    return _spheroidal_eigen(m, n, c, sign)
+    return _spheroidal_eigen(m, n, c, sign)[0]
 
 
 def _cv_kernel(sign, order, ridders, name):
@@ -180,8 +184,9 @@ def _cv_kernel(sign, order, ridders, name):
             m, n, c = np.broadcast_arrays(m, n, c)
             shape = m.shape
             m, n, c = m.ravel(), n.ravel(), c.ravel()
-            result = _cv_eigen(m, n, c, sign)[order]
-            fallback = np.isnan(result) & np.isfinite(c) & (c >= 0)
+            own, handled = _spheroidal_eigen(m, n, c, sign)
+            result = own[order]
+            fallback = ~handled & np.isfinite(c) & (c >= 0)
             if fallback.any():
                 result[fallback] = ridders(m[fallback], n[fallback], c[fallback])
             return result.reshape(shape)
@@ -210,7 +215,9 @@ def _ang1_kernel(function, sign, order, ridders, name):
             m, n, c, x = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (m, n, c, x)))
             shape = m.shape
             m, n, c, x = m.ravel(), n.ravel(), c.ravel(), x.ravel()
-            own = _spheroidal_eigen(m, n, c, sign, x)[3:]
+            own, handled = _spheroidal_eigen(m, n, c, sign, x)
+            wrong_branch = handled & np.isnan(own[0])
+            own = own[3:]
             s, sp = function(m, n, c, x)
             at_0 = function(m, n, c, np.zeros_like(x))
             scale = np.where((n - m) % 2 == 0, at_0[0], at_0[1])
@@ -218,7 +225,7 @@ def _ang1_kernel(function, sign, order, ridders, name):
             agree = (np.abs(scale * own[0] - s) <= 1e-8 * size) & (np.abs(scale * own[1] - sp) <= 1e-8 * size)
             ds = np.where(agree, scale * own[2 * order], np.nan)
             dsp = np.where(agree, scale * own[2 * order + 1], np.nan)
-            fallback = ~agree & np.isfinite(s)
+            fallback = ~agree & ~wrong_branch & np.isfinite(s)
             if fallback.any():
                 ds[fallback], dsp[fallback] = ridders(m[fallback], n[fallback], c[fallback], x[fallback])
             return ds.reshape(shape), dsp.reshape(shape)
