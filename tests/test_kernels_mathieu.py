@@ -157,3 +157,13 @@ def test_characteristic_values():
     # mathieu_b(6, q) is b_8(q) for 31.75 <= q < 31.93 (SciPy 1.17): NaN, for b_6 and se_6 alike
     assert np.isnan(M.mathieu_b_dq(6, 31.8)) and np.isnan(M.mathieu_sem_dq(6, 31.8, 30.0)[0])
     assert not np.isnan(M.mathieu_b_dq(6, 32.0))
+
+
+def test_radial_nan_where_scipy_takes_another_eigenvalue():
+    # mathieu_modsem1(6, q, x) for 31.75 <= q < 31.93 is built on b_8 (SciPy 1.17): Ridders' tableau
+    # straddled the jump there and returned wrong numbers; now NaN, and correct beside it
+    assert np.isnan(M.mathieu_modsem1_dq(6, 31.8, 0.5)[0])
+    q = 30.5
+    h = 1e-5
+    central = (sc.mathieu_modsem1(6, q + h, 0.5)[0] - sc.mathieu_modsem1(6, q - h, 0.5)[0]) / (2 * h)
+    assert abs(M.mathieu_modsem1_dq(6, q, 0.5)[0] - central) <= 1e-6 * abs(central)

@@ -47,6 +47,9 @@ def mathieu_modsem1_dq2(m, q, x):
     of SciPy: over the test domain the tableau agrees with them to 1e-10 (relative to the derivative,
     or 1e-3 of the value). SciPy's own values are smooth in q there (differences at several steps agree
     to 1e-11), but they are only as accurate as SciPy's Zhang-Jin routine (MTU0/MTU12, about 1e-8 to 1e-12).
+    NaN where SciPy's characteristic value (mathieu_b) is another eigenvalue of the class (a Sturm count of the
+    Fourier coefficient matrix, kernels/mathieu.py): at a few isolated q (mathieu_b(6, q) = b_8(q) for
+    31.75 <= q < 31.93) SciPy's function is built on it, and the tableau straddled the jump with wrong numbers.
 
     Args:
       m: integer array. Order, a nonnegative integer.

@@ -52,14 +52,6 @@ _ridders_cem_dq = _derivative(sc.mathieu_cem, 1, "q")
 _ridders_cem_dq2 = _derivative(sc.mathieu_cem, 1, "q", order=2)
 _ridders_sem_dq = _derivative(sc.mathieu_sem, 1, "q")
 _ridders_sem_dq2 = _derivative(sc.mathieu_sem, 1, "q", order=2)
-mathieu_modcem1_dq = _derivative(sc.mathieu_modcem1, 1, "q")
-mathieu_modcem1_dq2 = _derivative(sc.mathieu_modcem1, 1, "q", order=2)
-mathieu_modcem2_dq = _derivative(sc.mathieu_modcem2, 1, "q")
-mathieu_modcem2_dq2 = _derivative(sc.mathieu_modcem2, 1, "q", order=2)
-mathieu_modsem1_dq = _derivative(sc.mathieu_modsem1, 1, "q")
-mathieu_modsem1_dq2 = _derivative(sc.mathieu_modsem1, 1, "q", order=2)
-mathieu_modsem2_dq = _derivative(sc.mathieu_modsem2, 1, "q")
-mathieu_modsem2_dq2 = _derivative(sc.mathieu_modsem2, 1, "q", order=2)
 
 
 # ce_m and se_m from their Fourier coefficients, differentiated as an eigenproblem (replacing the
@@ -284,3 +276,53 @@ mathieu_a_dq = _characteristic_kernel(False, 1, partial_derivative(sc.mathieu_a,
 mathieu_a_dq2 = _characteristic_kernel(False, 2, partial_derivative(sc.mathieu_a, 1, order=2), "mathieu_a_dq2")
 mathieu_b_dq = _characteristic_kernel(True, 1, partial_derivative(sc.mathieu_b, 1), "mathieu_b_dq")
 mathieu_b_dq2 = _characteristic_kernel(True, 2, partial_derivative(sc.mathieu_b, 1, order=2), "mathieu_b_dq2")
+
+
+def _characteristic_is_mth(m, q, sine):
+    """False where SciPy's mathieu_a(m, q) (or mathieu_b) is not the eigenvalue of index n of its class
+    (a Sturm count at it +- 1e-8 of its size); True elsewhere, and where the truncation does not serve."""
+    m, q = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(q, dtype=np.float64))
+    shape = m.shape
+    m, q = m.ravel(), q.ravel()
+    ok = np.ones(m.shape, dtype=bool)
+    valid = np.isfinite(q) & (m >= (1 if sine else 0)) & (m == np.floor(m)) & (m <= 1000)
+    need = np.where(valid, _terms(m, q), np.inf)
+    for odd_m in (False, True):
+        previous = 0
+        for size in _SIZES:
+            chosen = valid & ((m % 2 == 1) == odd_m) & (need <= size) & (need > previous)
+            previous = size
+            if not chosen.any():
+                continue
+            idx = np.nonzero(chosen)[0]
+            _, _, mat = _class_matrices(odd_m, sine, size, q[idx])
+            value = (sc.mathieu_b if sine else sc.mathieu_a)(m[idx], q[idx])
+            delta = 1e-8 * np.maximum(1.0, np.abs(value))
+            which = (m[idx] - (2 if sine and not odd_m else 0)) // 2
+            ok[idx] = (count_below(mat, value - delta) == which) & (count_below(mat, value + delta) == which + 1)
+    return ok.reshape(shape)
+
+
+def _radial(function, sine, order):
+    """Ridders' rule for a modified Mathieu function, NaN where SciPy's characteristic value is another
+    eigenvalue of the class (at a few isolated q SciPy's function is then another one, and the tableau
+    can straddle the jump: mathieu_modsem1(6, q, x) for 31.75 <= q < 31.93)."""
+    ridders = _derivative(function, 1, "q", order)
+
+    def kernel(m, q, x):
+        with np.errstate(all="ignore"):
+            dy, dyp = ridders(m, q, x)
+            ok = _characteristic_is_mth(m, q, sine)
+            return np.where(ok, dy, np.nan), np.where(ok, dyp, np.nan)
+    kernel.__name__, kernel.__doc__ = ridders.__name__, ridders.__doc__
+    return kernel
+
+
+mathieu_modcem1_dq = _radial(sc.mathieu_modcem1, False, 1)
+mathieu_modcem1_dq2 = _radial(sc.mathieu_modcem1, False, 2)
+mathieu_modcem2_dq = _radial(sc.mathieu_modcem2, False, 1)
+mathieu_modcem2_dq2 = _radial(sc.mathieu_modcem2, False, 2)
+mathieu_modsem1_dq = _radial(sc.mathieu_modsem1, True, 1)
+mathieu_modsem1_dq2 = _radial(sc.mathieu_modsem1, True, 2)
+mathieu_modsem2_dq = _radial(sc.mathieu_modsem2, True, 1)
+mathieu_modsem2_dq2 = _radial(sc.mathieu_modsem2, True, 2)
