@@ -173,10 +173,6 @@ def _spheroidal_eigen(m, n, c, sign, x=None):
     return out, handled
 
 
-def _cv_eigen(m, n, c, sign):
-    return _spheroidal_eigen(m, n, c, sign)[0]
-
-
 def _cv_kernel(sign, order, ridders, name):
     def kernel(m, n, c):
         with np.errstate(all="ignore"):
