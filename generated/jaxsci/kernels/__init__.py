@@ -82,6 +82,18 @@ if _TYPE_CHECKING:
     from ._mathieu_a_dq2 import mathieu_a_dq2 as mathieu_a_dq2
     from ._mathieu_b_dq import mathieu_b_dq as mathieu_b_dq
     from ._mathieu_b_dq2 import mathieu_b_dq2 as mathieu_b_dq2
+    from ._mathieu_cem_dq import mathieu_cem_dq as mathieu_cem_dq
+    from ._mathieu_cem_dq2 import mathieu_cem_dq2 as mathieu_cem_dq2
+    from ._mathieu_modcem1_dq import mathieu_modcem1_dq as mathieu_modcem1_dq
+    from ._mathieu_modcem1_dq2 import mathieu_modcem1_dq2 as mathieu_modcem1_dq2
+    from ._mathieu_modcem2_dq import mathieu_modcem2_dq as mathieu_modcem2_dq
+    from ._mathieu_modcem2_dq2 import mathieu_modcem2_dq2 as mathieu_modcem2_dq2
+    from ._mathieu_modsem1_dq import mathieu_modsem1_dq as mathieu_modsem1_dq
+    from ._mathieu_modsem1_dq2 import mathieu_modsem1_dq2 as mathieu_modsem1_dq2
+    from ._mathieu_modsem2_dq import mathieu_modsem2_dq as mathieu_modsem2_dq
+    from ._mathieu_modsem2_dq2 import mathieu_modsem2_dq2 as mathieu_modsem2_dq2
+    from ._mathieu_sem_dq import mathieu_sem_dq as mathieu_sem_dq
+    from ._mathieu_sem_dq2 import mathieu_sem_dq2 as mathieu_sem_dq2
     from ._modstruve_dv import modstruve_dv as modstruve_dv
     from ._modstruve_dv2 import modstruve_dv2 as modstruve_dv2
     from ._multipolygamma import multipolygamma as multipolygamma
@@ -94,8 +106,24 @@ if _TYPE_CHECKING:
     from ._nctdtr_ddf2 import nctdtr_ddf2 as nctdtr_ddf2
     from ._nctdtr_ddfdnc import nctdtr_ddfdnc as nctdtr_ddfdnc
     from ._nctdtr_ddfdt import nctdtr_ddfdt as nctdtr_ddfdt
+    from ._obl_ang1_dc import obl_ang1_dc as obl_ang1_dc
+    from ._obl_ang1_dc2 import obl_ang1_dc2 as obl_ang1_dc2
+    from ._obl_cv_dc import obl_cv_dc as obl_cv_dc
+    from ._obl_cv_dc2 import obl_cv_dc2 as obl_cv_dc2
+    from ._obl_rad1_dc import obl_rad1_dc as obl_rad1_dc
+    from ._obl_rad1_dc2 import obl_rad1_dc2 as obl_rad1_dc2
+    from ._obl_rad2_dc import obl_rad2_dc as obl_rad2_dc
+    from ._obl_rad2_dc2 import obl_rad2_dc2 as obl_rad2_dc2
     from ._pbwa_da import pbwa_da as pbwa_da
     from ._pbwa_da2 import pbwa_da2 as pbwa_da2
+    from ._pro_ang1_dc import pro_ang1_dc as pro_ang1_dc
+    from ._pro_ang1_dc2 import pro_ang1_dc2 as pro_ang1_dc2
+    from ._pro_cv_dc import pro_cv_dc as pro_cv_dc
+    from ._pro_cv_dc2 import pro_cv_dc2 as pro_cv_dc2
+    from ._pro_rad1_dc import pro_rad1_dc as pro_rad1_dc
+    from ._pro_rad1_dc2 import pro_rad1_dc2 as pro_rad1_dc2
+    from ._pro_rad2_dc import pro_rad2_dc as pro_rad2_dc
+    from ._pro_rad2_dc2 import pro_rad2_dc2 as pro_rad2_dc2
     from ._smirnov_dd import smirnov_dd as smirnov_dd
     from ._smirnov_dd2 import smirnov_dd2 as smirnov_dd2
     from ._struve_dv import struve_dv as struve_dv
@@ -190,6 +218,18 @@ __all__ = [
     'mathieu_a_dq2',
     'mathieu_b_dq',
     'mathieu_b_dq2',
+    'mathieu_cem_dq',
+    'mathieu_cem_dq2',
+    'mathieu_modcem1_dq',
+    'mathieu_modcem1_dq2',
+    'mathieu_modcem2_dq',
+    'mathieu_modcem2_dq2',
+    'mathieu_modsem1_dq',
+    'mathieu_modsem1_dq2',
+    'mathieu_modsem2_dq',
+    'mathieu_modsem2_dq2',
+    'mathieu_sem_dq',
+    'mathieu_sem_dq2',
     'modstruve_dv',
     'modstruve_dv2',
     'multipolygamma',
@@ -202,8 +242,24 @@ __all__ = [
     'nctdtr_ddf2',
     'nctdtr_ddfdnc',
     'nctdtr_ddfdt',
+    'obl_ang1_dc',
+    'obl_ang1_dc2',
+    'obl_cv_dc',
+    'obl_cv_dc2',
+    'obl_rad1_dc',
+    'obl_rad1_dc2',
+    'obl_rad2_dc',
+    'obl_rad2_dc2',
     'pbwa_da',
     'pbwa_da2',
+    'pro_ang1_dc',
+    'pro_ang1_dc2',
+    'pro_cv_dc',
+    'pro_cv_dc2',
+    'pro_rad1_dc',
+    'pro_rad1_dc2',
+    'pro_rad2_dc',
+    'pro_rad2_dc2',
     'smirnov_dd',
     'smirnov_dd2',
     'struve_dv',

@@ -16,7 +16,7 @@ def _mathieu_a_q_needs(m, q, values, needs):
 
 
 def _mathieu_a_q_derivative(m, q, values, needs):
-    """d mathieu_a / d q: mathieu_a_dq(m, q) [by Hellmann-Feynman an integral with no finite form (DLMF 28): jaxsci's kernel mathieu_a_dq, Ridders' extrapolated differences of SciPy]"""
+    """d mathieu_a / d q: mathieu_a_dq(m, q) [by Hellmann-Feynman an integral with no finite form (DLMF 28): jaxsci's kernel mathieu_a_dq: Hellmann-Feynman on the Fourier coefficient matrix (DLMF 28.4)]"""
     (out,) = values
     (mathieu_a_dq_1,) = needs
     return (mathieu_a_dq_1, )
@@ -59,7 +59,7 @@ def mathieu_a(m, q):
     Args:
       m: integer array. Order, a nonnegative integer (SciPy returns NaN for any other value).
       q: real array. Parameter.
-        Differentiable: mathieu_a_dq(m, q) (by Hellmann-Feynman an integral with no finite form (DLMF 28): jaxsci's kernel mathieu_a_dq, Ridders' extrapolated differences of SciPy; not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
+        Differentiable: mathieu_a_dq(m, q) (by Hellmann-Feynman an integral with no finite form (DLMF 28): jaxsci's kernel mathieu_a_dq: Hellmann-Feynman on the Fourier coefficient matrix (DLMF 28.4); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

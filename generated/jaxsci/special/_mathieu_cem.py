@@ -8,6 +8,20 @@ import numpy as np
 from .. import _core
 
 
+def _mathieu_cem_q_needs(m, q, x, values, needs):
+    """Evaluations d mathieu_cem / d q uses besides mathieu_cem itself."""
+    return (
+        _core.Need('kernels.mathieu_cem_dq', (), (0, 1, 2, )),
+    )
+
+
+def _mathieu_cem_q_derivative(m, q, x, values, needs):
+    """d mathieu_cem / d q: y: mathieu_cem_dq.y(m, q, x); yp: mathieu_cem_dq.yp(m, q, x) [no closed form in q (DLMF 28: it needs da_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_cem_dq, the Fourier coefficients differentiated as an eigenvector (DLMF 28.4)]"""
+    (y, yp) = values
+    (mathieu_cem_dq_1,) = needs
+    return (mathieu_cem_dq_1[0], mathieu_cem_dq_1[1], )
+
+
 def _mathieu_cem_x_needs(m, q, x, values, needs):
     """Evaluations d mathieu_cem / d x uses besides mathieu_cem itself."""
     return (
@@ -33,7 +47,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.mathieu_cem',
         args=(
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('q', 'real', differentiable=False, why='d ce_m/dq has no closed form: it involves da_m/dq (an integral over ce_m^2, Hellmann-Feynman) and the solution of an inhomogeneous Mathieu equation (DLMF 28 gives no closed form)', accepts_float=False, truncates_float=False),
+            _core.Arg('q', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('y', 'promoted'), _core.Output('yp', 'promoted'), ),
@@ -41,6 +55,7 @@ _FUNCTION = _core.register(
         guard=_mathieu_cem_valid,
         rules={
             (): {
+                1: _core.Rule((_mathieu_cem_q_needs, ), _mathieu_cem_q_derivative),
                 2: _core.Rule((_mathieu_cem_x_needs, ), _mathieu_cem_x_derivative),
             },
         },
@@ -60,7 +75,7 @@ def mathieu_cem(m, q, x):
     Args:
       m: integer array. Order, a nonnegative integer (SciPy returns NaN for any other value).
       q: real array. Parameter.
-        Not differentiable: d ce_m/dq has no closed form: it involves da_m/dq (an integral over ce_m^2, Hellmann-Feynman) and the solution of an inhomogeneous Mathieu equation (DLMF 28 gives no closed form). A tangent on it raises NonDifferentiableError.
+        Differentiable: mathieu_cem_dq.y(m, q, x); mathieu_cem_dq.yp(m, q, x) (no closed form in q (DLMF 28: it needs da_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_cem_dq, the Fourier coefficients differentiated as an eigenvector (DLMF 28.4); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
       x: real array. Argument, in degrees.
         Differentiable: pi / 180 * mathieu_cem.yp(m, q, x); pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_a(m, q)) * mathieu_cem.y(m, q, x) (SciPy's second output is d ce_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with a = mathieu_a(m, q); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 

@@ -8,6 +8,20 @@ import numpy as np
 from .. import _core
 
 
+def _mathieu_modcem2_q_needs(m, q, x, values, needs):
+    """Evaluations d mathieu_modcem2 / d q uses besides mathieu_modcem2 itself."""
+    return (
+        _core.Need('kernels.mathieu_modcem2_dq', (), (0, 1, 2, )),
+    )
+
+
+def _mathieu_modcem2_q_derivative(m, q, x, values, needs):
+    """d mathieu_modcem2 / d q: y: mathieu_modcem2_dq.y(m, q, x); yp: mathieu_modcem2_dq.yp(m, q, x) [no closed form in q (DLMF 28: it needs da_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_modcem2_dq, Ridders' extrapolated differences of SciPy]"""
+    (y, yp) = values
+    (mathieu_modcem2_dq_1,) = needs
+    return (mathieu_modcem2_dq_1[0], mathieu_modcem2_dq_1[1], )
+
+
 def _mathieu_modcem2_x_needs(m, q, x, values, needs):
     """Evaluations d mathieu_modcem2 / d x uses besides mathieu_modcem2 itself."""
     return (
@@ -33,7 +47,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.mathieu_modcem2',
         args=(
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('q', 'real', differentiable=False, why='the derivative in q has no closed form: it involves da_m/dq (an integral over the angular function squared, Hellmann-Feynman) and the solution of an inhomogeneous modified Mathieu equation (DLMF 28 gives no closed form)', accepts_float=False, truncates_float=False),
+            _core.Arg('q', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('y', 'promoted'), _core.Output('yp', 'promoted'), ),
@@ -41,6 +55,7 @@ _FUNCTION = _core.register(
         guard=_mathieu_modcem2_valid,
         rules={
             (): {
+                1: _core.Rule((_mathieu_modcem2_q_needs, ), _mathieu_modcem2_q_derivative),
                 2: _core.Rule((_mathieu_modcem2_x_needs, ), _mathieu_modcem2_x_derivative),
             },
         },
@@ -60,7 +75,7 @@ def mathieu_modcem2(m, q, x):
     Args:
       m: integer array. Order, a nonnegative integer (SciPy returns NaN for any other value).
       q: real array. Parameter, q > 0.
-        Not differentiable: the derivative in q has no closed form: it involves da_m/dq (an integral over the angular function squared, Hellmann-Feynman) and the solution of an inhomogeneous modified Mathieu equation (DLMF 28 gives no closed form). A tangent on it raises NonDifferentiableError.
+        Differentiable: mathieu_modcem2_dq.y(m, q, x); mathieu_modcem2_dq.yp(m, q, x) (no closed form in q (DLMF 28: it needs da_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_modcem2_dq, Ridders' extrapolated differences of SciPy; not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
       x: real array. Argument (taken as it is, not in degrees, whatever SciPy's documentation says).
         Differentiable: mathieu_modcem2.yp(m, q, x); (mathieu_a(m, q) - 2 * q * cosh(2 * x)) * mathieu_modcem2.y(m, q, x) (SciPy's second output is the x-derivative; the second derivative from the modified Mathieu equation DLMF 28.20.1 with a_m = mathieu_a(m, q); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 

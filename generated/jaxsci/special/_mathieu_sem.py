@@ -8,6 +8,20 @@ import numpy as np
 from .. import _core
 
 
+def _mathieu_sem_q_needs(m, q, x, values, needs):
+    """Evaluations d mathieu_sem / d q uses besides mathieu_sem itself."""
+    return (
+        _core.Need('kernels.mathieu_sem_dq', (), (0, 1, 2, )),
+    )
+
+
+def _mathieu_sem_q_derivative(m, q, x, values, needs):
+    """d mathieu_sem / d q: y: mathieu_sem_dq.y(m, q, x); yp: mathieu_sem_dq.yp(m, q, x) [no closed form in q (DLMF 28: it needs db_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_sem_dq, the Fourier coefficients differentiated as an eigenvector (DLMF 28.4)]"""
+    (y, yp) = values
+    (mathieu_sem_dq_1,) = needs
+    return (mathieu_sem_dq_1[0], mathieu_sem_dq_1[1], )
+
+
 def _mathieu_sem_x_needs(m, q, x, values, needs):
     """Evaluations d mathieu_sem / d x uses besides mathieu_sem itself."""
     return (
@@ -33,7 +47,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.mathieu_sem',
         args=(
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('q', 'real', differentiable=False, why='d se_m/dq has no closed form: it involves db_m/dq (an integral over se_m^2, Hellmann-Feynman) and the solution of an inhomogeneous Mathieu equation (DLMF 28 gives no closed form)', accepts_float=False, truncates_float=False),
+            _core.Arg('q', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('y', 'promoted'), _core.Output('yp', 'promoted'), ),
@@ -41,6 +55,7 @@ _FUNCTION = _core.register(
         guard=_mathieu_sem_valid,
         rules={
             (): {
+                1: _core.Rule((_mathieu_sem_q_needs, ), _mathieu_sem_q_derivative),
                 2: _core.Rule((_mathieu_sem_x_needs, ), _mathieu_sem_x_derivative),
             },
         },
@@ -60,7 +75,7 @@ def mathieu_sem(m, q, x):
     Args:
       m: integer array. Order, a positive integer (SciPy returns NaN for a non-integer and 0 for m = 0).
       q: real array. Parameter.
-        Not differentiable: d se_m/dq has no closed form: it involves db_m/dq (an integral over se_m^2, Hellmann-Feynman) and the solution of an inhomogeneous Mathieu equation (DLMF 28 gives no closed form). A tangent on it raises NonDifferentiableError.
+        Differentiable: mathieu_sem_dq.y(m, q, x); mathieu_sem_dq.yp(m, q, x) (no closed form in q (DLMF 28: it needs db_m/dq and an inhomogeneous Mathieu equation): jaxsci's kernel mathieu_sem_dq, the Fourier coefficients differentiated as an eigenvector (DLMF 28.4); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
       x: real array. Argument, in degrees.
         Differentiable: pi / 180 * mathieu_sem.yp(m, q, x); pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_b(m, q)) * mathieu_sem.y(m, q, x) (SciPy's second output is d se_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with b = mathieu_b(m, q); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 

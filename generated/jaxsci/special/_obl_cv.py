@@ -8,6 +8,20 @@ import numpy as np
 from .. import _core
 
 
+def _obl_cv_c_needs(m, n, c, values, needs):
+    """Evaluations d obl_cv / d c uses besides obl_cv itself."""
+    return (
+        _core.Need('kernels.obl_cv_dc', (), (0, 1, 2, )),
+    )
+
+
+def _obl_cv_c_derivative(m, n, c, values, needs):
+    """d obl_cv / d c: obl_cv_dc(m, n, c) [by Hellmann-Feynman -2c times the mean of x^2 over the squared angular function, an integral with no closed form (DLMF 30): jaxsci's kernel obl_cv_dc, the characteristic value as an eigenvalue in the Legendre basis, differentiated by eigenvalue perturbation]"""
+    (out,) = values
+    (obl_cv_dc_1,) = needs
+    return (obl_cv_dc_1, )
+
+
 def _obl_cv_valid(m, n, c):
     """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(c >= 0, floor((n - m)/2 + c) <= 290, n <= 1000000000)"""
     return np.logical_and((c >= 0), np.logical_and((np.floor(c - 1/2*m + (1/2)*n) <= 290), (n <= 1000000000)))
@@ -20,13 +34,14 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('c', 'real', differentiable=False, why='d cv/dc has no closed form: by Hellmann-Feynman it is -2c times the mean of x^2 over the squared angular function obl_ang1(m, n, c, x)^2 on [-1, 1], an integral (DLMF 30 gives no closed form)', accepts_float=False, truncates_float=False),
+            _core.Arg('c', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         guard=_obl_cv_valid,
         rules={
             (): {
+                2: _core.Rule((_obl_cv_c_needs, ), _obl_cv_c_derivative),
             },
         },
     )
@@ -46,7 +61,7 @@ def obl_cv(m, n, c):
       m: integer array. Mode parameter, an integer m >= 0 (SciPy returns NaN otherwise).
       n: integer array. Mode parameter, an integer n >= m (SciPy returns NaN otherwise).
       c: real array. Spheroidal parameter, c > 0.
-        Not differentiable: d cv/dc has no closed form: by Hellmann-Feynman it is -2c times the mean of x^2 over the squared angular function obl_ang1(m, n, c, x)^2 on [-1, 1], an integral (DLMF 30 gives no closed form). A tangent on it raises NonDifferentiableError.
+        Differentiable: obl_cv_dc(m, n, c) (by Hellmann-Feynman -2c times the mean of x^2 over the squared angular function, an integral with no closed form (DLMF 30): jaxsci's kernel obl_cv_dc, the characteristic value as an eigenvalue in the Legendre basis, differentiated by eigenvalue perturbation; not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

@@ -8,6 +8,20 @@ import numpy as np
 from .. import _core
 
 
+def _obl_rad2_c_needs(m, n, c, x, values, needs):
+    """Evaluations d obl_rad2 / d c uses besides obl_rad2 itself."""
+    return (
+        _core.Need('kernels.obl_rad2_dc', (), (0, 1, 2, 3, )),
+    )
+
+
+def _obl_rad2_c_derivative(m, n, c, x, values, needs):
+    """d obl_rad2 / d c: s: obl_rad2_dc.s(m, n, c, x); sp: obl_rad2_dc.sp(m, n, c, x) [no closed form in c (DLMF 30): jaxsci's kernel obl_rad2_dc, Ridders' extrapolated differences of SciPy]"""
+    (s, sp) = values
+    (obl_rad2_dc_1,) = needs
+    return (obl_rad2_dc_1[0], obl_rad2_dc_1[1], )
+
+
 def _obl_rad2_x_needs(m, n, c, x, values, needs):
     """Evaluations d obl_rad2 / d x uses besides obl_rad2 itself."""
     return (
@@ -34,7 +48,7 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
-            _core.Arg('c', 'real', differentiable=False, why='the derivative in the spheroidal parameter has no closed form: it needs d cv/dc (by Hellmann-Feynman -2c times the mean of x^2 over the squared angular function, an integral) and the solution of an inhomogeneous spheroidal equation (DLMF 30 gives no closed form)', accepts_float=False, truncates_float=False),
+            _core.Arg('c', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('s', 'promoted'), _core.Output('sp', 'promoted'), ),
@@ -42,6 +56,7 @@ _FUNCTION = _core.register(
         guard=_obl_rad2_valid,
         rules={
             (): {
+                2: _core.Rule((_obl_rad2_c_needs, ), _obl_rad2_c_derivative),
                 3: _core.Rule((_obl_rad2_x_needs, ), _obl_rad2_x_derivative),
             },
         },
@@ -62,7 +77,7 @@ def obl_rad2(m, n, c, x):
       m: integer array. Mode parameter, an integer m >= 0 (SciPy returns NaN otherwise).
       n: integer array. Mode parameter, an integer n >= m (SciPy returns NaN otherwise).
       c: real array. Spheroidal parameter, c > 0.
-        Not differentiable: the derivative in the spheroidal parameter has no closed form: it needs d cv/dc (by Hellmann-Feynman -2c times the mean of x^2 over the squared angular function, an integral) and the solution of an inhomogeneous spheroidal equation (DLMF 30 gives no closed form). A tangent on it raises NonDifferentiableError.
+        Differentiable: obl_rad2_dc.s(m, n, c, x); obl_rad2_dc.sp(m, n, c, x) (no closed form in c (DLMF 30): jaxsci's kernel obl_rad2_dc, Ridders' extrapolated differences of SciPy; not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
       x: real array. Argument, x >= 0.
         Differentiable: obl_rad2.sp(m, n, c, x); ((obl_cv(m, n, c) - c**2 * x**2 - m**2 / (1 + x**2)) * obl_rad2.s(m, n, c, x) - 2 * x * obl_rad2.sp(m, n, c, x)) / (1 + x**2) (SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (oblate, Flammer's characteristic value obl_cv(m, n, c)); not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
 

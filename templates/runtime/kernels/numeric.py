@@ -162,17 +162,6 @@ eval_gegenbauer_dalpha = partial_derivative(sc.eval_gegenbauer, 1)
 eval_gegenbauer_dalpha2 = partial_derivative(sc.eval_gegenbauer, 1, order=2)
 eval_genlaguerre_dalpha = partial_derivative(sc.eval_genlaguerre, 1)
 eval_genlaguerre_dalpha2 = partial_derivative(sc.eval_genlaguerre, 1, order=2)
-# the characteristic values of Mathieu's equation in q (by Hellmann-Feynman an integral of ce_m^2 or
-# se_m^2 against cos 2x, which DLMF 28 does not reduce to a finite expression)
-mathieu_a_dq = partial_derivative(sc.mathieu_a, 1)
-mathieu_a_dq2 = partial_derivative(sc.mathieu_a, 1, order=2)
-mathieu_b_dq = partial_derivative(sc.mathieu_b, 1)
-mathieu_b_dq2 = partial_derivative(sc.mathieu_b, 1, order=2)
-# parabolic cylinder functions in the order, value and x-derivative together (DLMF 12: no closed form)
-pbdv_dv = partial_derivative(sc.pbdv, 0)
-pbdv_dv2 = partial_derivative(sc.pbdv, 0, order=2)
-pbvv_dv = partial_derivative(sc.pbvv, 0)
-pbvv_dv2 = partial_derivative(sc.pbvv, 0, order=2)
 
 
 # d/ds and d²/ds² of the ellipsoidal harmonic E^p_n(s) (DLMF 29.12, 29.18): a Lamé polynomial whose
