@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import difflib
+import functools
 import importlib
 import inspect
 import itertools
@@ -378,16 +379,22 @@ def _host_callable(top: _Mapping, path: str, module: str, name: str) -> str:
 _KERNELS_DIR = Path(__file__).resolve().parent.parent / "templates" / "runtime" / "kernels"
 
 
-def _kernel_names(source: Path) -> set:
+def _kernel_names(source: Path) -> frozenset:
     """The module-level functions and assigned names of a kernel module, read without running it."""
+    return _names_defined(source.read_text(encoding="utf-8"), str(source))
+
+
+@functools.lru_cache(maxsize=64)
+def _names_defined(text: str, filename: str) -> frozenset:
+    # parsed once per module text: every kernel spec of a family asks about the same module
     import ast
 
-    tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    tree = ast.parse(text, filename=filename)
     names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     for node in tree.body:
         if isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return names
+    return frozenset(names)
 
 
 def _references(top: _Mapping, path: str) -> tuple:

@@ -47,9 +47,11 @@ def _shape_cases(case):
 def test_values_match_scipy(case, dtype):
     case.expected_failure("values", dtype)
     shape_cases = _shape_cases(case)
-    if dtype == "float32":
+    if dtype == "float32" or case.spec.kernel:
         # The result dtype does not depend on the shapes, nor broadcasting on the dtype: float64 takes
-        # every shape, float32 a scalar and the broadcast of a column against a row.
+        # every shape, float32 a scalar and the broadcast of a column against a row. So does a
+        # derivative kernel, whose values are jaxsci's own host function on both sides: what is
+        # checked is the transport, the same for every function.
         shape_cases = [s for s in shape_cases if s in (((),), ((3, 1), (1, 4)))]
     for shapes in shape_cases:
         _check(case, sample(case, shapes, dtype, rng_for(case.id, dtype, shapes)))
@@ -63,7 +65,9 @@ def test_complex_values_match_scipy(case, dtype):
         _check(case, sample(case, shapes, dtype, rng_for(case.id, "c", dtype), complex_args=True))
 
 
-@pytest.mark.parametrize("case", params(CASES))
+# kernels: jit is the evaluation primitive's lowering, the same for every function (their gradient
+# tests run under jit)
+@pytest.mark.parametrize("case", params([c for c in CASES if not c.spec.kernel]))
 def test_values_under_jit(case):
     case.expected_failure("jit")
     for shapes in [((),), ((3, 1), (1, 4))]:
