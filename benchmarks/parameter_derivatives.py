@@ -38,6 +38,15 @@ CASES = [
     ("wright_bessel a", "Wright's series, term by term", js.wright_bessel, 0, [(0.1, 2.5), (0.1, 3), (0.1, 8)]),
     ("stdtr df", "2F1 form, chain rule through a kernel", js.stdtr, 0, [(0.5, 30), (-6, 6)]),
     ("gammaincinv a", "implicit-function rule over a kernel", js.gammaincinv, 0, [(0.5, 12), (0.05, 0.95)]),
+    ("chndtr df", "Poisson mixture of incomplete-gamma parameter kernels", js.chndtr, 1, [(0.5, 30), (0.5, 10), (0, 20)]),
+    ("ncfdtr dfn", "Poisson mixture of incomplete-beta parameter kernels", js.ncfdtr, 0, [(0.5, 10), (1, 10), (0, 10), (0.1, 5)]),
+    ("nctdtr df", "Lenth's series (AS 243), term by term", js.nctdtr, 0, [(1, 10), (-2, 2), (-5, 5)]),
+    ("zeta x (q given)", "Euler-Maclaurin (Johansson 2015)", lambda x, q: js.zeta(x, q), 0, [(1.1, 20), (0.5, 5)]),
+    ("smirnov d", "Birnbaum-Tingey sum, term by term", lambda d: js.smirnov(20, d), 0, [(0.01, 0.99)]),
+    ("pbdv v", "Kummer functions, chain rule through hyp1f1's kernel", lambda v, x: js.pbdv(v, x)[0], 0, [(-3, 3), (-4, 4)]),
+    ("besselpoly nu", "the J series integrated, term by term", lambda a, lmb, nu: js.besselpoly(a, lmb, nu), 2, [(0.1, 3), (0, 3), (0, 3)]),
+    ("pro_cv c", "Legendre-coefficient eigenvalue perturbation", lambda c: js.pro_cv(1, 3, c), 0, [(0.1, 5)]),
+    ("struve v", "Ridders' extrapolated differences of SciPy (last resort)", js.struve, 0, [(-4, 6), (0.1, 25)]),
 ]
 
 
