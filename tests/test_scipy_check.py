@@ -128,7 +128,7 @@ tests:
 """
     path = "specs/special/struve.yaml"
     (rules,) = derive_all([load(struve, path)])["struve"]
-    assert "agrees with mpmath's numerical derivative of the reference at 3 sample point(s)" in rules.rules[0].check
+    assert "agrees with mpmath's numerical derivative of the reference at 2 sample point(s)" in rules.rules[0].check
     with pytest.raises(SpecError) as info:
         derive_all([load(struve.replace("- v / x *", "+ v / x *"), path)])
     assert str(info.value).startswith(f"{path}:13: derivatives.x: the formula disagrees with mpmath's numerical derivative of the reference 'struveh(v, x)' at v=")

@@ -86,11 +86,11 @@ def besselpoly_dnu(a, lmb, nu):
 
     Args:
       a: real array.
-        Differentiable: besselpoly(a, lmb, nu) / a + nu / a * besselpoly_dnu(a, lmb, nu) - 2 * besselpoly_dnu(a, lmb + 1, nu + 1) (the parent's rule in a (DLMF 10.6.2 under the integral sign) differentiated in the parameter; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: besselpoly(a, lmb, nu) / a + nu / a * besselpoly_dnu(a, lmb, nu) - 2 * besselpoly_dnu(a, lmb + 1, nu + 1) (the parent's rule in a (DLMF 10.6.2 under the integral sign) differentiated in the parameter; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       lmb: real array.
-        Differentiable: besselpoly_dlmbdnu(a, lmb, nu) (the mixed second derivative in lmb and nu, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: besselpoly_dlmbdnu(a, lmb, nu) (the mixed second derivative in lmb and nu, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       nu: real array.
-        Differentiable: besselpoly_dnu2(a, lmb, nu) (the second derivative in nu, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: besselpoly_dnu2(a, lmb, nu) (the second derivative in nu, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -68,9 +68,9 @@ def ellipj_g(u, m):
 
     Args:
       u: real array.
-        Differentiable: ellipj.cn(u, m)**2 (d/du (E(ph | m) - (1 - m) u) / m = (dn^2 - (1 - m)) / m = cn^2 (DLMF 22.16.27, dE/dph = dn, d ph/du = dn); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: ellipj.cn(u, m)**2 (d/du (E(ph | m) - (1 - m) u) / m = (dn^2 - (1 - m)) / m = cn^2 (DLMF 22.16.27, dE/dph = dn, d ph/du = dn); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       m: real array.
-        Differentiable: ellipj_g_dm(u, m) (jaxsci's kernel ellipj_g_dm: u = F(ph | m) and m G = E(ph | m) - (1 - m) u differentiated in m (DLMF 19.4.2), with its limit at m = 0; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: ellipj_g_dm(u, m) (jaxsci's kernel ellipj_g_dm: u = F(ph | m) and m G = E(ph | m) - (1 - m) u differentiated in m (DLMF 19.4.2), with its limit at m = 0; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

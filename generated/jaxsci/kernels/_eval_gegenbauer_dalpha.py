@@ -70,9 +70,9 @@ def eval_gegenbauer_dalpha(n, alpha, x):
     Args:
       n: integer array.
       alpha: real array.
-        Differentiable: eval_gegenbauer_dalpha2(n, alpha, x) (the second derivative in alpha, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: eval_gegenbauer_dalpha2(n, alpha, x) (the second derivative in alpha, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array.
-        Differentiable: 2 * eval_gegenbauer(Piecewise((-1, Eq(n, -1)), (n - 1, True)), alpha + 1, x) + 2 * alpha * eval_gegenbauer_dalpha(Piecewise((-1, Eq(n, -1)), (n - 1, True)), alpha + 1, x) (DLMF 18.9.19 (dC_n^(a)/dx = 2 a C_(n-1)^(a+1)), differentiated in alpha; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: 2 * eval_gegenbauer(Piecewise((-1, Eq(n, -1)), (n - 1, True)), alpha + 1, x) + 2 * alpha * eval_gegenbauer_dalpha(Piecewise((-1, Eq(n, -1)), (n - 1, True)), alpha + 1, x) (DLMF 18.9.19 (dC_n^(a)/dx = 2 a C_(n-1)^(a+1)), differentiated in alpha; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

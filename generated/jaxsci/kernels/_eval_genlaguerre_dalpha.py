@@ -69,9 +69,9 @@ def eval_genlaguerre_dalpha(n, alpha, x):
     Args:
       n: integer array.
       alpha: real array.
-        Differentiable: eval_genlaguerre_dalpha2(n, alpha, x) (the second derivative in alpha, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: eval_genlaguerre_dalpha2(n, alpha, x) (the second derivative in alpha, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array.
-        Differentiable: -eval_genlaguerre_dalpha(n - 1, alpha + 1, x) (DLMF 18.9.23 (dL_n^(a)/dx = -L_(n-1)^(a+1)), differentiated in alpha; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -eval_genlaguerre_dalpha(n - 1, alpha + 1, x) (DLMF 18.9.23 (dL_n^(a)/dx = -L_(n-1)^(a+1)), differentiated in alpha; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -85,11 +85,11 @@ def eval_sh_jacobi_dp(n, p, q, x):
     Args:
       n: integer array.
       p: real array.
-        Differentiable: eval_sh_jacobi_dp2(n, p, q, x) (the second derivative in p, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: eval_sh_jacobi_dp2(n, p, q, x) (the second derivative in p, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       q: real array.
-        Differentiable: eval_sh_jacobi_dpdq(n, p, q, x) (the mixed derivative in p and q, by extrapolated cross differences; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: eval_sh_jacobi_dpdq(n, p, q, x) (the mixed derivative in p and q, by extrapolated cross differences; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array.
-        Differentiable: n * eval_sh_jacobi_dp(Piecewise((0, Eq(n, 0)), (n - 1, True)), p + 2, q + 1, x) (DLMF 18.9.15 for G_n^(p,q) (dG_n/dx = n G_(n-1)^(p+2, q+1)), differentiated in p; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: n * eval_sh_jacobi_dp(Piecewise((0, Eq(n, 0)), (n - 1, True)), p + 2, q + 1, x) (DLMF 18.9.15 for G_n^(p,q) (dG_n/dx = n G_(n-1)^(p+2, q+1)), differentiated in p; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

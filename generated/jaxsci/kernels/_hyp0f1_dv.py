@@ -68,9 +68,9 @@ def hyp0f1_dv(v, z):
 
     Args:
       v: real array.
-        Differentiable: hyp0f1_dv2(v, z) (the second derivative in v, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp0f1_dv2(v, z) (the second derivative in v, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array.
-        Differentiable: hyp0f1_dv(v + 1, z) / v - hyp0f1(v + 1, z) / v**2 (DLMF 16.3.1 (d/dz 0F1(; v; z) = 0F1(; v+1; z) / v), differentiated in v; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp0f1_dv(v + 1, z) / v - hyp0f1(v + 1, z) / v**2 (DLMF 16.3.1 (d/dz 0F1(; v; z) = 0F1(; v+1; z) / v), differentiated in v; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -85,11 +85,11 @@ def hyp1f1_db(a, b, x):
 
     Args:
       a: real array.
-        Differentiable: hyp1f1_dadb(a, b, x) (the second derivative in b and a, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp1f1_dadb(a, b, x) (the second derivative in b and a, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array.
-        Differentiable: hyp1f1_db2(a, b, x) (the second derivative in b and b, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp1f1_db2(a, b, x) (the second derivative in b and b, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array.
-        Differentiable: -a / b**2 * hyp1f1(a + 1, b + 1, x) + a / b * hyp1f1_db(a + 1, b + 1, x) (DLMF 13.3.15 (d/dx 1F1 = (a/b) 1F1(a+1; b+1; x)), differentiated in b; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -a / b**2 * hyp1f1(a + 1, b + 1, x) + a / b * hyp1f1_db(a + 1, b + 1, x) (DLMF 13.3.15 (d/dx 1F1 = (a/b) 1F1(a+1; b+1; x)), differentiated in b; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

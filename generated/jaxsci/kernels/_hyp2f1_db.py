@@ -101,13 +101,13 @@ def hyp2f1_db(a, b, c, z):
 
     Args:
       a: real array.
-        Differentiable: hyp2f1_dadb(a, b, c, z) (the second derivative in b and a, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_dadb(a, b, c, z) (the second derivative in b and a, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array.
-        Differentiable: hyp2f1_db2(a, b, c, z) (the second derivative in b and b, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_db2(a, b, c, z) (the second derivative in b and b, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       c: real array.
-        Differentiable: hyp2f1_dbdc(a, b, c, z) (the second derivative in b and c, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_dbdc(a, b, c, z) (the second derivative in b and c, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array.
-        Differentiable: a / c * hyp2f1(a + 1, b + 1, c + 1, z) + a * b / c * hyp2f1_db(a + 1, b + 1, c + 1, z) (DLMF 15.5.1 (d/dz 2F1 = (ab/c) 2F1(a+1, b+1; c+1; z)), differentiated in b; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: a / c * hyp2f1(a + 1, b + 1, c + 1, z) + a * b / c * hyp2f1_db(a + 1, b + 1, c + 1, z) (DLMF 15.5.1 (d/dz 2F1 = (ab/c) 2F1(a+1, b+1; c+1; z)), differentiated in b; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

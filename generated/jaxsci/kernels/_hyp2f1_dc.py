@@ -101,13 +101,13 @@ def hyp2f1_dc(a, b, c, z):
 
     Args:
       a: real array.
-        Differentiable: hyp2f1_dadc(a, b, c, z) (the second derivative in c and a, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_dadc(a, b, c, z) (the second derivative in c and a, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array.
-        Differentiable: hyp2f1_dbdc(a, b, c, z) (the second derivative in c and b, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_dbdc(a, b, c, z) (the second derivative in c and b, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       c: real array.
-        Differentiable: hyp2f1_dc2(a, b, c, z) (the second derivative in c and c, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_dc2(a, b, c, z) (the second derivative in c and c, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array.
-        Differentiable: -a * b / c**2 * hyp2f1(a + 1, b + 1, c + 1, z) + a * b / c * hyp2f1_dc(a + 1, b + 1, c + 1, z) (DLMF 15.5.1 (d/dz 2F1 = (ab/c) 2F1(a+1, b+1; c+1; z)), differentiated in c; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -a * b / c**2 * hyp2f1(a + 1, b + 1, c + 1, z) + a * b / c * hyp2f1_dc(a + 1, b + 1, c + 1, z) (DLMF 15.5.1 (d/dz 2F1 = (ab/c) 2F1(a+1, b+1; c+1; z)), differentiated in c; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -84,11 +84,11 @@ def hyperu_da(a, b, x):
 
     Args:
       a: real array.
-        Differentiable: hyperu_da2(a, b, x) (the second derivative in a and a, by the same quadrature; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyperu_da2(a, b, x) (the second derivative in a and a, by the same quadrature; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array.
-        Differentiable: hyperu_dadb(a, b, x) (the second derivative in a and b, by the same quadrature; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyperu_dadb(a, b, x) (the second derivative in a and b, by the same quadrature; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array.
-        Differentiable: -hyperu(a + 1, b + 1, x) - a * hyperu_da(a + 1, b + 1, x) (DLMF 13.3.22 (d/dx U = -a U(a+1, b+1, x)), differentiated in a; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -hyperu(a + 1, b + 1, x) - a * hyperu_da(a + 1, b + 1, x) (DLMF 13.3.22 (d/dx U = -a U(a+1, b+1, x)), differentiated in a; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

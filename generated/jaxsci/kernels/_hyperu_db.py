@@ -83,11 +83,11 @@ def hyperu_db(a, b, x):
 
     Args:
       a: real array.
-        Differentiable: hyperu_dadb(a, b, x) (the second derivative in b and a, by the same quadrature; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyperu_dadb(a, b, x) (the second derivative in b and a, by the same quadrature; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array.
-        Differentiable: hyperu_db2(a, b, x) (the second derivative in b and b, by the same quadrature; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyperu_db2(a, b, x) (the second derivative in b and b, by the same quadrature; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array.
-        Differentiable: -a * hyperu_db(a + 1, b + 1, x) (DLMF 13.3.22 (d/dx U = -a U(a+1, b+1, x)), differentiated in b; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -a * hyperu_db(a + 1, b + 1, x) (DLMF 13.3.22 (d/dx U = -a U(a+1, b+1, x)), differentiated in b; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

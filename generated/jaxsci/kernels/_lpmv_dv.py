@@ -71,9 +71,9 @@ def lpmv_dv(m, v, x):
     Args:
       m: integer array.
       v: real array.
-        Differentiable: lpmv_dv2(m, v, x) (the second derivative in v, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: lpmv_dv2(m, v, x) (the second derivative in v, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array.
-        Differentiable: (lpmv(m, v - 1, x) + (v + m) * lpmv_dv(m, v - 1, x) - x * lpmv(m, v, x) - v * x * lpmv_dv(m, v, x)) / (1 - x**2) (DLMF 14.10.4 ((1 - x^2) dP_v^m/dx = (v + m) P_(v-1)^m - v x P_v^m), differentiated in v; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (lpmv(m, v - 1, x) + (v + m) * lpmv_dv(m, v - 1, x) - x * lpmv(m, v, x) - v * x * lpmv_dv(m, v, x)) / (1 - x**2) (DLMF 14.10.4 ((1 - x^2) dP_v^m/dx = (v + m) P_(v-1)^m - v x P_v^m), differentiated in v; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -70,9 +70,9 @@ def modstruve_dv(v, x):
 
     Args:
       v: real array.
-        Differentiable: modstruve_dv2(v, x) (the second derivative in v, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: modstruve_dv2(v, x) (the second derivative in v, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array.
-        Differentiable: modstruve_dv(v - 1, x) - modstruve(v, x) / x - v / x * modstruve_dv(v, x) (DLMF 11.4.28 (d/dx L_v = L_(v-1) - (v/x) L_v), differentiated in v; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: modstruve_dv(v - 1, x) - modstruve(v, x) / x - v / x * modstruve_dv(v, x) (DLMF 11.4.28 (d/dx L_v = L_(v-1) - (v/x) L_v), differentiated in v; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -56,7 +56,7 @@ def multipolygamma(m, a, d):
     Args:
       m: integer array. Order of the polygamma functions, m >= 0.
       a: real array.
-        Differentiable: multipolygamma(m + 1, a, d) (DLMF 5.15.1 (d/dx polygamma(m, x) = polygamma(m + 1, x)), term by term; agrees with sympy's derivative of Sum(polygamma(m, a - j/2 + 1/2), (j, 1, 3)) at 4 sample points)
+        Differentiable: multipolygamma(m + 1, a, d) (DLMF 5.15.1 (d/dx polygamma(m, x) = polygamma(m + 1, x)), term by term; agrees with sympy's derivative of Sum(polygamma(m, a - j/2 + 1/2), (j, 1, 3)) at 3 sample points)
       d: static Python int. The dimension, a positive Python int.
 
     Returns:

@@ -67,9 +67,9 @@ def pbwa_da(a, x):
 
     Args:
       a: real array.
-        Differentiable: pbwa_da2.w(a, x); pbwa_da2.wp(a, x) (the second derivatives in a, by the same series; agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
+        Differentiable: pbwa_da2.w(a, x); pbwa_da2.wp(a, x) (the second derivatives in a, by the same series; agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
       x: real array.
-        Differentiable: pbwa_da.wp(a, x); pbwa.w(a, x) + (a - x**2 / 4) * pbwa_da.w(a, x) (the kernel's second output is d/dx of its first; W'' = (a - x^2/4) W (DLMF 12.14.1) differentiated in a; agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
+        Differentiable: pbwa_da.wp(a, x); pbwa.w(a, x) + (a - x**2 / 4) * pbwa_da.w(a, x) (the kernel's second output is d/dx of its first; W'' = (a - x^2/4) W (DLMF 12.14.1) differentiated in a; agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
 
     Returns:
       w: array of the promoted input dtype d/da W(a, x).

@@ -53,7 +53,7 @@ def smirnov_dd(n, d):
     Args:
       n: integer array.
       d: real array.
-        Differentiable: smirnov_dd2(n, d) (the Birnbaum-Tingey sum differentiated twice, term by term; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: smirnov_dd2(n, d) (the Birnbaum-Tingey sum differentiated twice, term by term; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

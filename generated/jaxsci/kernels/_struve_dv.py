@@ -70,9 +70,9 @@ def struve_dv(v, x):
 
     Args:
       v: real array. Order.
-        Differentiable: struve_dv2(v, x) (the second derivative in v, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: struve_dv2(v, x) (the second derivative in v, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument, x > 0.
-        Differentiable: struve_dv(v - 1, x) - struve(v, x) / x - v / x * struve_dv(v, x) (DLMF 11.4.27 (d/dx H_v = H_(v-1) - (v/x) H_v), differentiated in v; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: struve_dv(v - 1, x) - struve(v, x) / x - v / x * struve_dv(v, x) (DLMF 11.4.27 (d/dx H_v = H_(v-1) - (v/x) H_v), differentiated in v; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -83,11 +83,11 @@ def wright_bessel_da(a, b, x):
 
     Args:
       a: real array.
-        Differentiable: wright_bessel_da2(a, b, x) (the second derivative in a and a, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: wright_bessel_da2(a, b, x) (the second derivative in a and a, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array.
-        Differentiable: wright_bessel_dadb(a, b, x) (the second derivative in a and b, by the same series; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: wright_bessel_dadb(a, b, x) (the second derivative in a and b, by the same series; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array.
-        Differentiable: wright_bessel_da(a, a + b, x) + wright_bessel_db(a, a + b, x) (d/dx Phi(a, b; x) = Phi(a, a + b; x) (DLMF 10.46.1 term by term), differentiated in a; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: wright_bessel_da(a, a + b, x) + wright_bessel_db(a, a + b, x) (d/dx Phi(a, b; x) = Phi(a, a + b; x) (DLMF 10.46.1 term by term), differentiated in a; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

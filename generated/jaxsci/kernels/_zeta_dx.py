@@ -68,9 +68,9 @@ def zeta_dx(x, q):
 
     Args:
       x: real array.
-        Differentiable: zeta_dx2(x, q) (the second derivative in x, by the same Euler-Maclaurin sums; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: zeta_dx2(x, q) (the second derivative in x, by the same Euler-Maclaurin sums; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       q: real array.
-        Differentiable: -zeta(x + 1, q) - x * zeta_dx(x + 1, q) (DLMF 25.11.17 (d/dq zeta(x, q) = -x zeta(x + 1, q)) differentiated in x; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -zeta(x + 1, q) - x * zeta_dx(x + 1, q) (DLMF 25.11.17 (d/dq zeta(x, q) = -x zeta(x + 1, q)) differentiated in x; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -51,7 +51,7 @@ def zetac_dx(x):
 
     Args:
       x: real array.
-        Differentiable: zetac_dx2(x) (the second derivative, by the same Euler-Maclaurin sums; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: zetac_dx2(x) (the second derivative, by the same Euler-Maclaurin sums; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -72,9 +72,9 @@ def agm(a, b):
 
     Args:
       a: real array. First value (same sign as b).
-        Differentiable: agm(a, b) / (a + b) + 2 * b * (b - a) * agm(a, b)**2 * hyp2f1(Rational(3, 2), Rational(3, 2), 2, ((a - b) / (a + b))**2) / (a + b)**4 (M = pi (a + b) / (4 K(((a - b)/(a + b))^2)) (DLMF 19.8.1-19.8.5) differentiated with DLMF 19.5.1 and 15.5.1; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: agm(a, b) / (a + b) + 2 * b * (b - a) * agm(a, b)**2 * hyp2f1(Rational(3, 2), Rational(3, 2), 2, ((a - b) / (a + b))**2) / (a + b)**4 (M = pi (a + b) / (4 K(((a - b)/(a + b))^2)) (DLMF 19.8.1-19.8.5) differentiated with DLMF 19.5.1 and 15.5.1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Second value (same sign as a).
-        Differentiable: agm(a, b) / (a + b) + 2 * a * (a - b) * agm(a, b)**2 * hyp2f1(Rational(3, 2), Rational(3, 2), 2, ((a - b) / (a + b))**2) / (a + b)**4 (M = pi (a + b) / (4 K(((a - b)/(a + b))^2)) (DLMF 19.8.1-19.8.5) differentiated with DLMF 19.5.1 and 15.5.1; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: agm(a, b) / (a + b) + 2 * a * (a - b) * agm(a, b)**2 * hyp2f1(Rational(3, 2), Rational(3, 2), 2, ((a - b) / (a + b))**2) / (a + b)**4 (M = pi (a + b) / (4 K(((a - b)/(a + b))^2)) (DLMF 19.8.1-19.8.5) differentiated with DLMF 19.5.1 and 15.5.1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

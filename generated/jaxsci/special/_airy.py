@@ -45,7 +45,7 @@ def airy(z):
 
     Args:
       z: real or complex array. Real or complex argument.
-        Differentiable: airy.aip(z); z * airy.ai(z); airy.bip(z); z * airy.bi(z) (the outputs Ai', Bi' and Airy's equation w'' = z w (DLMF 9.2.1); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+        Differentiable: airy.aip(z); z * airy.ai(z); airy.bip(z); z * airy.bi(z) (the outputs Ai', Bi' and Airy's equation w'' = z w (DLMF 9.2.1); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
 
     Returns:
       ai: array of the promoted input dtype Ai(z).

@@ -55,7 +55,7 @@ def airye(z):
 
     Args:
       z: real or complex array. Real or complex argument.
-        Differentiable: airye.eaip(z) + sqrt(re(z) + I*im(z)) * airye.eai(z); z * airye.eai(z) + sqrt(re(z) + I*im(z)) * airye.eaip(z); airye.ebip(z) - sign(re(z * sqrt(re(z) + I*im(z)))) * sqrt(re(z) + I*im(z)) / 2 * airye.ebi(z); z * airye.ebi(z) - sign(re(z * sqrt(re(z) + I*im(z)))) * sqrt(re(z) + I*im(z)) / 2 * airye.ebip(z) (Airy's equation w'' = z w (DLMF 9.2.1) and the product rule for the scaling factors, d zeta/dz = sqrt(z); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+        Differentiable: airye.eaip(z) + sqrt(re(z) + I*im(z)) * airye.eai(z); z * airye.eai(z) + sqrt(re(z) + I*im(z)) * airye.eaip(z); airye.ebip(z) - sign(re(z * sqrt(re(z) + I*im(z)))) * sqrt(re(z) + I*im(z)) / 2 * airye.ebi(z); z * airye.ebi(z) - sign(re(z * sqrt(re(z) + I*im(z)))) * sqrt(re(z) + I*im(z)) / 2 * airye.ebip(z) (Airy's equation w'' = z w (DLMF 9.2.1) and the product rule for the scaling factors, d zeta/dz = sqrt(z); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
 
     Returns:
       eai: array of the promoted input dtype Ai(z) * exp(2/3 z sqrt(z)).

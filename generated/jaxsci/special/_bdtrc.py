@@ -58,7 +58,7 @@ def bdtrc(k, n, p):
         Not differentiable: SciPy floors k (the number of successes), so bdtrc is piecewise constant in k: its derivative is zero between integers and undefined at them. A tangent on it raises NonDifferentiableError.
       n: integer array. Number of trials (an integer; SciPy truncates a float n, with a DeprecationWarning for a non-integer value).
       p: real array. Success probability of a single trial, in [0, 1].
-        Differentiable: exp(loggamma(n + 1) - loggamma(floor(k) + 1) - loggamma(n - floor(k))) * p**floor(k) * (1 - p)**(n - floor(k) - 1) (DLMF 8.17.5 differentiated with DLMF 8.17.1-8.17.2: (n - k) C(n, k) p^k (1 - p)^(n - k - 1), k = floor(k); agrees with sympy's derivative of betainc_regularized(floor(k) + 1, n - floor(k), 0, p) at 4 sample points)
+        Differentiable: exp(loggamma(n + 1) - loggamma(floor(k) + 1) - loggamma(n - floor(k))) * p**floor(k) * (1 - p)**(n - floor(k) - 1) (DLMF 8.17.5 differentiated with DLMF 8.17.1-8.17.2: (n - k) C(n, k) p^k (1 - p)^(n - k - 1), k = floor(k); agrees with sympy's derivative of betainc_regularized(floor(k) + 1, n - floor(k), 0, p) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

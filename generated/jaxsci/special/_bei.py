@@ -48,7 +48,7 @@ def bei(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: beip(x) (SciPy's beip, the derivative of bei; agrees with sympy's derivative of im(besselj(0, x*exp(3*I*pi/4))) at 4 sample points)
+        Differentiable: beip(x) (SciPy's beip, the derivative of bei; agrees with sympy's derivative of im(besselj(0, x*exp(3*I*pi/4))) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

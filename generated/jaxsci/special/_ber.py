@@ -48,7 +48,7 @@ def ber(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: berp(x) (SciPy's berp, the derivative of ber; agrees with sympy's derivative of re(besselj(0, x*exp(3*I*pi/4))) at 4 sample points)
+        Differentiable: berp(x) (SciPy's berp, the derivative of ber; agrees with sympy's derivative of re(besselj(0, x*exp(3*I*pi/4))) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -49,7 +49,7 @@ def berp(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: -berp(x) / x - bei(x) (real part of the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 for w = ber + i bei (DLMF 10.61.3); agrees with sympy's derivative of -re(exp(3*I*pi/4)*besselj(1, x*exp(3*I*pi/4))) at 8 sample points)
+        Differentiable: -berp(x) / x - bei(x) (real part of the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 for w = ber + i bei (DLMF 10.61.3); agrees with sympy's derivative of -re(exp(3*I*pi/4)*besselj(1, x*exp(3*I*pi/4))) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

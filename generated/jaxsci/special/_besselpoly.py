@@ -87,11 +87,11 @@ def besselpoly(a, lmb, nu):
 
     Args:
       a: real array. Scale factor inside the Bessel function.
-        Differentiable: nu / a * besselpoly(a, lmb, nu) - 2 * besselpoly(a, lmb + 1, nu + 1) (DLMF 10.6.2 under the integral sign; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: nu / a * besselpoly(a, lmb, nu) - 2 * besselpoly(a, lmb + 1, nu + 1) (DLMF 10.6.2 under the integral sign; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       lmb: real array. Power of x (lmb + nu > -1).
-        Differentiable: besselpoly_dlmb(a, lmb, nu) (the integral of x^lmb log(x) J_nu(2 a x): jaxsci's kernel besselpoly_dlmb, the series of J_nu (DLMF 10.2.2) integrated and differentiated term by term; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: besselpoly_dlmb(a, lmb, nu) (the integral of x^lmb log(x) J_nu(2 a x): jaxsci's kernel besselpoly_dlmb, the series of J_nu (DLMF 10.2.2) integrated and differentiated term by term; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       nu: real array. Order of the Bessel function.
-        Differentiable: besselpoly_dnu(a, lmb, nu) (jaxsci's kernel besselpoly_dnu, the series of J_nu (DLMF 10.2.2) integrated and differentiated in nu term by term (digamma terms); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: besselpoly_dnu(a, lmb, nu) (jaxsci's kernel besselpoly_dnu, the series of J_nu (DLMF 10.2.2) integrated and differentiated in nu term by term (digamma terms); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -70,9 +70,9 @@ def beta(a, b):
 
     Args:
       a: real array. Real argument.
-        Differentiable: beta(a, b) * (digamma(a) - digamma(a + b)) (DLMF 5.12.1 (B = Gamma(a) Gamma(b) / Gamma(a + b)) with DLMF 5.2.2; agrees with sympy's derivative of beta(a, b) at 4 sample points)
+        Differentiable: beta(a, b) * (digamma(a) - digamma(a + b)) (DLMF 5.12.1 (B = Gamma(a) Gamma(b) / Gamma(a + b)) with DLMF 5.2.2; agrees with sympy's derivative of beta(a, b) at 3 sample points)
       b: real array. Real argument.
-        Differentiable: beta(a, b) * (digamma(b) - digamma(a + b)) (DLMF 5.12.1 (B = Gamma(a) Gamma(b) / Gamma(a + b)) with DLMF 5.2.2; agrees with sympy's derivative of beta(a, b) at 4 sample points)
+        Differentiable: beta(a, b) * (digamma(b) - digamma(a + b)) (DLMF 5.12.1 (B = Gamma(a) Gamma(b) / Gamma(a + b)) with DLMF 5.2.2; agrees with sympy's derivative of beta(a, b) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -96,9 +96,9 @@ def betainc(a, b, x):
 
     Args:
       a: real array. Positive parameter.
-        Differentiable: betainc_da(a, b, x) (jaxsci's kernel betainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: betainc_da(a, b, x) (jaxsci's kernel betainc_da; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Positive parameter.
-        Differentiable: betainc_db(a, b, x) (jaxsci's kernel betainc_db; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: betainc_db(a, b, x) (jaxsci's kernel betainc_db; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument in [0, 1].
         Differentiable: Piecewise(
       (exp((a - 1) * log(Piecewise((x, abs(x - 1/2) < 1/2), (1/2, True)))
@@ -106,7 +106,7 @@ def betainc(a, b, x):
        abs(x - 1/2) < 1/2),
       ((1 - Piecewise((1 - x, abs(x - 1/2) >= 1/2), (0, True)))**(a - 1)
        * (1 - Piecewise((x, abs(x - 1/2) >= 1/2), (0, True)))**(b - 1)
-       * exp(-Piecewise((betaln(a, b), abs(x - 1/2) >= 1/2), (0, True))), True)) (DLMF 8.17.1-8.17.2 (I_x(a, b) = integral_0^x t**(a - 1) (1 - t)**(b - 1) dt / B(a, b)), differentiated; agrees with sympy's derivative of betainc_regularized(a, b, 0, x) at 4 sample points)
+       * exp(-Piecewise((betaln(a, b), abs(x - 1/2) >= 1/2), (0, True))), True)) (DLMF 8.17.1-8.17.2 (I_x(a, b) = integral_0^x t**(a - 1) (1 - t)**(b - 1) dt / B(a, b)), differentiated; agrees with sympy's derivative of betainc_regularized(a, b, 0, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -69,9 +69,9 @@ def betaln(a, b):
 
     Args:
       a: real array. Real argument.
-        Differentiable: digamma(a) - digamma(a + b) (DLMF 5.12.1 (B = Gamma(a) Gamma(b) / Gamma(a + b)) with DLMF 5.2.2; agrees with sympy's derivative of log(Abs(beta(a, b))) at 4 sample points)
+        Differentiable: digamma(a) - digamma(a + b) (DLMF 5.12.1 (B = Gamma(a) Gamma(b) / Gamma(a + b)) with DLMF 5.2.2; agrees with sympy's derivative of log(Abs(beta(a, b))) at 3 sample points)
       b: real array. Real argument.
-        Differentiable: digamma(b) - digamma(a + b) (DLMF 5.12.1 (B = Gamma(a) Gamma(b) / Gamma(a + b)) with DLMF 5.2.2; agrees with sympy's derivative of log(Abs(beta(a, b))) at 4 sample points)
+        Differentiable: digamma(b) - digamma(a + b) (DLMF 5.12.1 (B = Gamma(a) Gamma(b) / Gamma(a + b)) with DLMF 5.2.2; agrees with sympy's derivative of log(Abs(beta(a, b))) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -69,9 +69,9 @@ def binom(x, y):
 
     Args:
       x: real array. Real upper argument.
-        Differentiable: binom(x, y) * (digamma(x + 1) - digamma(x - y + 1)) (binom = Gamma(x + 1) / (Gamma(y + 1) Gamma(x - y + 1)) with DLMF 5.2.2; agrees with sympy's derivative of gamma(x + 1)/(gamma(y + 1)*gamma(x - y + 1)) at 4 sample points)
+        Differentiable: binom(x, y) * (digamma(x + 1) - digamma(x - y + 1)) (binom = Gamma(x + 1) / (Gamma(y + 1) Gamma(x - y + 1)) with DLMF 5.2.2; agrees with sympy's derivative of gamma(x + 1)/(gamma(y + 1)*gamma(x - y + 1)) at 3 sample points)
       y: real array. Real lower argument.
-        Differentiable: binom(x, y) * (digamma(x - y + 1) - digamma(y + 1)) (binom = Gamma(x + 1) / (Gamma(y + 1) Gamma(x - y + 1)) with DLMF 5.2.2; agrees with sympy's derivative of gamma(x + 1)/(gamma(y + 1)*gamma(x - y + 1)) at 4 sample points)
+        Differentiable: binom(x, y) * (digamma(x - y + 1) - digamma(y + 1)) (binom = Gamma(x + 1) / (Gamma(y + 1) Gamma(x - y + 1)) with DLMF 5.2.2; agrees with sympy's derivative of gamma(x + 1)/(gamma(y + 1)*gamma(x - y + 1)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

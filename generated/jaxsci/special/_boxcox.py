@@ -65,9 +65,9 @@ def boxcox(x, lmbda):
 
     Args:
       x: real array. Data, x > 0.
-        Differentiable: x**(lmbda - 1) (power rule, DLMF 4.7 (and d/dx log x = 1/x at lmbda = 0); agrees with sympy's derivative of Piecewise((log(x), Eq(lmbda, 0)), ((x**lmbda - 1)/lmbda, True)) at 4 sample points)
+        Differentiable: x**(lmbda - 1) (power rule, DLMF 4.7 (and d/dx log x = 1/x at lmbda = 0); agrees with sympy's derivative of Piecewise((log(x), Eq(lmbda, 0)), ((x**lmbda - 1)/lmbda, True)) at 3 sample points)
       lmbda: real array. Power parameter.
-        Differentiable: log(x)**2 * hyp1f1(2, 3, lmbda * log(x)) / 2 (boxcox = L M(1, 2, lmbda L), L = log x (DLMF 13.2.2), differentiated with DLMF 13.3.15; agrees with sympy's derivative of Piecewise((log(x), Eq(lmbda, 0)), ((x**lmbda - 1)/lmbda, True)) at 4 sample points)
+        Differentiable: log(x)**2 * hyp1f1(2, 3, lmbda * log(x)) / 2 (boxcox = L M(1, 2, lmbda L), L = log x (DLMF 13.2.2), differentiated with DLMF 13.3.15; agrees with sympy's derivative of Piecewise((log(x), Eq(lmbda, 0)), ((x**lmbda - 1)/lmbda, True)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

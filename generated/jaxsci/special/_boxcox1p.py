@@ -66,9 +66,9 @@ def boxcox1p(x, lmbda):
 
     Args:
       x: real array. Data, x > -1.
-        Differentiable: (1 + x)**(lmbda - 1) (power rule, DLMF 4.7 (and d/dx log(1 + x) = 1/(1 + x) at lmbda = 0); agrees with sympy's derivative of Piecewise((log(x + 1), Eq(lmbda, 0)), (((x + 1)**lmbda - 1)/lmbda, True)) at 4 sample points)
+        Differentiable: (1 + x)**(lmbda - 1) (power rule, DLMF 4.7 (and d/dx log(1 + x) = 1/(1 + x) at lmbda = 0); agrees with sympy's derivative of Piecewise((log(x + 1), Eq(lmbda, 0)), (((x + 1)**lmbda - 1)/lmbda, True)) at 3 sample points)
       lmbda: real array. Power parameter.
-        Differentiable: log1p(x)**2 * hyp1f1(2, 3, lmbda * log(1 + x)) / 2 (boxcox1p = L M(1, 2, lmbda L), L = log1p(x) (DLMF 13.2.2), differentiated with DLMF 13.3.15; agrees with sympy's derivative of Piecewise((log(x + 1), Eq(lmbda, 0)), (((x + 1)**lmbda - 1)/lmbda, True)) at 4 sample points)
+        Differentiable: log1p(x)**2 * hyp1f1(2, 3, lmbda * log(1 + x)) / 2 (boxcox1p = L M(1, 2, lmbda L), L = log1p(x) (DLMF 13.2.2), differentiated with DLMF 13.3.15; agrees with sympy's derivative of Piecewise((log(x + 1), Eq(lmbda, 0)), (((x + 1)**lmbda - 1)/lmbda, True)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

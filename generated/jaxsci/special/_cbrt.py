@@ -45,7 +45,7 @@ def cbrt(x):
 
     Args:
       x: real array. Argument (any real number; the root of a negative number is negative).
-        Differentiable: 1 / (3 * cbrt(x)**2) (power rule, d/dx x^(1/3) = (1/3) x^(-2/3) (DLMF 4.7); agrees with sympy's derivative of Abs(x)**(1/3)*sign(x) at 4 sample points)
+        Differentiable: 1 / (3 * cbrt(x)**2) (power rule, d/dx x^(1/3) = (1/3) x^(-2/3) (DLMF 4.7); agrees with sympy's derivative of Abs(x)**(1/3)*sign(x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -48,7 +48,7 @@ def cosdg(x):
 
     Args:
       x: real array. Angle in degrees.
-        Differentiable: -pi / 180 * sindg(x) (d/dz cos z = -sin z (DLMF 4.20) and the chain rule for x degrees = pi x / 180 radians; agrees with sympy's derivative of cos(pi*x/180) at 4 sample points)
+        Differentiable: -pi / 180 * sindg(x) (d/dz cos z = -sin z (DLMF 4.20) and the chain rule for x degrees = pi x / 180 radians; agrees with sympy's derivative of cos(pi*x/180) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

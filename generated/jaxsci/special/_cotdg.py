@@ -45,7 +45,7 @@ def cotdg(x):
 
     Args:
       x: real array. Angle in degrees.
-        Differentiable: -pi / 180 * (1 + cotdg(x)**2) (d/dz cot z = -csc^2 z (DLMF 4.20), csc^2 = 1 + cot^2 (DLMF 4.21), chain rule for degrees; agrees with sympy's derivative of cot(pi*x/180) at 4 sample points)
+        Differentiable: -pi / 180 * (1 + cotdg(x)**2) (d/dz cot z = -csc^2 z (DLMF 4.20), csc^2 = 1 + cot^2 (DLMF 4.21), chain rule for degrees; agrees with sympy's derivative of cot(pi*x/180) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

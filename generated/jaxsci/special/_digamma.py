@@ -88,7 +88,7 @@ def digamma(z):
       - 1 / (30 * (17/2 + Piecewise((-1, re(z) < 1/2), (1, True)) * (z - 1/2))**9)
       + 5 / (66 * (17/2 + Piecewise((-1, re(z) < 1/2), (1, True)) * (z - 1/2))**11)
       - 691 / (2730 * (17/2 + Piecewise((-1, re(z) < 1/2), (1, True)) * (z - 1/2))**13)
-      + 7 / (6 * (17/2 + Piecewise((-1, re(z) < 1/2), (1, True)) * (z - 1/2))**15)) (trigamma by DLMF 5.15.6 (reflection), 5.15.5 (recurrence) and 5.15.8 (asymptotic expansion, Bernoulli numbers B_2..B_14); agrees with sympy's derivative of polygamma(0, z) at 12 sample points)
+      + 7 / (6 * (17/2 + Piecewise((-1, re(z) < 1/2), (1, True)) * (z - 1/2))**15)) (trigamma by DLMF 5.15.6 (reflection), 5.15.5 (recurrence) and 5.15.8 (asymptotic expansion, Bernoulli numbers B_2..B_14); agrees with sympy's derivative of polygamma(0, z) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -54,7 +54,7 @@ def diric(x, n):
 
     Args:
       x: real array. Argument.
-        Differentiable: (spherical_jn(1, x / 2) * diric(x, n) - n * spherical_jn(1, n * x / 2)) / (2 * spherical_jn(0, x / 2)) (DLMF 10.49.3 and 10.51.2, quotient rule; agrees with sympy's derivative of sin(n*x/2)/(n*sin(x/2)) at 4 sample points)
+        Differentiable: (spherical_jn(1, x / 2) * diric(x, n) - n * spherical_jn(1, n * x / 2)) / (2 * spherical_jn(0, x / 2)) (DLMF 10.49.3 and 10.51.2, quotient rule; agrees with sympy's derivative of sin(n*x/2)/(n*sin(x/2)) at 3 sample points)
       n: integer array. Positive integer (a float is passed to SciPy unchanged; a non-integer gives NaN).
 
     Returns:

@@ -70,7 +70,7 @@ def ellipeinc(phi, m):
 
     Args:
       phi: real array. Amplitude.
-        Differentiable: sqrt(1 - m * sin(phi)**2) (DLMF 19.2.5 (the integrand); agrees with sympy's derivative of elliptic_e(phi, m) at 4 sample points)
+        Differentiable: sqrt(1 - m * sin(phi)**2) (DLMF 19.2.5 (the integrand); agrees with sympy's derivative of elliptic_e(phi, m) at 3 sample points)
       m: real array. Parameter m = k^2.
         Differentiable: (ellipeinc(phi, m) - ellipkinc(phi, m)) / (2 * m) (DLMF 19.2.5 differentiated under the integral sign (functions.wolfram.com, EllipticE2); not cross-checked: no sympy expression for elliprd (verified against mpmath by the test suite))
 

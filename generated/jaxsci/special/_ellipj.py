@@ -72,9 +72,9 @@ def ellipj(u, m):
 
     Args:
       u: real array. Argument.
-        Differentiable: ellipj.cn(u, m) * ellipj.dn(u, m); -ellipj.sn(u, m) * ellipj.dn(u, m); -m * ellipj.sn(u, m) * ellipj.cn(u, m); ellipj.dn(u, m) (DLMF 22.13.1-22.13.3; d am/du = dn (DLMF 22.16(i)); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+        Differentiable: ellipj.cn(u, m) * ellipj.dn(u, m); -ellipj.sn(u, m) * ellipj.dn(u, m); -m * ellipj.sn(u, m) * ellipj.cn(u, m); ellipj.dn(u, m) (DLMF 22.13.1-22.13.3; d am/du = dn (DLMF 22.16(i)); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
       m: real array. Parameter, 0 <= m <= 1 (SciPy returns NaN outside).
-        Differentiable: ellipj.cn(u, m) * (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); -ellipj.sn(u, m) * (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); -ellipj.sn(u, m) * (ellipj.sn(u, m) * ellipj.dn(u, m) - m * ellipj.cn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)) (u = F(ph | m) differentiated in m at fixed u (DLMF 19.4.2), G = (E(ph | m) - (1 - m) u) / m by jaxsci's kernel ellipj_g (functions.wolfram.com JacobiSN/JacobiCN/JacobiDN/JacobiAmplitude, differentiation); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+        Differentiable: ellipj.cn(u, m) * (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); -ellipj.sn(u, m) * (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); -ellipj.sn(u, m) * (ellipj.sn(u, m) * ellipj.dn(u, m) - m * ellipj.cn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)) (u = F(ph | m) differentiated in m at fixed u (DLMF 19.4.2), G = (E(ph | m) - (1 - m) u) / m by jaxsci's kernel ellipj_g (functions.wolfram.com JacobiSN/JacobiCN/JacobiDN/JacobiAmplitude, differentiation); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
 
     Returns:
       sn: array of the promoted input dtype sn(u | m).

@@ -52,7 +52,7 @@ def ellipk(m):
 
     Args:
       m: real array. Parameter m = k^2 (m < 1).
-        Differentiable: pi / 8 * hyp2f1(Rational(3, 2), Rational(3, 2), 2, m) (DLMF 19.5.1 (K = pi/2 2F1(1/2, 1/2; 1; m)) differentiated with DLMF 15.5.1; equal to DLMF 19.4.1 with m = k^2; agrees with sympy's derivative of elliptic_k(m) at 4 sample points)
+        Differentiable: pi / 8 * hyp2f1(Rational(3, 2), Rational(3, 2), 2, m) (DLMF 19.5.1 (K = pi/2 2F1(1/2, 1/2; 1; m)) differentiated with DLMF 15.5.1; equal to DLMF 19.4.1 with m = k^2; agrees with sympy's derivative of elliptic_k(m) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -71,7 +71,7 @@ def ellipkinc(phi, m):
 
     Args:
       phi: real array. Amplitude.
-        Differentiable: 1 / sqrt(1 - m * sin(phi)**2) (DLMF 19.2.4 (the integrand); agrees with sympy's derivative of elliptic_f(phi, m) at 4 sample points)
+        Differentiable: 1 / sqrt(1 - m * sin(phi)**2) (DLMF 19.2.4 (the integrand); agrees with sympy's derivative of elliptic_f(phi, m) at 3 sample points)
       m: real array. Parameter m = k^2.
         Differentiable: ellipeinc(phi, m) / (2 * m * (1 - m)) - ellipkinc(phi, m) / (2 * m) - sin(2 * phi) / (4 * (1 - m) * sqrt(1 - m * sin(phi)**2)) (DLMF 19.2.4 differentiated under the integral sign, reduced with DLMF 19.2.5 (functions.wolfram.com, EllipticF); not cross-checked: no sympy expression for elliprd (verified against mpmath by the test suite))
 

@@ -64,9 +64,9 @@ def elliprc(x, y):
 
     Args:
       x: real or complex array. First argument.
-        Differentiable: (elliprc(x, y) - 1 / sqrt(x)) / (2 * (y - x)) (DLMF 19.16.6 differentiated under the integral sign, reduced by partial fractions in t + x and t + y; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (elliprc(x, y) - 1 / sqrt(x)) / (2 * (y - x)) (DLMF 19.16.6 differentiated under the integral sign, reduced by partial fractions in t + x and t + y; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       y: real or complex array. Second argument (not 0).
-        Differentiable: (sqrt(x) / y - elliprc(x, y)) / (2 * (y - x)) (DLMF 19.16.6 differentiated under the integral sign, reduced by parts with d/dt[(t + x)^(1/2) / (t + y)]; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (sqrt(x) / y - elliprc(x, y)) / (2 * (y - x)) (DLMF 19.16.6 differentiated under the integral sign, reduced by parts with d/dt[(t + x)^(1/2) / (t + y)]; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -87,11 +87,11 @@ def elliprd(x, y, z):
 
     Args:
       x: real or complex array. First argument.
-        Differentiable: (elliprd(x, y, z) - elliprd(y, z, x)) / (2 * (z - x)) (DLMF 19.16.5 differentiated under the integral sign, reduced by partial fractions in t + x and t + z; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (elliprd(x, y, z) - elliprd(y, z, x)) / (2 * (z - x)) (DLMF 19.16.5 differentiated under the integral sign, reduced by partial fractions in t + x and t + z; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       y: real or complex array. Second argument.
-        Differentiable: (elliprd(x, y, z) - elliprd(z, x, y)) / (2 * (z - y)) (DLMF 19.16.5 differentiated under the integral sign, reduced by partial fractions in t + y and t + z; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (elliprd(x, y, z) - elliprd(z, x, y)) / (2 * (z - y)) (DLMF 19.16.5 differentiated under the integral sign, reduced by partial fractions in t + y and t + z; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Third argument (not 0).
-        Differentiable: -(3 * elliprd(x, y, z) / 2 + x * (elliprd(x, y, z) - elliprd(y, z, x)) / (2 * (z - x)) + y * (elliprd(x, y, z) - elliprd(z, x, y)) / (2 * (z - y))) / z (DLMF 19.18.11 (homogeneity of degree -3/2) with the derivatives in x and y; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -(3 * elliprd(x, y, z) / 2 + x * (elliprd(x, y, z) - elliprd(y, z, x)) / (2 * (z - x)) + y * (elliprd(x, y, z) - elliprd(z, x, y)) / (2 * (z - y))) / z (DLMF 19.18.11 (homogeneity of degree -3/2) with the derivatives in x and y; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

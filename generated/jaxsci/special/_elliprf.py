@@ -84,11 +84,11 @@ def elliprf(x, y, z):
 
     Args:
       x: real or complex array. First argument.
-        Differentiable: -elliprd(y, z, x) / 6 (DLMF 19.18.1 and the symmetry of R_F; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -elliprd(y, z, x) / 6 (DLMF 19.18.1 and the symmetry of R_F; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       y: real or complex array. Second argument.
-        Differentiable: -elliprd(z, x, y) / 6 (DLMF 19.18.1 and the symmetry of R_F; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -elliprd(z, x, y) / 6 (DLMF 19.18.1 and the symmetry of R_F; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Third argument.
-        Differentiable: -elliprd(x, y, z) / 6 (DLMF 19.18.1; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -elliprd(x, y, z) / 6 (DLMF 19.18.1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

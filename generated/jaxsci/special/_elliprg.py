@@ -90,11 +90,11 @@ def elliprg(x, y, z):
 
     Args:
       x: real or complex array. First argument.
-        Differentiable: elliprf(x, y, z) / 4 - x * elliprd(y, z, x) / 12 (DLMF 19.18.4-19.18.5 with DLMF 19.18.1; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: elliprf(x, y, z) / 4 - x * elliprd(y, z, x) / 12 (DLMF 19.18.4-19.18.5 with DLMF 19.18.1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       y: real or complex array. Second argument.
-        Differentiable: elliprf(x, y, z) / 4 - y * elliprd(z, x, y) / 12 (DLMF 19.18.4-19.18.5 with DLMF 19.18.1; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: elliprf(x, y, z) / 4 - y * elliprd(z, x, y) / 12 (DLMF 19.18.4-19.18.5 with DLMF 19.18.1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Third argument.
-        Differentiable: elliprf(x, y, z) / 4 - z * elliprd(x, y, z) / 12 (DLMF 19.18.4-19.18.5 with DLMF 19.18.1; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: elliprf(x, y, z) / 4 - z * elliprd(x, y, z) / 12 (DLMF 19.18.4-19.18.5 with DLMF 19.18.1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

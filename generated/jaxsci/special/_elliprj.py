@@ -105,13 +105,13 @@ def elliprj(x, y, z, p):
 
     Args:
       x: real or complex array. First argument.
-        Differentiable: (elliprj(x, y, z, p) - elliprd(y, z, x)) / (2 * (p - x)) (DLMF 19.16.2 differentiated under the integral sign, reduced by partial fractions in t + x and t + p (DLMF 19.16.5); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (elliprj(x, y, z, p) - elliprd(y, z, x)) / (2 * (p - x)) (DLMF 19.16.2 differentiated under the integral sign, reduced by partial fractions in t + x and t + p (DLMF 19.16.5); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       y: real or complex array. Second argument.
-        Differentiable: (elliprj(x, y, z, p) - elliprd(z, x, y)) / (2 * (p - y)) (DLMF 19.16.2 differentiated under the integral sign, reduced by partial fractions in t + y and t + p (DLMF 19.16.5); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (elliprj(x, y, z, p) - elliprd(z, x, y)) / (2 * (p - y)) (DLMF 19.16.2 differentiated under the integral sign, reduced by partial fractions in t + y and t + p (DLMF 19.16.5); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Third argument.
-        Differentiable: (elliprj(x, y, z, p) - elliprd(x, y, z)) / (2 * (p - z)) (DLMF 19.16.2 differentiated under the integral sign, reduced by partial fractions in t + z and t + p (DLMF 19.16.5); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (elliprj(x, y, z, p) - elliprd(x, y, z)) / (2 * (p - z)) (DLMF 19.16.2 differentiated under the integral sign, reduced by partial fractions in t + z and t + p (DLMF 19.16.5); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       p: real or complex array. Fourth argument (not 0).
-        Differentiable: -(3 * elliprj(x, y, z, p) / 2 + x * (elliprj(x, y, z, p) - elliprd(y, z, x)) / (2 * (p - x)) + y * (elliprj(x, y, z, p) - elliprd(z, x, y)) / (2 * (p - y)) + z * (elliprj(x, y, z, p) - elliprd(x, y, z)) / (2 * (p - z))) / p (DLMF 19.18.11 (homogeneity of degree -3/2) with the derivatives in x, y and z; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -(3 * elliprj(x, y, z, p) / 2 + x * (elliprj(x, y, z, p) - elliprd(y, z, x)) / (2 * (p - x)) + y * (elliprj(x, y, z, p) - elliprd(z, x, y)) / (2 * (p - y)) + z * (elliprj(x, y, z, p) - elliprd(x, y, z)) / (2 * (p - z))) / p (DLMF 19.18.11 (homogeneity of degree -3/2) with the derivatives in x, y and z; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -54,7 +54,7 @@ def eval_chebyc(n, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Chebyshev function of that degree).
       x: real or complex array. Argument.
-        Differentiable: n * eval_chebys(n - 1, x) (DLMF 18.9.21 with C_n(x) = 2 T_n(x/2) and S_n(x) = U_n(x/2) (Abramowitz and Stegun 22.5.11-22.5.13); agrees with sympy's derivative of 2*chebyshevt(n, x/2) at 12 sample points)
+        Differentiable: n * eval_chebys(n - 1, x) (DLMF 18.9.21 with C_n(x) = 2 T_n(x/2) and S_n(x) = U_n(x/2) (Abramowitz and Stegun 22.5.11-22.5.13); agrees with sympy's derivative of 2*chebyshevt(n, x/2) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

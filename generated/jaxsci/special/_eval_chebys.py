@@ -55,7 +55,7 @@ def eval_chebys(n, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Chebyshev function of that degree).
       x: real or complex array. Argument.
-        Differentiable: sign(n + 1) * eval_gegenbauer(Piecewise((-1, Eq(n, -1)), (Max(n, -n - 2) - 1, True)), 2, x / 2) (DLMF 18.7.4 and 18.9.19 with S_n(x) = U_n(x/2), and U_n = -U_(-n-2) for n < -1; agrees with sympy's derivative of chebyshevu(n, x/2) at 12 sample points)
+        Differentiable: sign(n + 1) * eval_gegenbauer(Piecewise((-1, Eq(n, -1)), (Max(n, -n - 2) - 1, True)), 2, x / 2) (DLMF 18.7.4 and 18.9.19 with S_n(x) = U_n(x/2), and U_n = -U_(-n-2) for n < -1; agrees with sympy's derivative of chebyshevu(n, x/2) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

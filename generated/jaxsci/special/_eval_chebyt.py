@@ -54,7 +54,7 @@ def eval_chebyt(n, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Chebyshev function of that degree).
       x: real or complex array. Argument.
-        Differentiable: n * eval_chebyu(n - 1, x) (DLMF 18.9.21; agrees with sympy's derivative of chebyshevt(n, x) at 12 sample points)
+        Differentiable: n * eval_chebyu(n - 1, x) (DLMF 18.9.21; agrees with sympy's derivative of chebyshevt(n, x) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

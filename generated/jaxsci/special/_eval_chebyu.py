@@ -55,7 +55,7 @@ def eval_chebyu(n, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Chebyshev function of that degree).
       x: real or complex array. Argument.
-        Differentiable: 2 * sign(n + 1) * eval_gegenbauer(Piecewise((-1, Eq(n, -1)), (Max(n, -n - 2) - 1, True)), 2, x) (DLMF 18.7.4 and 18.9.19, with U_n = -U_(-n-2) for n < -1; agrees with sympy's derivative of chebyshevu(n, x) at 12 sample points)
+        Differentiable: 2 * sign(n + 1) * eval_gegenbauer(Piecewise((-1, Eq(n, -1)), (Max(n, -n - 2) - 1, True)), 2, x) (DLMF 18.7.4 and 18.9.19, with U_n = -U_(-n-2) for n < -1; agrees with sympy's derivative of chebyshevu(n, x) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

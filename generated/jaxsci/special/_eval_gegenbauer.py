@@ -71,9 +71,9 @@ def eval_gegenbauer(n, alpha, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Gegenbauer function of that degree).
       alpha: real array. Parameter, alpha > -1/2.
-        Differentiable: eval_gegenbauer_dalpha(n, alpha, x) (jaxsci's kernel eval_gegenbauer_dalpha, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: eval_gegenbauer_dalpha(n, alpha, x) (jaxsci's kernel eval_gegenbauer_dalpha, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array. Argument.
-        Differentiable: 2 * alpha * eval_gegenbauer(Piecewise((-1, Eq(n, -1)), (n - 1, True)), alpha + 1, x) (DLMF 18.9.19; agrees with sympy's derivative of gegenbauer(n, alpha, x) at 12 sample points)
+        Differentiable: 2 * alpha * eval_gegenbauer(Piecewise((-1, Eq(n, -1)), (n - 1, True)), alpha + 1, x) (DLMF 18.9.19; agrees with sympy's derivative of gegenbauer(n, alpha, x) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -53,7 +53,7 @@ def eval_hermite(n, x):
     Args:
       n: integer array. Degree, n >= 0.
       x: real array. Argument.
-        Differentiable: 2 * n * eval_hermite(Piecewise((0, Eq(n, 0)), (n - 1, True)), x) (DLMF 18.9.25; agrees with sympy's derivative of hermite(n, x) at 4 sample points)
+        Differentiable: 2 * n * eval_hermite(Piecewise((0, Eq(n, 0)), (n - 1, True)), x) (DLMF 18.9.25; agrees with sympy's derivative of hermite(n, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

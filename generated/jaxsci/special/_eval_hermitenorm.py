@@ -53,7 +53,7 @@ def eval_hermitenorm(n, x):
     Args:
       n: integer array. Degree, n >= 0.
       x: real array. Argument.
-        Differentiable: n * eval_hermitenorm(Piecewise((0, Eq(n, 0)), (n - 1, True)), x) (DLMF 18.9.26; agrees with sympy's derivative of hermite_prob(n, x) at 4 sample points)
+        Differentiable: n * eval_hermitenorm(Piecewise((0, Eq(n, 0)), (n - 1, True)), x) (DLMF 18.9.26; agrees with sympy's derivative of hermite_prob(n, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -54,7 +54,7 @@ def eval_laguerre(n, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Laguerre function of that degree).
       x: real or complex array. Argument.
-        Differentiable: -eval_genlaguerre(n - 1, 1, x) (DLMF 18.9.23 with alpha = 0; agrees with sympy's derivative of laguerre(n, x) at 12 sample points)
+        Differentiable: -eval_genlaguerre(n - 1, 1, x) (DLMF 18.9.23 with alpha = 0; agrees with sympy's derivative of laguerre(n, x) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

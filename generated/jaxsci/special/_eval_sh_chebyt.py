@@ -54,7 +54,7 @@ def eval_sh_chebyt(n, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Chebyshev function of that degree).
       x: real or complex array. Argument.
-        Differentiable: 2 * n * eval_sh_chebyu(n - 1, x) (DLMF 18.9.21 with T*_n(x) = T_n(2x - 1) and U*_n(x) = U_n(2x - 1) (DLMF 18.7.11-18.7.12); agrees with sympy's derivative of chebyshevt(n, 2*x - 1) at 12 sample points)
+        Differentiable: 2 * n * eval_sh_chebyu(n - 1, x) (DLMF 18.9.21 with T*_n(x) = T_n(2x - 1) and U*_n(x) = U_n(2x - 1) (DLMF 18.7.11-18.7.12); agrees with sympy's derivative of chebyshevt(n, 2*x - 1) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

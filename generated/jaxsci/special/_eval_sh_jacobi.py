@@ -87,11 +87,11 @@ def eval_sh_jacobi(n, p, q, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Jacobi function of that degree).
       p: real array. Parameter, p - q > -1.
-        Differentiable: eval_sh_jacobi_dp(n, p, q, x) (jaxsci's kernel eval_sh_jacobi_dp, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: eval_sh_jacobi_dp(n, p, q, x) (jaxsci's kernel eval_sh_jacobi_dp, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       q: real array. Parameter, q > 0.
-        Differentiable: eval_sh_jacobi_dq(n, p, q, x) (jaxsci's kernel eval_sh_jacobi_dq, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: eval_sh_jacobi_dq(n, p, q, x) (jaxsci's kernel eval_sh_jacobi_dq, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array. Argument.
-        Differentiable: n * eval_sh_jacobi(Piecewise((0, Eq(n, 0)), (n - 1, True)), p + 2, q + 1, x) (DLMF 18.9.15 with G_n^(p,q)(x) = P_n^(p-q, q-1)(2x - 1) / binom(2n + p - 1, n) (Abramowitz and Stegun 22.2.2); agrees with sympy's derivative of jacobi(n, p - q, q - 1, 2*x - 1)/binomial(2*n + p - 1, n) at 12 sample points)
+        Differentiable: n * eval_sh_jacobi(Piecewise((0, Eq(n, 0)), (n - 1, True)), p + 2, q + 1, x) (DLMF 18.9.15 with G_n^(p,q)(x) = P_n^(p-q, q-1)(2x - 1) / binom(2n + p - 1, n) (Abramowitz and Stegun 22.2.2); agrees with sympy's derivative of jacobi(n, p - q, q - 1, 2*x - 1)/binomial(2*n + p - 1, n) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

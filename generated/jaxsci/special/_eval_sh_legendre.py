@@ -56,7 +56,7 @@ def eval_sh_legendre(n, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Legendre function of that degree).
       x: real or complex array. Argument.
-        Differentiable: 2 * eval_gegenbauer(Max(n, -n - 1) - 1, Rational(3, 2), 2 * x - 1) (DLMF 18.7.9 and 18.9.19 with P*_n(x) = P_n(2x - 1) (DLMF 18.7.10), and P_n = P_(-n-1) (DLMF 14.9.5); agrees with sympy's derivative of legendre(n, 2*x - 1) at 12 sample points)
+        Differentiable: 2 * eval_gegenbauer(Max(n, -n - 1) - 1, Rational(3, 2), 2 * x - 1) (DLMF 18.7.9 and 18.9.19 with P*_n(x) = P_n(2x - 1) (DLMF 18.7.10), and P_n = P_(-n-1) (DLMF 14.9.5); agrees with sympy's derivative of legendre(n, 2*x - 1) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

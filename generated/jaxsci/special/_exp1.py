@@ -45,7 +45,7 @@ def exp1(z):
 
     Args:
       z: real or complex array. Real or complex argument (SciPy's real loop returns NaN for z < 0).
-        Differentiable: -exp(-z) / z (DLMF 6.2.1 (minus the integrand at the lower limit); agrees with sympy's derivative of expint(1, z) at 12 sample points)
+        Differentiable: -exp(-z) / z (DLMF 6.2.1 (minus the integrand at the lower limit); agrees with sympy's derivative of expint(1, z) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

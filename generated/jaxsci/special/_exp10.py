@@ -45,7 +45,7 @@ def exp10(x):
 
     Args:
       x: real array. Exponent.
-        Differentiable: log(10) * exp10(x) (d/dx a^x = a^x ln a, from a^x = exp(x ln a) (DLMF 4.2(iv), 4.7); agrees with sympy's derivative of 10**x at 4 sample points)
+        Differentiable: log(10) * exp10(x) (d/dx a^x = a^x ln a, from a^x = exp(x ln a) (DLMF 4.2(iv), 4.7); agrees with sympy's derivative of 10**x at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -45,7 +45,7 @@ def exp2(x):
 
     Args:
       x: real array. Exponent.
-        Differentiable: log(2) * exp2(x) (d/dx a^x = a^x ln a, from a^x = exp(x ln a) (DLMF 4.2(iv), 4.7); agrees with sympy's derivative of 2**x at 4 sample points)
+        Differentiable: log(2) * exp2(x) (d/dx a^x = a^x ln a, from a^x = exp(x ln a) (DLMF 4.2(iv), 4.7); agrees with sympy's derivative of 2**x at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

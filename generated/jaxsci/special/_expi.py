@@ -45,7 +45,7 @@ def expi(x):
 
     Args:
       x: real or complex array. Real or complex argument.
-        Differentiable: exp(x) / x (DLMF 6.2.5 (the integrand at the upper limit); agrees with sympy's derivative of Ei(x) at 12 sample points)
+        Differentiable: exp(x) / x (DLMF 6.2.5 (the integrand at the upper limit); agrees with sympy's derivative of Ei(x) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

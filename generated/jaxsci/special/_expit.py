@@ -54,7 +54,7 @@ def expit(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: exp(-Abs(x)) / (1 + exp(-Abs(x)))**2 (quotient rule on 1 / (1 + exp(-x)) (DLMF 4.7), symmetrised with x -> -x; agrees with sympy's derivative of 1/(1 + exp(-x)) at 4 sample points)
+        Differentiable: exp(-Abs(x)) / (1 + exp(-Abs(x)))**2 (quotient rule on 1 / (1 + exp(-x)) (DLMF 4.7), symmetrised with x -> -x; agrees with sympy's derivative of 1/(1 + exp(-x)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

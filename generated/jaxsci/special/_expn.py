@@ -50,7 +50,7 @@ def expn(n, x):
     Args:
       n: integer array. Order, n >= 0 (SciPy truncates a float order to an integer; NaN for n < 0).
       x: real array. Argument, x >= 0.
-        Differentiable: -expn(Max(n - 1, 0), x) - KroneckerDelta(n, 0) * expn(n, x) / (1 + KroneckerDelta(n, 0) * (x - 1)) (DLMF 8.19.13, and DLMF 8.19.12 at p = -1 for n = 0; agrees with sympy's derivative of expint(n, x) at 4 sample points)
+        Differentiable: -expn(Max(n - 1, 0), x) - KroneckerDelta(n, 0) * expn(n, x) / (1 + KroneckerDelta(n, 0) * (x - 1)) (DLMF 8.19.13, and DLMF 8.19.12 at p = -1 for n = 0; agrees with sympy's derivative of expint(n, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

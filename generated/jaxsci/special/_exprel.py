@@ -53,7 +53,7 @@ def exprel(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: hyp1f1(2, 3, x) / 2 (exprel(x) = M(1, 2, x) (DLMF 13.2.2) and d/dx M(a, b, x) = (a / b) M(a + 1, b + 1, x) (DLMF 13.3.15); agrees with sympy's derivative of (exp(x) - 1)/x at 4 sample points)
+        Differentiable: hyp1f1(2, 3, x) / 2 (exprel(x) = M(1, 2, x) (DLMF 13.2.2) and d/dx M(a, b, x) = (a / b) M(a + 1, b + 1, x) (DLMF 13.3.15); agrees with sympy's derivative of (exp(x) - 1)/x at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -50,7 +50,7 @@ def factorial(n, exact=False, extend='zero'):
 
     Args:
       n: real array. Argument; SciPy returns 0 for n < 0.
-        Differentiable: Piecewise((0, n < 0), (factorial(n) * digamma(n + 1), True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(n + 1) at 4 sample points)
+        Differentiable: Piecewise((0, n < 0), (factorial(n) * digamma(n + 1), True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(n + 1) at 3 sample points)
       exact: static Python bool (default False). False computes in floating point, elementwise and traceable; True returns SciPy's exact integers (concrete inputs only).
         exact=True calls SciPy directly on concrete (not traced) inputs and returns what it returns; under jit, vmap or grad it raises TypeError (exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is).
       extend: static Python str (default 'zero'). Only 'zero' (n! = 0 for n < 0) is supported.

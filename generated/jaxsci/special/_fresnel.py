@@ -45,7 +45,7 @@ def fresnel(z):
 
     Args:
       z: real or complex array. Real or complex argument.
-        Differentiable: sin(pi * z**2 / 2); cos(pi * z**2 / 2) (fundamental theorem of calculus (the integrands of DLMF 7.2.7-7.2.8); agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
+        Differentiable: sin(pi * z**2 / 2); cos(pi * z**2 / 2) (fundamental theorem of calculus (the integrands of DLMF 7.2.7-7.2.8); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
 
     Returns:
       s: array of the promoted input dtype S(z), the integral of sin(pi t^2 / 2) from 0 to z.

@@ -77,13 +77,13 @@ def gammaincc(a, x):
 
     Args:
       a: real array. Positive parameter.
-        Differentiable: -gammainc_da(a, x) (Q = 1 - P (DLMF 8.2.5): jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -gammainc_da(a, x) (Q = 1 - P (DLMF 8.2.5): jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Nonnegative argument.
         Differentiable: -Piecewise(
       (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x
            - Piecewise((gammaln(a), x > 0), (0, True))), x > 0),
       ((1 - Piecewise((1 - x, x <= 0), (0, True)))**(a - 1)
-       * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) (DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; agrees with sympy's derivative of uppergamma(a, x)/gamma(a) at 4 sample points)
+       * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) (DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; agrees with sympy's derivative of uppergamma(a, x)/gamma(a) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -50,7 +50,7 @@ def gammaln(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: digamma(x) (DLMF 5.2.2 (d log|Gamma(x)| / dx = Gamma'(x) / Gamma(x) = psi(x)); agrees with sympy's derivative of log(Abs(gamma(x))) at 4 sample points)
+        Differentiable: digamma(x) (DLMF 5.2.2 (d log|Gamma(x)| / dx = Gamma'(x) / Gamma(x) = psi(x)); agrees with sympy's derivative of log(Abs(gamma(x))) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

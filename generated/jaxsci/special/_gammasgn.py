@@ -57,7 +57,7 @@ def gammasgn(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: 0 (gammasgn is piecewise constant between the poles of Gamma (DLMF 5.2.1, 5.5.3); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: 0 (gammasgn is piecewise constant between the poles of Gamma (DLMF 5.2.1, 5.5.3); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

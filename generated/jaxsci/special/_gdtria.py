@@ -92,7 +92,7 @@ def gdtria(p, b, x):
       b: real array. Shape parameter of the gamma distribution, b > 0.
         Differentiable: -gammainc_da(b, x*gdtria(p, b, x))*exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative quantile.
-        Differentiable: -gdtria(p, b, x) / x (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so a = z(b, p) / x: the implicit-function rule on gdtr, simplified; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -gdtria(p, b, x) / x (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so a = z(b, p) / x: the implicit-function rule on gdtr, simplified; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -88,7 +88,7 @@ def gdtrix(a, b, p):
 
     Args:
       a: real array. Rate parameter of the gamma distribution (the reciprocal of the scale), a > 0.
-        Differentiable: -gdtrix(a, b, p) / a (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so x = z(b, p) / a: the implicit-function rule on gdtr, simplified; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -gdtrix(a, b, p) / a (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so x = z(b, p) / a: the implicit-function rule on gdtr, simplified; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Shape parameter of the gamma distribution, b > 0.
         Differentiable: -gammainc_da(b, a*gdtrix(a, b, p))*exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a (implicit-function rule on gdtr: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, b, gdtrix(a, b, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability, in [0, 1].

@@ -65,9 +65,9 @@ def hankel2e(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: (jv_dv(v, z) - I * yv_dv(v, z)) * exp(I * z) (H2_v = J_v - i Y_v (DLMF 10.4.3), times hankel2e's factor exp(i z): no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv and yv_dv; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (jv_dv(v, z) - I * yv_dv(v, z)) * exp(I * z) (H2_v = J_v - i Y_v (DLMF 10.4.3), times hankel2e's factor exp(i z): no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv and yv_dv; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
-        Differentiable: hankel2e(v - 1, z) - v / z * hankel2e(v, z) + I * hankel2e(v, z) (DLMF 10.6.2 and the product rule for exp(i z); agrees with sympy's derivative of exp(I*z)*hankel2(v, z) at 12 sample points)
+        Differentiable: hankel2e(v - 1, z) - v / z * hankel2e(v, z) + I * hankel2e(v, z) (DLMF 10.6.2 and the product rule for exp(i z); agrees with sympy's derivative of exp(I*z)*hankel2(v, z) at 9 sample points)
 
     Returns:
       out: complex array of the promoted input precision

@@ -62,9 +62,9 @@ def huber(delta, r):
 
     Args:
       delta: real array. Threshold between the quadratic and the linear piece, delta >= 0.
-        Differentiable: Piecewise((0, delta < 0), (Max(Abs(r) - delta, 0), True)) (piecewise differentiation: 0 for |r| <= delta, |r| - delta beyond (Huber 1964); agrees with sympy's derivative of Piecewise((oo, delta < 0), (r**2/2, delta >= Abs(r)), (delta*(-delta/2 + Abs(r)), True)) at 4 sample points)
+        Differentiable: Piecewise((0, delta < 0), (Max(Abs(r) - delta, 0), True)) (piecewise differentiation: 0 for |r| <= delta, |r| - delta beyond (Huber 1964); agrees with sympy's derivative of Piecewise((oo, delta < 0), (r**2/2, delta >= Abs(r)), (delta*(-delta/2 + Abs(r)), True)) at 3 sample points)
       r: real array. Residual.
-        Differentiable: Piecewise((0, delta < 0), (r, Abs(r) <= delta), (delta * sign(r), True)) (piecewise differentiation: r for |r| <= delta, delta sign(r) beyond (Huber 1964); agrees with sympy's derivative of Piecewise((oo, delta < 0), (r**2/2, delta >= Abs(r)), (delta*(-delta/2 + Abs(r)), True)) at 4 sample points)
+        Differentiable: Piecewise((0, delta < 0), (r, Abs(r) <= delta), (delta * sign(r), True)) (piecewise differentiation: r for |r| <= delta, delta sign(r) beyond (Huber 1964); agrees with sympy's derivative of Piecewise((oo, delta < 0), (r**2/2, delta >= Abs(r)), (delta*(-delta/2 + Abs(r)), True)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -64,9 +64,9 @@ def hyp0f1(v, z):
 
     Args:
       v: real array. Parameter (not 0, -1, -2, ...).
-        Differentiable: hyp0f1_dv(v, z) (jaxsci's kernel hyp0f1_dv: the series differentiated term by term (DLMF 16.2.1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp0f1_dv(v, z) (jaxsci's kernel hyp0f1_dv: the series differentiated term by term (DLMF 16.2.1); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
-        Differentiable: hyp0f1(v + 1, z) / v (DLMF 16.3.1 with p = 0, q = 1; agrees with sympy's derivative of hyper((), (v,), z) at 12 sample points)
+        Differentiable: hyp0f1(v + 1, z) / v (DLMF 16.3.1 with p = 0, q = 1; agrees with sympy's derivative of hyper((), (v,), z) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

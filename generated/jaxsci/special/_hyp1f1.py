@@ -80,11 +80,11 @@ def hyp1f1(a, b, x):
 
     Args:
       a: real array. Parameter.
-        Differentiable: hyp1f1_da(a, b, x) (jaxsci's kernel hyp1f1_da: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp1f1_da(a, b, x) (jaxsci's kernel hyp1f1_da: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Parameter (not 0, -1, -2, ...).
-        Differentiable: hyp1f1_db(a, b, x) (jaxsci's kernel hyp1f1_db: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp1f1_db(a, b, x) (jaxsci's kernel hyp1f1_db: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array. Argument.
-        Differentiable: a / b * hyp1f1(a + 1, b + 1, x) (DLMF 13.3.15 with n = 1; agrees with sympy's derivative of hyper((a,), (b,), x) at 12 sample points)
+        Differentiable: a / b * hyp1f1(a + 1, b + 1, x) (DLMF 13.3.15 with n = 1; agrees with sympy's derivative of hyper((a,), (b,), x) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

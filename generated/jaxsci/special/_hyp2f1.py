@@ -96,13 +96,13 @@ def hyp2f1(a, b, c, z):
 
     Args:
       a: real array. Parameter.
-        Differentiable: hyp2f1_da(a, b, c, z) (jaxsci's kernel hyp2f1_da: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_da(a, b, c, z) (jaxsci's kernel hyp2f1_da: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Parameter.
-        Differentiable: hyp2f1_db(a, b, c, z) (jaxsci's kernel hyp2f1_db: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_db(a, b, c, z) (jaxsci's kernel hyp2f1_db: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       c: real array. Parameter (not 0, -1, -2, ...).
-        Differentiable: hyp2f1_dc(a, b, c, z) (jaxsci's kernel hyp2f1_dc: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyp2f1_dc(a, b, c, z) (jaxsci's kernel hyp2f1_dc: the series differentiated term by term, with Pfaff's transformation (DLMF 16.2.1, 15.8.1; Stan Math grad_2F1); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument (real z > 1 lies on the branch cut).
-        Differentiable: a * b / c * hyp2f1(a + 1, b + 1, c + 1, z) (DLMF 15.5.1; agrees with sympy's derivative of hyper((a, b), (c,), z) at 12 sample points)
+        Differentiable: a * b / c * hyp2f1(a + 1, b + 1, c + 1, z) (DLMF 15.5.1; agrees with sympy's derivative of hyper((a, b), (c,), z) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

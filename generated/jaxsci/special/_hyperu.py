@@ -84,11 +84,11 @@ def hyperu(a, b, x):
 
     Args:
       a: real array. Parameter.
-        Differentiable: hyperu_da(a, b, x) (jaxsci's kernel hyperu_da: DLMF 13.4.4 differentiated under the integral; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyperu_da(a, b, x) (jaxsci's kernel hyperu_da: DLMF 13.4.4 differentiated under the integral; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Parameter.
-        Differentiable: hyperu_db(a, b, x) (jaxsci's kernel hyperu_db: DLMF 13.4.4 differentiated under the integral; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: hyperu_db(a, b, x) (jaxsci's kernel hyperu_db: DLMF 13.4.4 differentiated under the integral; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument, x > 0 (SciPy returns NaN on the branch cut x < 0).
-        Differentiable: -a * hyperu(a + 1, b + 1, x) (DLMF 13.3.22 with n = 1; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -a * hyperu(a + 1, b + 1, x) (DLMF 13.3.22 with n = 1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

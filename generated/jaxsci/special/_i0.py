@@ -48,7 +48,7 @@ def i0(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: i1(x) (DLMF 10.29.3; agrees with sympy's derivative of besseli(0, x) at 4 sample points)
+        Differentiable: i1(x) (DLMF 10.29.3; agrees with sympy's derivative of besseli(0, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

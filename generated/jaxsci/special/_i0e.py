@@ -57,7 +57,7 @@ def i0e(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: i1e(x) - sign(x) * i0e(x) (DLMF 10.29.3 and the product rule for exp(-abs(x)); agrees with sympy's derivative of exp(-Abs(x))*besseli(0, x) at 4 sample points)
+        Differentiable: i1e(x) - sign(x) * i0e(x) (DLMF 10.29.3 and the product rule for exp(-abs(x)); agrees with sympy's derivative of exp(-Abs(x))*besseli(0, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

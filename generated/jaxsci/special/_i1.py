@@ -49,7 +49,7 @@ def i1(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: i0(x) - i1(x) / x (DLMF 10.29.2; agrees with sympy's derivative of besseli(1, x) at 8 sample points)
+        Differentiable: i0(x) - i1(x) / x (DLMF 10.29.2; agrees with sympy's derivative of besseli(1, x) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

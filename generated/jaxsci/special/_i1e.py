@@ -58,7 +58,7 @@ def i1e(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: i0e(x) - i1e(x) / x - sign(x) * i1e(x) (DLMF 10.29.2 and the product rule for exp(-abs(x)); agrees with sympy's derivative of exp(-Abs(x))*besseli(1, x) at 8 sample points)
+        Differentiable: i0e(x) - i1e(x) / x - sign(x) * i1e(x) (DLMF 10.29.2 and the product rule for exp(-abs(x)); agrees with sympy's derivative of exp(-Abs(x))*besseli(1, x) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

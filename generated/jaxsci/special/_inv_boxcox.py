@@ -67,9 +67,9 @@ def inv_boxcox(y, lmbda):
 
     Args:
       y: real array. Transformed data, 1 + lmbda y > 0.
-        Differentiable: inv_boxcox(y, lmbda)**(1 - lmbda) (implicit-function rule on boxcox (the inverse function's derivative); agrees with sympy's derivative of Piecewise((exp(y), Eq(lmbda, 0)), ((lmbda*y + 1)**(1/lmbda), True)) at 4 sample points)
+        Differentiable: inv_boxcox(y, lmbda)**(1 - lmbda) (implicit-function rule on boxcox (the inverse function's derivative); agrees with sympy's derivative of Piecewise((exp(y), Eq(lmbda, 0)), ((lmbda*y + 1)**(1/lmbda), True)) at 3 sample points)
       lmbda: real array. Power parameter.
-        Differentiable: -inv_boxcox(y, lmbda) / (1 + lmbda * y) * log(inv_boxcox(y, lmbda))**2 * hyp1f1(2, 3, log(1 + lmbda * y)) / 2 (implicit-function rule on boxcox, -(d boxcox / dlmbda) / (d boxcox / dx), with d boxcox / dlmbda = L^2 M(2, 3, lmbda L) / 2 (DLMF 13.2.2, 13.3.15) and lmbda L = log(1 + lmbda y); agrees with sympy's derivative of Piecewise((exp(y), Eq(lmbda, 0)), ((lmbda*y + 1)**(1/lmbda), True)) at 4 sample points)
+        Differentiable: -inv_boxcox(y, lmbda) / (1 + lmbda * y) * log(inv_boxcox(y, lmbda))**2 * hyp1f1(2, 3, log(1 + lmbda * y)) / 2 (implicit-function rule on boxcox, -(d boxcox / dlmbda) / (d boxcox / dx), with d boxcox / dlmbda = L^2 M(2, 3, lmbda L) / 2 (DLMF 13.2.2, 13.3.15) and lmbda L = log(1 + lmbda y); agrees with sympy's derivative of Piecewise((exp(y), Eq(lmbda, 0)), ((lmbda*y + 1)**(1/lmbda), True)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

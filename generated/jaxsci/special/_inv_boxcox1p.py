@@ -68,9 +68,9 @@ def inv_boxcox1p(y, lmbda):
 
     Args:
       y: real array. Transformed data, 1 + lmbda y > 0.
-        Differentiable: (1 + inv_boxcox1p(y, lmbda)) / (1 + lmbda * y) (implicit-function rule on boxcox1p: 1 / (d boxcox1p / dx) = (1 + x)^(1 - lmbda), with (1 + x)^lmbda = 1 + lmbda y; agrees with sympy's derivative of Piecewise((exp(y) - 1, Eq(lmbda, 0)), ((lmbda*y + 1)**(1/lmbda) - 1, True)) at 4 sample points)
+        Differentiable: (1 + inv_boxcox1p(y, lmbda)) / (1 + lmbda * y) (implicit-function rule on boxcox1p: 1 / (d boxcox1p / dx) = (1 + x)^(1 - lmbda), with (1 + x)^lmbda = 1 + lmbda y; agrees with sympy's derivative of Piecewise((exp(y) - 1, Eq(lmbda, 0)), ((lmbda*y + 1)**(1/lmbda) - 1, True)) at 3 sample points)
       lmbda: real array. Power parameter.
-        Differentiable: -(1 + inv_boxcox1p(y, lmbda)) / (1 + lmbda * y) * (2 * atanh(inv_boxcox1p(y, lmbda) / (2 + inv_boxcox1p(y, lmbda))))**2 * hyp1f1(2, 3, log(1 + lmbda * y)) / 2 (implicit-function rule on boxcox1p, -(d boxcox1p / dlmbda) / (d boxcox1p / dx), with d boxcox1p / dlmbda = L^2 M(2, 3, lmbda L) / 2 (DLMF 13.2.2, 13.3.15) and lmbda L = log(1 + lmbda y); agrees with sympy's derivative of Piecewise((exp(y) - 1, Eq(lmbda, 0)), ((lmbda*y + 1)**(1/lmbda) - 1, True)) at 4 sample points)
+        Differentiable: -(1 + inv_boxcox1p(y, lmbda)) / (1 + lmbda * y) * (2 * atanh(inv_boxcox1p(y, lmbda) / (2 + inv_boxcox1p(y, lmbda))))**2 * hyp1f1(2, 3, log(1 + lmbda * y)) / 2 (implicit-function rule on boxcox1p, -(d boxcox1p / dlmbda) / (d boxcox1p / dx), with d boxcox1p / dlmbda = L^2 M(2, 3, lmbda L) / 2 (DLMF 13.2.2, 13.3.15) and lmbda L = log(1 + lmbda y); agrees with sympy's derivative of Piecewise((exp(y) - 1, Eq(lmbda, 0)), ((lmbda*y + 1)**(1/lmbda) - 1, True)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -48,7 +48,7 @@ def it2struve0(x):
 
     Args:
       x: real array. Lower limit of integration.
-        Differentiable: -struve(0, x) / x (fundamental theorem of calculus (minus the integrand H_0(x)/x, DLMF 11.2.1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: -struve(0, x) / x (fundamental theorem of calculus (minus the integrand H_0(x)/x, DLMF 11.2.1); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

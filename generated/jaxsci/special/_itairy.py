@@ -52,7 +52,7 @@ def itairy(x):
 
     Args:
       x: real array. Upper limit of integration.
-        Differentiable: airy.ai(x); airy.bi(x); airy.ai(-x); airy.bi(-x) (fundamental theorem of calculus (the integrands); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+        Differentiable: airy.ai(x); airy.bi(x); airy.ai(-x); airy.bi(-x) (fundamental theorem of calculus (the integrands); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
 
     Returns:
       apt: array of the promoted input dtype Integral of Ai(t) from 0 to x.

@@ -49,7 +49,7 @@ def iti0k0(x):
 
     Args:
       x: real array. Upper limit of integration.
-        Differentiable: i0(x); k0(x) (fundamental theorem of calculus (the integrands I_0 and K_0); agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
+        Differentiable: i0(x); k0(x) (fundamental theorem of calculus (the integrands I_0 and K_0); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
 
     Returns:
       ii0: array of the promoted input dtype Integral of I_0(t) from 0 to x.

@@ -49,7 +49,7 @@ def itj0y0(x):
 
     Args:
       x: real array. Upper limit of integration.
-        Differentiable: j0(x); y0(x) (fundamental theorem of calculus (the integrands J_0 and Y_0); agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
+        Differentiable: j0(x); y0(x) (fundamental theorem of calculus (the integrands J_0 and Y_0); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
 
     Returns:
       ij0: array of the promoted input dtype Integral of J_0(t) from 0 to x.

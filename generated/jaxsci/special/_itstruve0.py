@@ -48,7 +48,7 @@ def itstruve0(x):
 
     Args:
       x: real array. Upper limit of integration.
-        Differentiable: struve(0, x) (fundamental theorem of calculus (the integrand H_0, DLMF 11.2.1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: struve(0, x) (fundamental theorem of calculus (the integrand H_0, DLMF 11.2.1); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

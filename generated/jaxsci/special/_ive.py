@@ -72,9 +72,9 @@ def ive(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: iv_dv(v, z) * exp(-abs(re(z))) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel iv_dv, times ive's factor exp(-abs(re(z))); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: iv_dv(v, z) * exp(-abs(re(z))) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel iv_dv, times ive's factor exp(-abs(re(z))); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
-        Differentiable: ive(v - 1, z) - v / z * ive(v, z) - sign(re(z)) / 2 * ive(v, z) (DLMF 10.29.2 and the product rule for exp(-abs(re(z))); agrees with sympy's derivative of exp(-Abs(re(z)))*besseli(v, z) at 24 sample points)
+        Differentiable: ive(v - 1, z) - v / z * ive(v, z) - sign(re(z)) / 2 * ive(v, z) (DLMF 10.29.2 and the product rule for exp(-abs(re(z))); agrees with sympy's derivative of exp(-Abs(re(z)))*besseli(v, z) at 18 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -48,7 +48,7 @@ def j0(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: -j1(x) (DLMF 10.6.3; agrees with sympy's derivative of besselj(0, x) at 4 sample points)
+        Differentiable: -j1(x) (DLMF 10.6.3; agrees with sympy's derivative of besselj(0, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

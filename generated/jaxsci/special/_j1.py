@@ -49,7 +49,7 @@ def j1(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: j0(x) - j1(x) / x (DLMF 10.6.2; agrees with sympy's derivative of besselj(1, x) at 8 sample points)
+        Differentiable: j0(x) - j1(x) / x (DLMF 10.6.2; agrees with sympy's derivative of besselj(1, x) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -48,7 +48,7 @@ def k0(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: -k1(x) (DLMF 10.29.3; agrees with sympy's derivative of besselk(0, x) at 4 sample points)
+        Differentiable: -k1(x) (DLMF 10.29.3; agrees with sympy's derivative of besselk(0, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

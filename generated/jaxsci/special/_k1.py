@@ -48,7 +48,7 @@ def k1(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: -k0(x) - k1(x) / x (DLMF 10.29.2 (with -K_1 in place of the cylinder function); agrees with sympy's derivative of besselk(1, x) at 4 sample points)
+        Differentiable: -k0(x) - k1(x) / x (DLMF 10.29.2 (with -K_1 in place of the cylinder function); agrees with sympy's derivative of besselk(1, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

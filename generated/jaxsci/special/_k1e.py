@@ -48,7 +48,7 @@ def k1e(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: -k0e(x) - k1e(x) / x + k1e(x) (DLMF 10.29.2 (with -K_1 in place of the cylinder function) and the product rule for exp(x); agrees with sympy's derivative of exp(x)*besselk(1, x) at 4 sample points)
+        Differentiable: -k0e(x) - k1e(x) / x + k1e(x) (DLMF 10.29.2 (with -K_1 in place of the cylinder function) and the product rule for exp(x); agrees with sympy's derivative of exp(x)*besselk(1, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

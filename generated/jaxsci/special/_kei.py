@@ -48,7 +48,7 @@ def kei(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: keip(x) (SciPy's keip, the derivative of kei; agrees with sympy's derivative of im(besselk(0, x*exp(I*pi/4))) at 4 sample points)
+        Differentiable: keip(x) (SciPy's keip, the derivative of kei; agrees with sympy's derivative of im(besselk(0, x*exp(I*pi/4))) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -48,7 +48,7 @@ def keip(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: -keip(x) / x + ker(x) (imaginary part of the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 for w = ker + i kei (DLMF 10.61.3); agrees with sympy's derivative of -im(exp(I*pi/4)*besselk(1, x*exp(I*pi/4))) at 4 sample points)
+        Differentiable: -keip(x) / x + ker(x) (imaginary part of the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 for w = ker + i kei (DLMF 10.61.3); agrees with sympy's derivative of -im(exp(I*pi/4)*besselk(1, x*exp(I*pi/4))) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

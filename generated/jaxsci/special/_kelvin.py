@@ -51,7 +51,7 @@ def kelvin(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: kelvin.bep(x); kelvin.kep(x); I * kelvin.be(x) - kelvin.bep(x) / x; I * kelvin.ke(x) - kelvin.kep(x) / x (the outputs Be', Ke' and the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 (DLMF 10.61.3); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+        Differentiable: kelvin.bep(x); kelvin.kep(x); I * kelvin.be(x) - kelvin.bep(x) / x; I * kelvin.ke(x) - kelvin.kep(x) / x (the outputs Be', Ke' and the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 (DLMF 10.61.3); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
 
     Returns:
       be: complex array of the promoted input precision ber(x) + i bei(x).

@@ -48,7 +48,7 @@ def ker(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: kerp(x) (SciPy's kerp, the derivative of ker; agrees with sympy's derivative of re(besselk(0, x*exp(I*pi/4))) at 4 sample points)
+        Differentiable: kerp(x) (SciPy's kerp, the derivative of ker; agrees with sympy's derivative of re(besselk(0, x*exp(I*pi/4))) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

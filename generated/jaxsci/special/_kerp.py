@@ -48,7 +48,7 @@ def kerp(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: -kerp(x) / x - kei(x) (real part of the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 for w = ker + i kei (DLMF 10.61.3); agrees with sympy's derivative of -re(exp(I*pi/4)*besselk(1, x*exp(I*pi/4))) at 4 sample points)
+        Differentiable: -kerp(x) / x - kei(x) (real part of the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 for w = ker + i kei (DLMF 10.61.3); agrees with sympy's derivative of -re(exp(I*pi/4)*besselk(1, x*exp(I*pi/4))) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

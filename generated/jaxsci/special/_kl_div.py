@@ -62,9 +62,9 @@ def kl_div(x, y):
 
     Args:
       x: real array. First argument, x >= 0.
-        Differentiable: Piecewise((log(x / y), y > 0), (nan, True)) (d/dx (x log x - x log y - x + y) = log(x / y) (DLMF 4.7); agrees with sympy's derivative of x*log(x/y) - x + y at 4 sample points)
+        Differentiable: Piecewise((log(x / y), y > 0), (nan, True)) (d/dx (x log x - x log y - x + y) = log(x / y) (DLMF 4.7); agrees with sympy's derivative of x*log(x/y) - x + y at 3 sample points)
       y: real array. Second argument, y >= 0.
-        Differentiable: Piecewise((nan, x < 0), (1 - x / y, y > 0), (nan, True)) (d/dy (x log x - x log y - x + y) = 1 - x / y (DLMF 4.7); agrees with sympy's derivative of x*log(x/y) - x + y at 4 sample points)
+        Differentiable: Piecewise((nan, x < 0), (1 - x / y, y > 0), (nan, True)) (d/dy (x log x - x log y - x + y) = 1 - x / y (DLMF 4.7); agrees with sympy's derivative of x*log(x/y) - x + y at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -50,7 +50,7 @@ def kn(n, x):
     Args:
       n: integer array. Order (an integer; SciPy truncates a float order to an integer).
       x: real array. Argument.
-        Differentiable: -kn(n - 1, x) - n / x * kn(n, x) (DLMF 10.29.2 (with (-1)^n K_n in place of the cylinder function); agrees with sympy's derivative of besselk(n, x) at 4 sample points)
+        Differentiable: -kn(n - 1, x) - n / x * kn(n, x) (DLMF 10.29.2 (with (-1)^n K_n in place of the cylinder function); agrees with sympy's derivative of besselk(n, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

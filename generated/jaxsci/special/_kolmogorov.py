@@ -61,7 +61,7 @@ def kolmogorov(y):
           exp(-pi**2 / (8 * y**2)) * (pi**2 / (4 * y**2) - 1)
         + exp(-9 * pi**2 / (8 * y**2)) * (9 * pi**2 / (4 * y**2) - 1)
         + exp(-25 * pi**2 / (8 * y**2)) * (25 * pi**2 / (4 * y**2) - 1)
-        + exp(-49 * pi**2 / (8 * y**2)) * (49 * pi**2 / (4 * y**2) - 1)), True)) (termwise derivative of Kolmogorov's series (y >= 0.82) and of its Jacobi-transformed form (Feller 1948; DLMF 20.7.32), truncated below 1e-19 relative; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        + exp(-49 * pi**2 / (8 * y**2)) * (49 * pi**2 / (4 * y**2) - 1)), True)) (termwise derivative of Kolmogorov's series (y >= 0.82) and of its Jacobi-transformed form (Feller 1948; DLMF 20.7.32), truncated below 1e-19 relative; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -49,7 +49,7 @@ def lambertw(z, k=0, tol=1e-08):
 
     Args:
       z: real or complex array. Argument.
-        Differentiable: exp(-lambertw(z, k, tol)) / (1 + lambertw(z, k, tol)) (DLMF 4.13.4 with W exp(W) = z; agrees with sympy's derivative of LambertW(z, k) at 12 sample points)
+        Differentiable: exp(-lambertw(z, k, tol)) / (1 + lambertw(z, k, tol)) (DLMF 4.13.4 with W exp(W) = z; agrees with sympy's derivative of LambertW(z, k) at 9 sample points)
       k: integer array (default 0). Branch index (an integer array; 0 is the principal branch).
       tol: static Python float (default 1e-08). Tolerance of SciPy's Halley iteration.
 

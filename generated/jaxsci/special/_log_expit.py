@@ -48,7 +48,7 @@ def log_expit(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: expit(-x) (d/dx -log(1 + exp(-x)) = exp(-x) / (1 + exp(-x)) = expit(-x) (DLMF 4.7); agrees with sympy's derivative of -log(1 + exp(-x)) at 4 sample points)
+        Differentiable: expit(-x) (d/dx -log(1 + exp(-x)) = exp(-x) / (1 + exp(-x)) = expit(-x) (DLMF 4.7); agrees with sympy's derivative of -log(1 + exp(-x)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -48,7 +48,7 @@ def log_ndtr(x):
 
     Args:
       x: real or complex array. Real or complex argument.
-        Differentiable: exp(-x**2 / 2 - log_ndtr(x)) / sqrt(2 * pi) (d log(Phi(x)) = Phi'(x) / Phi(x) with Phi'(x) = exp(-x**2 / 2) / sqrt(2 pi) (DLMF 7.2.1-7.2.2); agrees with sympy's derivative of log(1 - erfc(sqrt(2)*x/2)/2) at 12 sample points)
+        Differentiable: exp(-x**2 / 2 - log_ndtr(x)) / sqrt(2 * pi) (d log(Phi(x)) = Phi'(x) / Phi(x) with Phi'(x) = exp(-x**2 / 2) / sqrt(2 pi) (DLMF 7.2.1-7.2.2); agrees with sympy's derivative of log(1 - erfc(sqrt(2)*x/2)/2) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

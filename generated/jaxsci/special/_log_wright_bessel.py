@@ -84,11 +84,11 @@ def log_wright_bessel(a, b, x):
 
     Args:
       a: real array. Parameter, a >= 0.
-        Differentiable: wright_bessel_da(a, b, x) * exp(-log_wright_bessel(a, b, x)) (d log Phi / da = (d Phi / da) / Phi, with jaxsci's kernel wright_bessel_da (DLMF 10.46.1 differentiated term by term); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: wright_bessel_da(a, b, x) * exp(-log_wright_bessel(a, b, x)) (d log Phi / da = (d Phi / da) / Phi, with jaxsci's kernel wright_bessel_da (DLMF 10.46.1 differentiated term by term); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Parameter, b >= 0.
-        Differentiable: wright_bessel_db(a, b, x) * exp(-log_wright_bessel(a, b, x)) (d log Phi / db = (d Phi / db) / Phi, with jaxsci's kernel wright_bessel_db (DLMF 10.46.1 differentiated term by term); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: wright_bessel_db(a, b, x) * exp(-log_wright_bessel(a, b, x)) (d log Phi / db = (d Phi / db) / Phi, with jaxsci's kernel wright_bessel_db (DLMF 10.46.1 differentiated term by term); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument, x >= 0.
-        Differentiable: exp(log_wright_bessel(a, a + b, x) - log_wright_bessel(a, b, x)) (d/dx Phi(a, b; x) = Phi(a, a + b; x), term-by-term differentiation of DLMF 10.46.1 (Wright 1935), and the chain rule for log; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: exp(log_wright_bessel(a, a + b, x) - log_wright_bessel(a, b, x)) (d/dx Phi(a, b; x) = Phi(a, a + b; x), term-by-term differentiation of DLMF 10.46.1 (Wright 1935), and the chain rule for log; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -51,7 +51,7 @@ def loggamma(z):
 
     Args:
       z: real or complex array. Real or complex argument.
-        Differentiable: digamma(z) (DLMF 5.2.2 (psi = d log Gamma / dz on every branch); agrees with sympy's derivative of loggamma(z) at 12 sample points)
+        Differentiable: digamma(z) (DLMF 5.2.2 (psi = d log Gamma / dz on every branch); agrees with sympy's derivative of loggamma(z) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -45,7 +45,7 @@ def logit(x):
 
     Args:
       x: real array. Probability, 0 <= x <= 1.
-        Differentiable: 1 / (x * (1 - x)) (chain rule on log(x) - log(1 - x) (DLMF 4.7); agrees with sympy's derivative of log(x/(1 - x)) at 4 sample points)
+        Differentiable: 1 / (x * (1 - x)) (chain rule on log(x) - log(1 - x) (DLMF 4.7); agrees with sympy's derivative of log(x/(1 - x)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -71,9 +71,9 @@ def lpmv(m, v, x):
     Args:
       m: integer array. Order (an integer; SciPy returns NaN for a float that is not an integer).
       v: real array. Degree.
-        Differentiable: lpmv_dv(m, v, x) (no closed form in the degree (DLMF 14.11): jaxsci's kernel lpmv_dv, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: lpmv_dv(m, v, x) (no closed form in the degree (DLMF 14.11): jaxsci's kernel lpmv_dv, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument, |x| <= 1.
-        Differentiable: ((v + m) * lpmv(m, v - 1, x) - v * x * lpmv(m, v, x)) / (1 - x**2) (DLMF 14.10.4; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: ((v + m) * lpmv(m, v - 1, x) - v * x * lpmv(m, v, x)) / (1 - x**2) (DLMF 14.10.4; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

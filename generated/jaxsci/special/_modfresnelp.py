@@ -50,7 +50,7 @@ def modfresnelp(x):
 
     Args:
       x: real array. Real argument.
-        Differentiable: -exp(I * x**2); -2 * I * x * modfresnelp.kp(x) - exp(-I * pi / 4) / sqrt(pi) (fundamental theorem of calculus for fp (minus the integrand), and the product rule for kp; agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
+        Differentiable: -exp(I * x**2); -2 * I * x * modfresnelp.kp(x) - exp(-I * pi / 4) / sqrt(pi) (fundamental theorem of calculus for fp (minus the integrand), and the product rule for kp; agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
 
     Returns:
       fp: complex array of the promoted input precision The integral of exp(i t^2) from x to infinity.

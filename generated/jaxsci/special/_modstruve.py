@@ -68,9 +68,9 @@ def modstruve(v, x):
 
     Args:
       v: real array. Order.
-        Differentiable: modstruve_dv(v, x) (no closed form in v (DLMF 11.2.2): jaxsci's kernel modstruve_dv, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: modstruve_dv(v, x) (no closed form in v (DLMF 11.2.2): jaxsci's kernel modstruve_dv, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument (must be positive unless v is an integer).
-        Differentiable: modstruve(v - 1, x) - v / x * modstruve(v, x) (DLMF 11.4.28, (x^v L_v)' = x^v L_(v-1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: modstruve(v - 1, x) - v / x * modstruve(v, x) (DLMF 11.4.28, (x^v L_v)' = x^v L_(v-1); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -54,7 +54,7 @@ def multigammaln(a, d):
 
     Args:
       a: real array. Argument, a > (d - 1) / 2.
-        Differentiable: multipolygamma(0, a, d) (DLMF 35.3.4 differentiated: the sum of digamma(a - (j - 1) / 2) (DLMF 5.15.1), jaxsci's kernel multipolygamma; agrees with sympy's derivative of Sum(loggamma(a - j/2 + 1/2), (j, 1, 2)) + log(pi)/2 at 4 sample points)
+        Differentiable: multipolygamma(0, a, d) (DLMF 35.3.4 differentiated: the sum of digamma(a - (j - 1) / 2) (DLMF 5.15.1), jaxsci's kernel multipolygamma; agrees with sympy's derivative of Sum(loggamma(a - j/2 + 1/2), (j, 1, 2)) + log(pi)/2 at 3 sample points)
       d: static Python int. The dimension, a positive Python int.
 
     Returns:

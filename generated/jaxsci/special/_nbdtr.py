@@ -56,7 +56,7 @@ def nbdtr(k, n, p):
       k: integer array. The maximum number of failures, k >= 0 (SciPy truncates a float k to an integer).
       n: integer array. The number of successes, n >= 1 (SciPy truncates a float n to an integer).
       p: real array. Probability of success in a single trial, 0 <= p <= 1.
-        Differentiable: exp(loggamma(n + k + 1) - loggamma(n) - loggamma(k + 1) + (n - 1) * log(p) + k * log(1 - p)) (DLMF 8.17.2 (d I_x(a, b)/dx = x^(a-1) (1-x)^(b-1) / B(a, b)) with a = n, b = k + 1; agrees with sympy's derivative of betainc_regularized(n, k + 1, 0, p) at 12 sample points)
+        Differentiable: exp(loggamma(n + k + 1) - loggamma(n) - loggamma(k + 1) + (n - 1) * log(p) + k * log(1 - p)) (DLMF 8.17.2 (d I_x(a, b)/dx = x^(a-1) (1-x)^(b-1) / B(a, b)) with a = n, b = k + 1; agrees with sympy's derivative of betainc_regularized(n, k + 1, 0, p) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -56,7 +56,7 @@ def nbdtrc(k, n, p):
       k: integer array. The maximum number of failures, k >= 0 (SciPy truncates a float k to an integer).
       n: integer array. The number of successes, n >= 1 (SciPy truncates a float n to an integer).
       p: real array. Probability of success in a single trial, 0 <= p <= 1.
-        Differentiable: -exp(loggamma(n + k + 1) - loggamma(n) - loggamma(k + 1) + (n - 1) * log(p) + k * log(1 - p)) (DLMF 8.17.2 and 8.17.4 (d I_(1-p)(k+1, n)/dp = -p^(n-1) (1-p)^k / B(n, k+1)); agrees with sympy's derivative of betainc_regularized(k + 1, n, 0, 1 - p) at 12 sample points)
+        Differentiable: -exp(loggamma(n + k + 1) - loggamma(n) - loggamma(k + 1) + (n - 1) * log(p) + k * log(1 - p)) (DLMF 8.17.2 and 8.17.4 (d I_(1-p)(k+1, n)/dp = -p^(n-1) (1-p)^k / B(n, k+1)); agrees with sympy's derivative of betainc_regularized(k + 1, n, 0, 1 - p) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

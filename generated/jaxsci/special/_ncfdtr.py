@@ -103,9 +103,9 @@ def ncfdtr(dfn, dfd, nc, f):
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
         Differentiable: ncfdtr_ddfd(dfn, dfd, nc, f) (the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfd; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       nc: real array. Noncentrality parameter, nc >= 0.
-        Differentiable: (ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - ncfdtr(dfn, dfd, nc, f)) / 2 (termwise derivative of the Poisson mixture (Johnson, Kotz & Balakrishnan ch. 30): dF/dnc = (F_(dfn+2) - F_dfn) / 2; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - ncfdtr(dfn, dfd, nc, f)) / 2 (termwise derivative of the Poisson mixture (Johnson, Kotz & Balakrishnan ch. 30): dF/dnc = (F_(dfn+2) - F_dfn) / 2; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       f: real array. Quantile, the upper limit of integration, f >= 0.
-        Differentiable: (dfn * ncfdtr(dfn, dfd, nc, f) + (nc - dfn) * ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - nc * ncfdtr(dfn + 4, dfd, nc, f * dfn / (dfn + 4))) / (2 * f) (noncentral F density as a difference of CDFs: termwise DLMF 8.17.20 (z g_k(z) = k (P_k(z) - P_(k+2)(z)) / 2 for chi-square) over the Poisson mixture (Johnson, Kotz & Balakrishnan ch. 30); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: (dfn * ncfdtr(dfn, dfd, nc, f) + (nc - dfn) * ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - nc * ncfdtr(dfn + 4, dfd, nc, f * dfn / (dfn + 4))) / (2 * f) (noncentral F density as a difference of CDFs: termwise DLMF 8.17.20 (z g_k(z) = k (P_k(z) - P_(k+2)(z)) / 2 for chi-square) over the Poisson mixture (Johnson, Kotz & Balakrishnan ch. 30); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

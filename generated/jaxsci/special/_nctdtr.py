@@ -117,7 +117,7 @@ def nctdtr(df, nc, t):
          * (nctdtr(df + 3, -sign(t) * nc, -Abs(t) * sqrt((df + 3) / df))
             - nctdtr(df + 1, -sign(t) * nc, -Abs(t) * sqrt((df + 1) / df)))
        - sign(t) * nc * (nctdtr(df + 2, -sign(t) * nc, -Abs(t) * sqrt((df + 2) / df))
-                         - nctdtr(df, -sign(t) * nc, -Abs(t))), True)) (dF/dnc = -E[phi(t S - nc)], reduced by integration by parts in the chi variable to noncentral t densities of df and df + 1 degrees of freedom, each a difference of CDFs (Johnson, Kotz & Balakrishnan ch. 31), at (-|t|, -sign(t) nc); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+                         - nctdtr(df, -sign(t) * nc, -Abs(t))), True)) (dF/dnc = -E[phi(t S - nc)], reduced by integration by parts in the chi variable to noncentral t densities of df and df + 1 degrees of freedom, each a difference of CDFs (Johnson, Kotz & Balakrishnan ch. 31), at (-|t|, -sign(t) nc); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       t: real array. Quantile, the upper limit of integration.
         Differentiable: Piecewise(
       (exp(-nc**2 / 2) / sqrt(2 * pi) * (
@@ -126,7 +126,7 @@ def nctdtr(df, nc, t):
             + (nc**4 - 6 * nc**2 + 3) * (df + 3) * (df + 1) / df**2 * t**4 / 24)
           + nc * t + (nc**3 - 3 * nc) * (df + 2) / df * t**3 / 6), Abs(t) < 1e-3),
       (-df / Abs(t) * (nctdtr(df + 2, -sign(t) * nc, -Abs(t) * sqrt((df + 2) / df))
-                       - nctdtr(df, -sign(t) * nc, -Abs(t))), True)) (noncentral t density f_df(t) = (df / t) (F_(df+2)(t sqrt(1 + 2/df)) - F_df(t)) (Johnson, Kotz & Balakrishnan ch. 31; integration by parts in the chi variable), at (-|t|, -sign(t) nc); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+                       - nctdtr(df, -sign(t) * nc, -Abs(t))), True)) (noncentral t density f_df(t) = (df / t) (F_(df+2)(t sqrt(1 + 2/df)) - F_df(t)) (Johnson, Kotz & Balakrishnan ch. 31; integration by parts in the chi variable), at (-|t|, -sign(t) nc); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -45,7 +45,7 @@ def ndtri(y):
 
     Args:
       y: real array. Probability in [0, 1].
-        Differentiable: sqrt(2)*sqrt(pi)*exp(ndtri(y)**2/2) (implicit-function rule on ndtr: d/dy = sqrt(2 pi) exp(ndtri(y)**2 / 2); agrees with sympy's derivative of sqrt(2)*erfinv(2*y - 1) at 4 sample points)
+        Differentiable: sqrt(2)*sqrt(pi)*exp(ndtri(y)**2/2) (implicit-function rule on ndtr: d/dy = sqrt(2 pi) exp(ndtri(y)**2 / 2); agrees with sympy's derivative of sqrt(2)*erfinv(2*y - 1) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

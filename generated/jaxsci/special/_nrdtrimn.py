@@ -73,11 +73,11 @@ def nrdtrimn(p, std, x):
 
     Args:
       p: real array. CDF value, 0 < p < 1.
-        Differentiable: -std * sqrt(2 * pi) * exp(((x - nrdtrimn(p, std, x)) / std)**2 / 2) (mn = x - std ndtri(p); d ndtri(p)/dp = sqrt(2 pi) exp(ndtri(p)^2 / 2) (inverse-function rule on DLMF 7.2.1); agrees with sympy's derivative of -sqrt(2)*std*erfinv(2*p - 1) + x at 4 sample points)
+        Differentiable: -std * sqrt(2 * pi) * exp(((x - nrdtrimn(p, std, x)) / std)**2 / 2) (mn = x - std ndtri(p); d ndtri(p)/dp = sqrt(2 pi) exp(ndtri(p)^2 / 2) (inverse-function rule on DLMF 7.2.1); agrees with sympy's derivative of -sqrt(2)*std*erfinv(2*p - 1) + x at 3 sample points)
       std: real array. Standard deviation, std > 0.
-        Differentiable: (nrdtrimn(p, std, x) - x) / std (mn = x - std ndtri(p): d mn / d std = -ndtri(p); agrees with sympy's derivative of -sqrt(2)*std*erfinv(2*p - 1) + x at 4 sample points)
+        Differentiable: (nrdtrimn(p, std, x) - x) / std (mn = x - std ndtri(p): d mn / d std = -ndtri(p); agrees with sympy's derivative of -sqrt(2)*std*erfinv(2*p - 1) + x at 3 sample points)
       x: real array. Quantile, the upper limit of integration.
-        Differentiable: 1 (mn = x - std ndtri(p); agrees with sympy's derivative of -sqrt(2)*std*erfinv(2*p - 1) + x at 4 sample points)
+        Differentiable: 1 (mn = x - std ndtri(p); agrees with sympy's derivative of -sqrt(2)*std*erfinv(2*p - 1) + x at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -82,11 +82,11 @@ def nrdtrisd(mn, p, x):
 
     Args:
       mn: real array. Mean of the normal distribution.
-        Differentiable: 1 / nrdtrimn(p, 1, 0) (std = (x - mn) / ndtri(p) and ndtri(p) = -nrdtrimn(p, 1, 0); agrees with sympy's derivative of sqrt(2)*(-mn + x)/(2*erfinv(2*p - 1)) at 4 sample points)
+        Differentiable: 1 / nrdtrimn(p, 1, 0) (std = (x - mn) / ndtri(p) and ndtri(p) = -nrdtrimn(p, 1, 0); agrees with sympy's derivative of sqrt(2)*(-mn + x)/(2*erfinv(2*p - 1)) at 3 sample points)
       p: real array. CDF value, 0 < p < 1.
-        Differentiable: -(x - mn) / nrdtrimn(p, 1, 0)**2 * sqrt(2 * pi) * exp(nrdtrimn(p, 1, 0)**2 / 2) (std = (x - mn) / ndtri(p); d ndtri(p)/dp = sqrt(2 pi) exp(ndtri(p)^2 / 2) (inverse-function rule on DLMF 7.2.1); agrees with sympy's derivative of sqrt(2)*(-mn + x)/(2*erfinv(2*p - 1)) at 4 sample points)
+        Differentiable: -(x - mn) / nrdtrimn(p, 1, 0)**2 * sqrt(2 * pi) * exp(nrdtrimn(p, 1, 0)**2 / 2) (std = (x - mn) / ndtri(p); d ndtri(p)/dp = sqrt(2 pi) exp(ndtri(p)^2 / 2) (inverse-function rule on DLMF 7.2.1); agrees with sympy's derivative of sqrt(2)*(-mn + x)/(2*erfinv(2*p - 1)) at 3 sample points)
       x: real array. Quantile, the upper limit of integration.
-        Differentiable: -1 / nrdtrimn(p, 1, 0) (std = (x - mn) / ndtri(p) and ndtri(p) = -nrdtrimn(p, 1, 0); agrees with sympy's derivative of sqrt(2)*(-mn + x)/(2*erfinv(2*p - 1)) at 4 sample points)
+        Differentiable: -1 / nrdtrimn(p, 1, 0) (std = (x - mn) / ndtri(p) and ndtri(p) = -nrdtrimn(p, 1, 0); agrees with sympy's derivative of sqrt(2)*(-mn + x)/(2*erfinv(2*p - 1)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

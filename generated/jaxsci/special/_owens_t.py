@@ -61,9 +61,9 @@ def owens_t(h, a):
 
     Args:
       h: real array. Real argument h.
-        Differentiable: -exp(-h**2 / 2) * erf(a * h / sqrt(2)) / (2 * sqrt(2 * pi)) (Owen (1956) eq. (2.1) differentiated under the integral sign: -h/(2 pi) * integral_0^a exp(-h**2 (1 + x**2) / 2) dx = -phi(h) erf(a h / sqrt(2)) / 2; agrees with sympy's derivative of Integral(exp(-h**2*(t**2 + 1)/2)/(t**2 + 1), (t, 0, a))/(2*pi) at 4 sample points)
+        Differentiable: -exp(-h**2 / 2) * erf(a * h / sqrt(2)) / (2 * sqrt(2 * pi)) (Owen (1956) eq. (2.1) differentiated under the integral sign: -h/(2 pi) * integral_0^a exp(-h**2 (1 + x**2) / 2) dx = -phi(h) erf(a h / sqrt(2)) / 2; agrees with sympy's derivative of Integral(exp(-h**2*(t**2 + 1)/2)/(t**2 + 1), (t, 0, a))/(2*pi) at 3 sample points)
       a: real array. Real argument a.
-        Differentiable: exp(-h**2 * (1 + a**2) / 2) / (2 * pi * (1 + a**2)) (Owen (1956) eq. (2.1): the integrand at x = a; agrees with sympy's derivative of Integral(exp(-h**2*(t**2 + 1)/2)/(t**2 + 1), (t, 0, a))/(2*pi) at 4 sample points)
+        Differentiable: exp(-h**2 * (1 + a**2) / 2) / (2 * pi * (1 + a**2)) (Owen (1956) eq. (2.1): the integrand at x = a; agrees with sympy's derivative of Integral(exp(-h**2*(t**2 + 1)/2)/(t**2 + 1), (t, 0, a))/(2*pi) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

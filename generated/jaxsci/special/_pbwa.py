@@ -63,9 +63,9 @@ def pbwa(a, x):
 
     Args:
       a: real array. Real parameter.
-        Differentiable: pbwa_da.w(a, x); pbwa_da.wp(a, x) (jaxsci's kernel pbwa_da: W in Kummer's functions with complex parameters (DLMF 12.14.4-12.14.6, 13.2.2) differentiated in a term by term (NaN outside abs(a), abs(x) <= 5, like SciPy); agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
+        Differentiable: pbwa_da.w(a, x); pbwa_da.wp(a, x) (jaxsci's kernel pbwa_da: W in Kummer's functions with complex parameters (DLMF 12.14.4-12.14.6, 13.2.2) differentiated in a term by term (NaN outside abs(a), abs(x) <= 5, like SciPy); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
       x: real array. Real argument.
-        Differentiable: pbwa.wp(a, x); (a - x**2 / 4) * pbwa.w(a, x) (SciPy's second output is W'(a, x); W'' from the differential equation DLMF 12.14.1; agrees with mpmath's numerical derivative of the reference at 6 sample point(s))
+        Differentiable: pbwa.wp(a, x); (a - x**2 / 4) * pbwa.w(a, x) (SciPy's second output is W'(a, x); W'' from the differential equation DLMF 12.14.1; agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
 
     Returns:
       w: array of the promoted input dtype The value W(a, x).

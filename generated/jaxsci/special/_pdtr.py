@@ -54,7 +54,7 @@ def pdtr(k, m):
       k: real array. Number of occurrences, k >= 0 (SciPy uses floor(k)).
         Not differentiable: SciPy uses floor(k): pdtr is a step function of k (its derivative is zero between integers and does not exist at them). A tangent on it raises NonDifferentiableError.
       m: real array. The mean of the Poisson distribution, m >= 0.
-        Differentiable: -exp(floor(k) * log(m) - m - loggamma(floor(k) + 1)) (DLMF 8.8.13 with a = floor(k) + 1 (minus the Poisson probability mass at floor(k)); agrees with sympy's derivative of uppergamma(floor(k) + 1, m)/gamma(floor(k) + 1) at 8 sample points)
+        Differentiable: -exp(floor(k) * log(m) - m - loggamma(floor(k) + 1)) (DLMF 8.8.13 with a = floor(k) + 1 (minus the Poisson probability mass at floor(k)); agrees with sympy's derivative of uppergamma(floor(k) + 1, m)/gamma(floor(k) + 1) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

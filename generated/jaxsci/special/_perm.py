@@ -66,9 +66,9 @@ def perm(N, k, exact=False):
 
     Args:
       N: real array. Number of things.
-        Differentiable: Piecewise((perm(N, k) * (digamma(N + 1) - digamma(N - k + 1)), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(N + 1)/gamma(N - k + 1) at 4 sample points)
+        Differentiable: Piecewise((perm(N, k) * (digamma(N + 1) - digamma(N - k + 1)), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(N + 1)/gamma(N - k + 1) at 3 sample points)
       k: real array. Number of elements taken.
-        Differentiable: Piecewise((perm(N, k) * digamma(N - k + 1), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(N + 1)/gamma(N - k + 1) at 4 sample points)
+        Differentiable: Piecewise((perm(N, k) * digamma(N - k + 1), (k <= N) & (N >= 0) & (k >= 0)), (0, True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(N + 1)/gamma(N - k + 1) at 3 sample points)
       exact: static Python bool (default False). False computes in floating point, elementwise and traceable; True returns SciPy's exact integers (concrete inputs only).
         exact=True calls SciPy directly on concrete (not traced) inputs and returns what it returns; under jit, vmap or grad it raises TypeError (exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is).
 

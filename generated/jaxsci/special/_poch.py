@@ -68,9 +68,9 @@ def poch(z, m):
 
     Args:
       z: real array. Real base.
-        Differentiable: poch(z, m) * (digamma(z + m) - digamma(z)) (DLMF 5.2.5 ((z)_m = Gamma(z + m) / Gamma(z)) with DLMF 5.2.2; agrees with sympy's derivative of gamma(m + z)/gamma(z) at 4 sample points)
+        Differentiable: poch(z, m) * (digamma(z + m) - digamma(z)) (DLMF 5.2.5 ((z)_m = Gamma(z + m) / Gamma(z)) with DLMF 5.2.2; agrees with sympy's derivative of gamma(m + z)/gamma(z) at 3 sample points)
       m: real array. Real order.
-        Differentiable: poch(z, m) * digamma(z + m) (DLMF 5.2.5 ((z)_m = Gamma(z + m) / Gamma(z)) with DLMF 5.2.2; agrees with sympy's derivative of gamma(m + z)/gamma(z) at 4 sample points)
+        Differentiable: poch(z, m) * digamma(z + m) (DLMF 5.2.5 ((z)_m = Gamma(z + m) / Gamma(z)) with DLMF 5.2.2; agrees with sympy's derivative of gamma(m + z)/gamma(z) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -50,7 +50,7 @@ def polygamma(n, x):
     Args:
       n: integer array. Order of the derivative of digamma (SciPy computes non-integer orders as NaN).
       x: real array. Argument (SciPy's polygamma has no complex loop).
-        Differentiable: polygamma(n + 1, x) (DLMF 5.15.1 (the definition); agrees with sympy's derivative of polygamma(n, x) at 4 sample points)
+        Differentiable: polygamma(n + 1, x) (DLMF 5.15.1 (the definition); agrees with sympy's derivative of polygamma(n, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

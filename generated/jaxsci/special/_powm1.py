@@ -58,9 +58,9 @@ def powm1(x, y):
 
     Args:
       x: real array. Base (x >= 0, or x < 0 with an integer exponent).
-        Differentiable: y * x**(y - 1) (power rule, DLMF 4.7; agrees with sympy's derivative of x**y - 1 at 4 sample points)
+        Differentiable: y * x**(y - 1) (power rule, DLMF 4.7; agrees with sympy's derivative of x**y - 1 at 3 sample points)
       y: real array. Exponent.
-        Differentiable: x**y * log(x) (d/dy exp(y ln x) = ln(x) x^y (DLMF 4.2(iv), 4.7); agrees with sympy's derivative of x**y - 1 at 4 sample points)
+        Differentiable: x**y * log(x) (d/dy exp(y ln x) = ln(x) x^y (DLMF 4.2(iv), 4.7); agrees with sympy's derivative of x**y - 1 at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

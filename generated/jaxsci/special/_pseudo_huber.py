@@ -63,9 +63,9 @@ def pseudo_huber(delta, r):
 
     Args:
       delta: real array. Scale of the transition from quadratic to linear, delta >= 0.
-        Differentiable: Piecewise((0, delta < 0), (r**4 / (sqrt(delta**2 + r**2) * (sqrt(delta**2 + r**2) + delta)**2), True)) (differentiation of delta^2 (sqrt(1 + (r/delta)^2) - 1), with sqrt(1 + v^2) - 1 = v^2 / (sqrt(1 + v^2) + 1); agrees with sympy's derivative of delta**2*(sqrt(1 + r**2/delta**2) - 1) at 4 sample points)
+        Differentiable: Piecewise((0, delta < 0), (r**4 / (sqrt(delta**2 + r**2) * (sqrt(delta**2 + r**2) + delta)**2), True)) (differentiation of delta^2 (sqrt(1 + (r/delta)^2) - 1), with sqrt(1 + v^2) - 1 = v^2 / (sqrt(1 + v^2) + 1); agrees with sympy's derivative of delta**2*(sqrt(1 + r**2/delta**2) - 1) at 3 sample points)
       r: real array. Residual.
-        Differentiable: Piecewise((0, delta < 0), (delta * r / sqrt(delta**2 + r**2), True)) (differentiation of delta^2 (sqrt(1 + (r/delta)^2) - 1) = delta (sqrt(delta^2 + r^2) - delta); agrees with sympy's derivative of delta**2*(sqrt(1 + r**2/delta**2) - 1) at 4 sample points)
+        Differentiable: Piecewise((0, delta < 0), (delta * r / sqrt(delta**2 + r**2), True)) (differentiation of delta^2 (sqrt(1 + (r/delta)^2) - 1) = delta (sqrt(delta^2 + r^2) - delta); agrees with sympy's derivative of delta**2*(sqrt(1 + r**2/delta**2) - 1) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -45,7 +45,7 @@ def round(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: 0 (round is piecewise constant: its derivative is 0 except at the half-integers, where it jumps and has no derivative (the rule gives 0 there too); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: 0 (round is piecewise constant: its derivative is 0 except at the half-integers, where it jumps and has no derivative (the rule gives 0 there too); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

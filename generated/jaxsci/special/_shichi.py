@@ -51,7 +51,7 @@ def shichi(x):
 
     Args:
       x: real or complex array. Real or complex argument.
-        Differentiable: sinh(x) / x; cosh(x) / x (the integrand of DLMF 6.2.15 (Shi), and of DLMF 6.2.16 plus 1/x (Chi); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
+        Differentiable: sinh(x) / x; cosh(x) / x (the integrand of DLMF 6.2.15 (Shi), and of DLMF 6.2.16 plus 1/x (Chi); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
 
     Returns:
       shi: array of the promoted input dtype Shi(x).

@@ -51,7 +51,7 @@ def sici(x):
 
     Args:
       x: real or complex array. Real or complex argument.
-        Differentiable: sin(x) / x; cos(x) / x (the integrand of DLMF 6.2.9 (Si), and of DLMF 6.2.13 plus 1/x (Ci); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: sin(x) / x; cos(x) / x (the integrand of DLMF 6.2.9 (Si), and of DLMF 6.2.13 plus 1/x (Ci); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       si: array of the promoted input dtype Si(x).

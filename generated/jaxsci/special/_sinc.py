@@ -48,7 +48,7 @@ def sinc(x):
 
     Args:
       x: real or complex array. Argument.
-        Differentiable: -pi * spherical_jn(1, pi * x) (DLMF 10.49.3 and 10.51.2 (j_0' = -j_1); agrees with sympy's derivative of sinc(pi*x) at 12 sample points)
+        Differentiable: -pi * spherical_jn(1, pi * x) (DLMF 10.49.3 and 10.51.2 (j_0' = -j_1); agrees with sympy's derivative of sinc(pi*x) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -48,7 +48,7 @@ def sindg(x):
 
     Args:
       x: real array. Angle in degrees.
-        Differentiable: pi / 180 * cosdg(x) (d/dz sin z = cos z (DLMF 4.20) and the chain rule for x degrees = pi x / 180 radians; agrees with sympy's derivative of sin(pi*x/180) at 4 sample points)
+        Differentiable: pi / 180 * cosdg(x) (d/dz sin z = cos z (DLMF 4.20) and the chain rule for x degrees = pi x / 180 radians; agrees with sympy's derivative of sin(pi*x/180) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -51,7 +51,7 @@ def softplus(x):
 
     Args:
       x: real array. Argument (SciPy's np.logaddexp has no complex loop).
-        Differentiable: expit(x) (d/dx log(1 + exp(x)) = exp(x) / (1 + exp(x)) = expit(x) (DLMF 4.7); agrees with sympy's derivative of log(exp(x) + 1) at 4 sample points)
+        Differentiable: expit(x) (d/dx log(1 + exp(x)) = exp(x) / (1 + exp(x)) = expit(x) (DLMF 4.7); agrees with sympy's derivative of log(exp(x) + 1) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -50,7 +50,7 @@ def spence(z):
 
     Args:
       z: real or complex array. Real (z >= 0) or complex argument.
-        Differentiable: log(z) / (1 - z) (differentiating spence(z) = integral_1^z log(t) / (1 - t) dt (DLMF 25.12.2 with z -> 1 - z); agrees with sympy's derivative of polylog(2, 1 - z) at 12 sample points)
+        Differentiable: log(z) / (1 - z) (differentiating spence(z) = integral_1^z log(t) / (1 - t) dt (DLMF 25.12.2 with z -> 1 - z); agrees with sympy's derivative of polylog(2, 1 - z) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -70,7 +70,7 @@ def spherical_in(n, z, derivative=False):
     Args:
       n: integer array. Order, n >= 0 (SciPy truncates a float order to an integer).
       z: real or complex array. Argument.
-        Differentiable: spherical_in(n, z, derivative=True) (when derivative=False) (SciPy's derivative=True (DLMF 10.51.5); agrees with mpmath's numerical derivative of the reference at 3 sample point(s)); -2 / z * spherical_in(n, z, derivative=True) + (1 + n * (n + 1) / z**2) * spherical_in(n, z) (when derivative=True) (DLMF 10.47.2; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: spherical_in(n, z, derivative=True) (when derivative=False) (SciPy's derivative=True (DLMF 10.51.5); agrees with mpmath's numerical derivative of the reference at 2 sample point(s)); -2 / z * spherical_in(n, z, derivative=True) + (1 + n * (n + 1) / z**2) * spherical_in(n, z) (when derivative=True) (DLMF 10.47.2; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       derivative: static Python bool (default False). If True, the value of the derivative rather than of the function.
 
     Returns:

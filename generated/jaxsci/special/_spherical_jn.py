@@ -70,7 +70,7 @@ def spherical_jn(n, z, derivative=False):
     Args:
       n: integer array. Order, n >= 0 (SciPy truncates a float order to an integer).
       z: real or complex array. Argument.
-        Differentiable: spherical_jn(n, z, derivative=True) (when derivative=False) (SciPy's derivative=True (DLMF 10.51.2); agrees with sympy's derivative of jn(n, z) at 12 sample points); -2 / z * spherical_jn(n, z, derivative=True) - (1 - n * (n + 1) / z**2) * spherical_jn(n, z) (when derivative=True) (DLMF 10.47.1; agrees with sympy's derivative of jn(n - 1, z) - (n + 1)*jn(n, z)/z at 24 sample points)
+        Differentiable: spherical_jn(n, z, derivative=True) (when derivative=False) (SciPy's derivative=True (DLMF 10.51.2); agrees with sympy's derivative of jn(n, z) at 9 sample points); -2 / z * spherical_jn(n, z, derivative=True) - (1 - n * (n + 1) / z**2) * spherical_jn(n, z) (when derivative=True) (DLMF 10.47.1; agrees with sympy's derivative of jn(n - 1, z) - (n + 1)*jn(n, z)/z at 18 sample points)
       derivative: static Python bool (default False). If True, the value of the derivative rather than of the function.
 
     Returns:

@@ -79,9 +79,9 @@ def stdtr(df, t):
         Differentiable: t * exp(gammaln((df + 1) / 2) - gammaln(df / 2)) / sqrt(pi * df) * (
       (digamma((df + 1) / 2) / 2 - digamma(df / 2) / 2 - 1 / (2 * df)) * hyp2f1(Rational(1, 2), (df + 1) / 2, Rational(3, 2), -t**2 / df)
       + hyp2f1_db(Rational(1, 2), (df + 1) / 2, Rational(3, 2), -t**2 / df) / 2
-      + (df + 1) / 6 * hyp2f1(Rational(3, 2), (df + 3) / 2, Rational(5, 2), -t**2 / df) * t**2 / df**2) (stdtr(df, t) = 1/2 + t Gamma((df+1)/2) / (sqrt(pi df) Gamma(df/2)) 2F1(1/2, (df+1)/2; 3/2; -t^2/df) (Abramowitz and Stegun 26.7.1 with DLMF 8.17.7), differentiated in df with jaxsci's kernel hyp2f1_db and DLMF 15.5.1; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+      + (df + 1) / 6 * hyp2f1(Rational(3, 2), (df + 3) / 2, Rational(5, 2), -t**2 / df) * t**2 / df**2) (stdtr(df, t) = 1/2 + t Gamma((df+1)/2) / (sqrt(pi df) Gamma(df/2)) 2F1(1/2, (df+1)/2; 3/2; -t^2/df) (Abramowitz and Stegun 26.7.1 with DLMF 8.17.7), differentiated in df with jaxsci's kernel hyp2f1_db and DLMF 15.5.1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       t: real array. Upper limit of integration.
-        Differentiable: exp(loggamma((df + 1) / 2) - loggamma(df / 2) - (df + 1) / 2 * log(1 + t**2 / df)) / sqrt(pi * df) (A&S 26.7.1 (the Student t density); agrees with sympy's derivative of 1/2 + t*gamma(df/2 + 1/2)*hyper((1/2, df/2 + 1/2), (3/2,), -t**2/df)/(sqrt(pi)*sqrt(df)*gamma(df/2)) at 4 sample points)
+        Differentiable: exp(loggamma((df + 1) / 2) - loggamma(df / 2) - (df + 1) / 2 * log(1 + t**2 / df)) / sqrt(pi * df) (A&S 26.7.1 (the Student t density); agrees with sympy's derivative of 1/2 + t*gamma(df/2 + 1/2)*hyper((1/2, df/2 + 1/2), (3/2,), -t**2/df)/(sqrt(pi)*sqrt(df)*gamma(df/2)) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -68,9 +68,9 @@ def struve(v, x):
 
     Args:
       v: real array. Order.
-        Differentiable: struve_dv(v, x) (no closed form in v (DLMF 11.2.1): jaxsci's kernel struve_dv, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: struve_dv(v, x) (no closed form in v (DLMF 11.2.1): jaxsci's kernel struve_dv, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument (must be positive unless v is an integer).
-        Differentiable: struve(v - 1, x) - v / x * struve(v, x) (DLMF 11.4.27, (x^v H_v)' = x^v H_(v-1); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: struve(v - 1, x) - v / x * struve(v, x) (DLMF 11.4.27, (x^v H_v)' = x^v H_(v-1); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

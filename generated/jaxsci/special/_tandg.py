@@ -45,7 +45,7 @@ def tandg(x):
 
     Args:
       x: real array. Angle in degrees.
-        Differentiable: pi / 180 * (1 + tandg(x)**2) (d/dz tan z = sec^2 z (DLMF 4.20), sec^2 = 1 + tan^2 (DLMF 4.21), chain rule for degrees; agrees with sympy's derivative of tan(pi*x/180) at 4 sample points)
+        Differentiable: pi / 180 * (1 + tandg(x)**2) (d/dz tan z = sec^2 z (DLMF 4.20), sec^2 = 1 + tan^2 (DLMF 4.21), chain rule for degrees; agrees with sympy's derivative of tan(pi*x/180) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

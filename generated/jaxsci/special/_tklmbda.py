@@ -67,14 +67,14 @@ def tklmbda(x, lmbda):
     Args:
       x: real array. Quantile.
         Differentiable: Piecewise((0, Max(lmbda, 0) * abs(x) >= 1),
-      (1 / (tklmbda(x, lmbda)**(lmbda - 1) + (1 - tklmbda(x, lmbda))**(lmbda - 1)), True)) (inverse-function rule on Q(p) = (p^lmbda - (1-p)^lmbda) / lmbda: dF/dx = 1 / (p^(lmbda-1) + (1-p)^(lmbda-1)); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+      (1 / (tklmbda(x, lmbda)**(lmbda - 1) + (1 - tklmbda(x, lmbda))**(lmbda - 1)), True)) (inverse-function rule on Q(p) = (p^lmbda - (1-p)^lmbda) / lmbda: dF/dx = 1 / (p^(lmbda-1) + (1-p)^(lmbda-1)); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       lmbda: real array. Shape parameter lambda.
         Differentiable: Piecewise((0, Max(lmbda, 0) * abs(x) >= 1),
       (-exp(lmbda * (log(tklmbda(x, lmbda)) + log(1 - tklmbda(x, lmbda))) / 2)
         * ((log(tklmbda(x, lmbda)) + log(1 - tklmbda(x, lmbda))) * sinh(lmbda * (log(tklmbda(x, lmbda)) - log(1 - tklmbda(x, lmbda))) / 2) / lmbda
            + ((log(tklmbda(x, lmbda)) - log(1 - tklmbda(x, lmbda))) * cosh(lmbda * (log(tklmbda(x, lmbda)) - log(1 - tklmbda(x, lmbda))) / 2)
               - 2 * sinh(lmbda * (log(tklmbda(x, lmbda)) - log(1 - tklmbda(x, lmbda))) / 2) / lmbda) / lmbda)
-        / (tklmbda(x, lmbda)**(lmbda - 1) + (1 - tklmbda(x, lmbda))**(lmbda - 1)), True)) (inverse-function rule on Q(p, lmbda) = (p^lmbda - (1-p)^lmbda) / lmbda: dF/dlmbda = -(dQ/dlmbda) / (dQ/dp); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        / (tklmbda(x, lmbda)**(lmbda - 1) + (1 - tklmbda(x, lmbda))**(lmbda - 1)), True)) (inverse-function rule on Q(p, lmbda) = (p^lmbda - (1-p)^lmbda) / lmbda: dF/dlmbda = -(dQ/dlmbda) / (dQ/dp); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -47,7 +47,7 @@ def wofz(z):
 
     Args:
       z: real or complex array. Complex argument.
-        Differentiable: -2 * z * wofz(z) + 2 * I / sqrt(pi) (DLMF 7.10 (w'(z) = -2 z w(z) + 2 i / sqrt(pi)); agrees with sympy's derivative of (2 - erfc(I*z))*exp(-z**2) at 12 sample points)
+        Differentiable: -2 * z * wofz(z) + 2 * I / sqrt(pi) (DLMF 7.10 (w'(z) = -2 z w(z) + 2 i / sqrt(pi)); agrees with sympy's derivative of (2 - erfc(I*z))*exp(-z**2) at 9 sample points)
 
     Returns:
       out: complex array of the promoted input precision w(z), complex.

@@ -84,11 +84,11 @@ def wright_bessel(a, b, x):
 
     Args:
       a: real array. Parameter, a >= 0.
-        Differentiable: wright_bessel_da(a, b, x) (jaxsci's kernel wright_bessel_da: DLMF 10.46.1 differentiated term by term; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: wright_bessel_da(a, b, x) (jaxsci's kernel wright_bessel_da: DLMF 10.46.1 differentiated term by term; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Parameter, b >= 0.
-        Differentiable: wright_bessel_db(a, b, x) (jaxsci's kernel wright_bessel_db: DLMF 10.46.1 differentiated term by term; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: wright_bessel_db(a, b, x) (jaxsci's kernel wright_bessel_db: DLMF 10.46.1 differentiated term by term; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument, x >= 0.
-        Differentiable: wright_bessel(a, a + b, x) (term-by-term differentiation of DLMF 10.46.1 (Wright 1935); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: wright_bessel(a, a + b, x) (term-by-term differentiation of DLMF 10.46.1 (Wright 1935); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -50,7 +50,7 @@ def wrightomega(z):
 
     Args:
       z: real or complex array. Argument.
-        Differentiable: wrightomega(z) / (1 + wrightomega(z)) (implicit differentiation of w + log(w) = z (Corless & Jeffrey 2002); the Lambert W form W'(x) = W / (x (1 + W)) of DLMF 4.13 at x = exp(z); agrees with sympy's derivative of Piecewise((LambertW(exp(z), ceiling((im(z) - pi)/(2*pi))), (im(z) <= -3*pi) | (im(z) > 3*pi)), (LambertW(exp(z), -1), im(z) <= -pi), (LambertW(exp(z)), im(z) <= pi), (LambertW(exp(z), 1), True)) at 12 sample points)
+        Differentiable: wrightomega(z) / (1 + wrightomega(z)) (implicit differentiation of w + log(w) = z (Corless & Jeffrey 2002); the Lambert W form W'(x) = W / (x (1 + W)) of DLMF 4.13 at x = exp(z); agrees with sympy's derivative of Piecewise((LambertW(exp(z), ceiling((im(z) - pi)/(2*pi))), (im(z) <= -3*pi) | (im(z) > 3*pi)), (LambertW(exp(z), -1), im(z) <= -pi), (LambertW(exp(z)), im(z) <= pi), (LambertW(exp(z), 1), True)) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

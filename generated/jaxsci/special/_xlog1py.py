@@ -66,9 +66,9 @@ def xlog1py(x, y):
 
     Args:
       x: real or complex array. Multiplier.
-        Differentiable: log1p(y) (d/dx x log(1 + y) = log(1 + y); agrees with sympy's derivative of x*log(y + 1) at 12 sample points)
+        Differentiable: log1p(y) (d/dx x log(1 + y) = log(1 + y); agrees with sympy's derivative of x*log(y + 1) at 9 sample points)
       y: real or complex array. Argument, the logarithm is of 1 + y (principal branch).
-        Differentiable: x / (1 + y + KroneckerDelta(x, 0) * KroneckerDelta(y, -1)) (d/dy x ln(1 + y) = x / (1 + y) (DLMF 4.7); 0 on the line x = 0, where SciPy's xlog1py(0, y) = 0 is constant; agrees with sympy's derivative of x*log(y + 1) at 12 sample points)
+        Differentiable: x / (1 + y + KroneckerDelta(x, 0) * KroneckerDelta(y, -1)) (d/dy x ln(1 + y) = x / (1 + y) (DLMF 4.7); 0 on the line x = 0, where SciPy's xlog1py(0, y) = 0 is constant; agrees with sympy's derivative of x*log(y + 1) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

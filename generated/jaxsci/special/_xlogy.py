@@ -65,7 +65,7 @@ def xlogy(x, y):
       x: real or complex array. Multiplier.
         Differentiable: log(y) (derived by sympy; derived by sympy)
       y: real or complex array. Argument of the logarithm (principal branch).
-        Differentiable: x / (y + KroneckerDelta(x, 0) * KroneckerDelta(y, 0)) (d/dy x ln y = x / y (DLMF 4.7); 0 on the line x = 0, where SciPy's xlogy(0, y) = 0 is constant; agrees with sympy's derivative of x*log(y) at 12 sample points)
+        Differentiable: x / (y + KroneckerDelta(x, 0) * KroneckerDelta(y, 0)) (d/dy x ln y = x / y (DLMF 4.7); 0 on the line x = 0, where SciPy's xlogy(0, y) = 0 is constant; agrees with sympy's derivative of x*log(y) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -48,7 +48,7 @@ def y0(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: -y1(x) (DLMF 10.6.3; agrees with sympy's derivative of bessely(0, x) at 4 sample points)
+        Differentiable: -y1(x) (DLMF 10.6.3; agrees with sympy's derivative of bessely(0, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

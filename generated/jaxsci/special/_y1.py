@@ -48,7 +48,7 @@ def y1(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: y0(x) - y1(x) / x (DLMF 10.6.2; agrees with sympy's derivative of bessely(1, x) at 4 sample points)
+        Differentiable: y0(x) - y1(x) / x (DLMF 10.6.2; agrees with sympy's derivative of bessely(1, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -50,7 +50,7 @@ def yn(n, x):
     Args:
       n: integer array. Order (an integer; SciPy truncates a float order to an integer).
       x: real array. Argument.
-        Differentiable: yn(n - 1, x) - n / x * yn(n, x) (DLMF 10.6.2; agrees with sympy's derivative of bessely(n, x) at 4 sample points)
+        Differentiable: yn(n - 1, x) - n / x * yn(n, x) (DLMF 10.6.2; agrees with sympy's derivative of bessely(n, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

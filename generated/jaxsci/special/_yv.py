@@ -64,9 +64,9 @@ def yv(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: yv_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel yv_dv; agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: yv_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel yv_dv; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
-        Differentiable: yv(v - 1, z) - v / z * yv(v, z) (DLMF 10.6.2; agrees with sympy's derivative of bessely(v, z) at 12 sample points)
+        Differentiable: yv(v - 1, z) - v / z * yv(v, z) (DLMF 10.6.2; agrees with sympy's derivative of bessely(v, z) at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -87,9 +87,9 @@ def zeta(x, q=None):
 
     Args:
       x: real array. Exponent, x != 1 (x > 1 when q is given).
-        Differentiable: zeta_dx(x, q) (d zeta(x, q)/dx = -sum log(k + q) (k + q)**-x (DLMF 25.11.1 differentiated): jaxsci's kernel zeta_dx, Euler-Maclaurin (Johansson, Numer. Algorithms 69 (2015), eq. 5; JAX's zeta JVP); agrees with mpmath's numerical derivative of the reference at 3 sample point(s)); zetac_dx(x) (when q=None) (zeta(x) = zetac(x) + 1: jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015) for x >= -1 and the functional equation DLMF 25.4.1 differentiated below; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: zeta_dx(x, q) (d zeta(x, q)/dx = -sum log(k + q) (k + q)**-x (DLMF 25.11.1 differentiated): jaxsci's kernel zeta_dx, Euler-Maclaurin (Johansson, Numer. Algorithms 69 (2015), eq. 5; JAX's zeta JVP); agrees with mpmath's numerical derivative of the reference at 2 sample point(s)); zetac_dx(x) (when q=None) (zeta(x) = zetac(x) + 1: jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015) for x >= -1 and the functional equation DLMF 25.4.1 differentiated below; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       q: real array, or None (the default) to leave it out of SciPy's call. Shift of the Hurwitz zeta function, q > 0.
-        Differentiable: -x * zeta(x + 1, q) (DLMF 25.11.17; agrees with sympy's derivative of zeta(x, q) at 4 sample points)
+        Differentiable: -x * zeta(x + 1, q) (DLMF 25.11.17; agrees with sympy's derivative of zeta(x, q) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

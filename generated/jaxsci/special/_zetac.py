@@ -48,7 +48,7 @@ def zetac(x):
 
     Args:
       x: real array. Real argument (x != 1).
-        Differentiable: zetac_dx(x) (zeta'(x) = -sum log(n) n**-x (DLMF 25.2.3): jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015); agrees with mpmath's numerical derivative of the reference at 3 sample point(s))
+        Differentiable: zetac_dx(x) (zeta'(x) = -sum log(n) n**-x (DLMF 25.2.3): jaxsci's kernel zetac_dx, Euler-Maclaurin (Johansson 2015); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype
