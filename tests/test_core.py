@@ -445,3 +445,17 @@ def test_no_host_function_can_write_into_an_operand(transport, jit, monkeypatch)
         assert any("read-only" in m for m in messages), messages
     finally:
         jax.clear_caches()
+
+
+@pytest.mark.parametrize("name", ["stdtr", "agm"])
+def test_a_rules_constant_operands_batch_under_vmap(name):
+    """stdtr's df-rule and agm's rules evaluate hyp2f1(3/2, ...) with constant parameters: under vmap
+    those operands reach the batching rule as Python numbers."""
+    import jaxsci.special as js
+
+    f = getattr(js, name)
+    a, b = jnp.asarray([1.0, 2.0, 3.5]), jnp.asarray([0.5, 1.0, 2.0])
+    for transform in (jax.grad, jax.hessian):
+        batched = jax.vmap(transform(f))(a, b)
+        one_by_one = [transform(f)(x, y) for x, y in zip(a, b)]
+        np.testing.assert_allclose(batched, one_by_one, rtol=1e-13)

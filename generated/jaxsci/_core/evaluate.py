@@ -92,6 +92,8 @@ def _evaluate_batched(operands, dims, *, plan: Plan, transport: str):
     # Elementwise: the batch axis goes first and every operand keeps one rank (the transport's
     # elementwise lowering wants equal ranks), then the primitive is bound again, so a batched
     # evaluation stays differentiable.
+    # a rule's constant operand (hyp2f1(3/2, ...) in stdtr's df-rule) arrives as a Python number
+    operands = [o if hasattr(o, "ndim") else jnp.asarray(o) for o in operands]
     rank = 1 + max(o.ndim - (d is not None) for o, d in zip(operands, dims))
     aligned = []
     for o, d in zip(operands, dims):
