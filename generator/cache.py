@@ -139,7 +139,7 @@ def encode(cases: tuple) -> list:
                 "args": [[a.same_as, a.key, a.code] for a in need.args],
                 "stage": need.stage,
                 "where": [list(w) for w in need.where],
-                "statics_code": need.statics_code,
+                "statics_code": None if need.statics_code is None else [list(s) for s in need.statics_code],
             } for need in rule.needs],
             "derivative": list(rule.derivative),
             "conjugate": None if rule.conjugate is None else list(rule.conjugate),
@@ -159,7 +159,7 @@ def decode(data: list, spec: model.Spec, specs_by_name: dict) -> tuple:
                 var=need["var"], spec=specs_by_name[need["spec"]], statics=_tuples(need["statics"]),
                 args=tuple(PlannedArg(same_as=a, key=k, code=c) for a, k, c in need["args"]), stage=need["stage"],
                 where=tuple((index, constant) for index, constant in need["where"]),
-                statics_code=need["statics_code"],
+                statics_code=None if need["statics_code"] is None else tuple(tuple(s) for s in need["statics_code"]),
             ) for need in rule["needs"])
             rules.append(ArgRule(
                 arg=spec.arg(rule["arg"]), traced_index=rule["traced_index"], method=rule["method"],

@@ -49,9 +49,9 @@ class PlannedNeed:
     # ((caller's traced index, constant code), ...): used only at a special point (its arguments hold
     # Mask(x, c)), so the host evaluates it only where every such x equals its c.
     where: tuple = ()
-    # Python code of the statics tuple where a value is an integer expression in the caller's static
-    # ints (``jvp(v, z, n + 1)``), computed when the rule runs; None when every value is fixed.
-    statics_code: str | None = None
+    # ((name, Python code), ...) for the statics where a value is an integer expression in the caller's
+    # static ints (``jvp(v, z, n + 1)``), computed when the rule runs; None when every value is fixed.
+    statics_code: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -546,9 +546,8 @@ class _Planner:
             if symbolic:
                 statics = tuple((name, sympy.sstr(value) if isinstance(value, sympy.Basic) else value)
                                 for name, value in info.statics)
-                statics_code = "(" + "".join(
-                    f"({name!r}, {sympy.sstr(value) if isinstance(value, sympy.Basic) else repr(value)}), "
-                    for name, value in info.statics) + ")"
+                statics_code = tuple((name, sympy.sstr(value) if isinstance(value, sympy.Basic) else repr(value))
+                                     for name, value in info.statics)
             args = []
             for value in info.traced:
                 used_ints |= sympy.sympify(value).free_symbols & own_ints

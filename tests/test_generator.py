@@ -625,7 +625,7 @@ def test_a_static_int_may_pass_on_as_an_integer_polynomial():
     (rule,) = case.rules
     assert rule.statics == ("n",)
     (need,) = rule.needs
-    assert need.statics_code == "(('n', 2*n + 1), )"
+    assert need.statics_code == (("n", "2*n + 1"),)
 
 
 @pytest.mark.parametrize("order", ["n / 2", "v"])

@@ -91,7 +91,8 @@ def _evaluate_batched(operands, dims, *, plan: Plan, transport: str):
     # Elementwise: the batch axis goes first and every operand keeps one rank (the transport's
     # elementwise lowering wants equal ranks), then the primitive is bound again, so a batched
     # evaluation stays differentiable.
-    # a rule's constant operand (hyp2f1(3/2, ...) in stdtr's df-rule) arrives as a Python number
+    # a rule's constant operand (hyp2f1(3/2, ...) in stdtr's df-rule) reaches the batching rule as a
+    # literal, not an array, whichever way the plan holds it
     operands = [o if hasattr(o, "ndim") else jnp.asarray(o) for o in operands]
     rank = 1 + max(o.ndim - (d is not None) for o, d in zip(operands, dims))
     aligned = []
@@ -218,7 +219,9 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
         parts = rule.derivative(*args, values, needs, **keywords)
         conj_parts = rule.conjugate(*args, values, needs, **keywords) if rule.conjugate is not None else None
         if call.where:
-            parts, conj_parts = _selected(call, primals, parts), _selected(call, primals, conj_parts)
+            selected = _selected(call, primals)
+            parts = _zero_outside(selected, parts)
+            conj_parts = _zero_outside(selected, conj_parts)
         for k, value in enumerate(values):
             term = parts[k] * tangent
             if conj_parts is not None:
@@ -234,7 +237,12 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
     return flat_out, flat_tangents
 
 
-def _selected(call: Call, primals, parts):
+def _selected(call: Call, primals):
+    """Where a where-call was evaluated by the host (``host._evaluate_where``)."""
+    return functools.reduce(jnp.logical_and, [primals[i] == constant for i, constant in call.where])
+
+
+def _zero_outside(selected, parts):
     """A where-call's partial derivatives, zero where the host did not evaluate it.
 
     Its outputs there are zeros, not values, so a rule's coefficients may be anything (a division
@@ -242,7 +250,6 @@ def _selected(call: Call, primals, parts):
     """
     if parts is None:
         return None
-    selected = functools.reduce(jnp.logical_and, [primals[i] == constant for i, constant in call.where])
     return tuple(jnp.where(selected, part, jnp.zeros_like(part)) for part in parts)
 
 
