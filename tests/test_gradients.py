@@ -66,9 +66,8 @@ def _others(case, arg, point, dtype):
                  for a in case.spec.traced_args if a.name != arg)
 
 
-def _directional(f, direction, second=True):
-    """x, others -> (first, second) derivatives of f along ``direction``, as one jitted function
-    (second is None where the spec checks the first order only)."""
+def _along(f, direction, second=True):
+    """x, others -> (first, second) derivatives of f along ``direction``, not jitted."""
     def first(x, others):
         return jax.jvp(lambda y: f(y, others), (x,), (jnp.full_like(x, direction),))[1]
 
@@ -77,7 +76,7 @@ def _directional(f, direction, second=True):
             return first(x, others), None
         return first(x, others), jax.jvp(lambda y: first(y, others), (x,), (jnp.full_like(x, direction),))[1]
 
-    return jax.jit(both)
+    return both
 
 
 def _second_order_checked(case, arg) -> bool:
@@ -104,7 +103,7 @@ def _outside_scipys_domain(case, point, arg, reference_first) -> bool:
 
 
 def _reverse(f, x0, others, n_out, second=True):
-    """x, others -> [(grad, grad of grad) of each real and imaginary output part], jitted."""
+    """x, others -> [(grad, grad of grad) of each real and imaginary output part], not jitted."""
     shapes = _outputs(jax.eval_shape(f, x0, others))
     parts = [(k, part) for k in range(n_out)
              for part in ((jnp.real, jnp.imag) if jnp.iscomplexobj(shapes[k]) else (jnp.real,))]
@@ -116,7 +115,7 @@ def _reverse(f, x0, others, n_out, second=True):
             out.append((jax.grad(fk)(x), jax.grad(jax.grad(fk))(x) if second else None))
         return out
 
-    return parts, jax.jit(all_grads)
+    return parts, all_grads
 
 
 # Central-difference stencils of order 8 (Fornberg 1988), for specs whose reference is SciPy itself.
@@ -189,57 +188,46 @@ FORWARD_CASES = [(c, a, dtype) for dtype in ("float64", "float32") for c, a in D
 
 
 @pytest.mark.parametrize("case,arg,dtype", params(FORWARD_CASES, ids=lambda item: f"{_ids(item)}-{item[2]}"))
-def test_forward_mode_matches_mpmath(case, arg, dtype):
-    """jvp and jvp-of-jvp against mpmath, real direction."""
-    _check_forward(case, arg, dtype, POINTS_PER_ARG)
+def test_forward_and_reverse_modes_match_mpmath(case, arg, dtype):
+    """jvp and jvp-of-jvp against mpmath, real direction; in float64 also grad and grad-of-grad (a
+    complex output as its real and imaginary parts), compiled with the forward mode as one function."""
+    _check(case, arg, dtype, POINTS_PER_ARG, reverse=dtype == "float64")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
 def test_sweep_matches_mpmath(case, arg):
     """The forward-mode check at many more points of the domain (run with -m slow)."""
-    _check_forward(case, arg, "float64", SWEEP_POINTS, live=True)
+    _check(case, arg, "float64", SWEEP_POINTS, live=True)
 
 
-def _check_forward(case, arg, dtype, count, live=False):
+def _check(case, arg, dtype, count, live=False, reverse=False):
     case.expected_failure("gradients", dtype)
     tol = case.spec.tests.gradient_tolerance[dtype]
     second = _second_order_checked(case, arg)
-    derivatives = _directional(_partial_function(case, arg), 1.0, second)
+    f = _partial_function(case, arg)
+    forward = _along(f, 1.0, second)
+    derivatives = parts = None
     for point in gradient_points(case, arg, count):
         x = real_x0(point[arg], dtype)
         x0 = jnp.asarray(x, dtype=dtype)
-        d1, d2 = derivatives(x0, _others(case, arg, point, dtype))
+        others = _others(case, arg, point, dtype)
+        if derivatives is None:
+            # one compilation for both modes: compiling is most of this test's time
+            parts, backward = _reverse(f, x0, others, len(case.spec.outputs), second) if reverse else ([], None)
+            derivatives = jax.jit(lambda x, o: (forward(x, o), backward(x, o) if reverse else []))
+        (d1, d2), grads = derivatives(x0, others)
         d1, d2 = _outputs(d1), _outputs(d2) if second else None
         ref1, ref2 = _mp_derivatives(case, arg, point, x, REAL, live=live)
         if _outside_scipys_domain(case, point, arg, ref1):
             assert all(np.isnan(np.asarray(d)).all() for d in d1), f"d/d{arg} at {point}: {d1}, where SciPy is NaN"
+            assert all(np.isnan(np.asarray(g1)).all() for g1, _ in grads), f"grad at {point}, where SciPy is NaN"
             continue
         for k in range(len(d1)):
             _close(d1[k], ref1[k], tol, f"d/d{arg} at {point} ({dtype})")
             if second:
                 _close(d2[k], ref2[k], _second_order(tol), f"d2/d{arg}2 at {point} ({dtype})")
-
-
-@pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
-def test_reverse_mode_matches_mpmath(case, arg):
-    """grad and grad-of-grad against mpmath; a complex output as its real and imaginary parts."""
-    case.expected_failure("gradients")
-    tol = case.spec.tests.gradient_tolerance["float64"]
-    f = _partial_function(case, arg)
-    second = _second_order_checked(case, arg)
-    grads = None
-    for point in gradient_points(case, arg):
-        x = real_x0(point[arg], "float64")
-        x0 = jnp.asarray(x, dtype="float64")
-        others = _others(case, arg, point, "float64")
-        if grads is None:
-            parts, grads = _reverse(f, x0, others, len(case.spec.outputs), second)
-        ref1, ref2 = _mp_derivatives(case, arg, point, x, REAL)
-        if _outside_scipys_domain(case, point, arg, ref1):
-            assert all(np.isnan(np.asarray(g1)).all() for g1, _ in grads(x0, others)), f"grad at {point}, where SciPy is NaN"
-            continue
-        for (k, part), (g1, g2) in zip(parts, grads(x0, others)):
+        for (k, part), (g1, g2) in zip(parts, grads):
             mp_part = mpmath.re if part is jnp.real else mpmath.im
             _close(g1, mp_part(ref1[k]), tol, f"grad {part.__name__} d/d{arg} at {point}")
             if second:
@@ -256,12 +244,12 @@ def test_complex_directions_match_mpmath(case, arg):
     tol = case.spec.tests.gradient_tolerance["float64"]
     f = _partial_function(case, arg)
     second = _second_order_checked(case, arg)
-    along = [_directional(f, direction, second) for direction in COMPLEX_DIRECTIONS]
+    # every direction in one compiled function
+    along = jax.jit(lambda x, others: [_along(f, direction, second)(x, others) for direction in COMPLEX_DIRECTIONS])
     for point in complex_points(case, arg):
         x0 = jnp.asarray(point[arg], dtype="complex128")
         others = _others(case, arg, point, "float64")
-        for direction, derivatives in zip(COMPLEX_DIRECTIONS, along):
-            d1, d2 = derivatives(x0, others)
+        for direction, (d1, d2) in zip(COMPLEX_DIRECTIONS, along(x0, others)):
             d1, d2 = _outputs(d1), _outputs(d2) if second else None
             ref1, ref2 = _mp_derivatives(case, arg, point, point[arg], direction)
             for k in range(len(d1)):

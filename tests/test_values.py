@@ -1,5 +1,8 @@
 """Values against SciPy, driven by the specs: every shape, both dtypes, eager and jit.
 
+Each float64 shape case runs once: eagerly, or, for a scalar and for a column against a row, under jit
+(one compilation per case either way, and both paths are checked for every function).
+
 jaxsci calls the same SciPy loop SciPy would pick for the same inputs, so results are bit-identical,
 NaNs in the same places, once cast to the declared dtype: float32 in gives float32 out, also where
 SciPy's only loop is float64 (``yn(int, float32)`` runs ``ld->d``). A spec with a ``native``
@@ -54,7 +57,14 @@ def test_values_match_scipy(case, dtype):
         # checked is the transport, the same for every function.
         shape_cases = [s for s in shape_cases if s in (((),), ((3, 1), (1, 4)))]
     for shapes in shape_cases:
-        _check(case, sample(case, shapes, dtype, rng_for(case.id, dtype, shapes)))
+        jit = dtype == "float64" and not case.spec.kernel and shapes in _JIT_SHAPES
+        _check(case, sample(case, shapes, dtype, rng_for(case.id, dtype, shapes)), jit=jit)
+
+
+# the shape cases of test_values_match_scipy's float64 run that go through jit (the only one of a
+# function of static arguments, a scalar, a column against a row); a derivative kernel's jit is the
+# evaluation primitive's lowering, the same for every function, and its gradient tests run under jit
+_JIT_SHAPES = ((), ((),), ((3, 1), (1, 4)))
 
 
 @pytest.mark.parametrize("case", params([c for c in CASES if c.spec.tests.complex_domain]))
@@ -63,12 +73,3 @@ def test_complex_values_match_scipy(case, dtype):
     case.expected_failure("complex_values", dtype)
     for shapes in [((),), ((3, 4),), ((3, 1), (1, 4))]:
         _check(case, sample(case, shapes, dtype, rng_for(case.id, "c", dtype), complex_args=True))
-
-
-# kernels: jit is the evaluation primitive's lowering, the same for every function (their gradient
-# tests run under jit)
-@pytest.mark.parametrize("case", params([c for c in CASES if not c.spec.kernel]))
-def test_values_under_jit(case):
-    case.expected_failure("jit")
-    for shapes in [((),), ((3, 1), (1, 4))]:
-        _check(case, sample(case, shapes, "float64", rng_for(case.id, "jit", shapes)), jit=True)
