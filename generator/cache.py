@@ -33,7 +33,8 @@ def _sha256(data: str | bytes) -> str:
 
 
 def environment_digest(root: Path) -> str:
-    """The generator's own source and the versions of what computes the rules."""
+    """The generator's own source, the derivative kernels' (mpcheck evaluates rules with them), and the
+    versions of what computes the rules."""
     import mpmath
     import numpy
     import scipy
@@ -41,8 +42,9 @@ def environment_digest(root: Path) -> str:
 
     parts = [FORMAT, platform.python_version(), sympy.__version__, mpmath.__version__, scipy.__version__,
              numpy.__version__]
-    for path in sorted((root / "generator").glob("*.py")):
-        parts.append(f"{path.name}:{_sha256(path.read_bytes())}")
+    kernels = root / "templates" / "runtime" / "kernels"
+    for path in sorted((root / "generator").glob("*.py")) + sorted(kernels.glob("*.py")):
+        parts.append(f"{path.relative_to(root).as_posix()}:{_sha256(path.read_bytes())}")
     return _sha256("\n".join(parts))
 
 

@@ -56,9 +56,11 @@ def test_an_edit_rederives_the_spec_and_the_specs_that_use_it(project):
     assert generate(project, jobs=1).derived == ["erf"]
 
 
-def test_a_change_to_the_generator_invalidates_every_entry(project):
+# the generator's source, and the derivative kernels the generator's mpmath check evaluates rules with
+@pytest.mark.parametrize("source", ["generator/derive.py", "templates/runtime/kernels/incomplete.py"])
+def test_a_change_to_the_generator_invalidates_every_entry(project, source):
     generate(project, jobs=1)
-    with open(project / "generator" / "derive.py", "a") as handle:
+    with open(project / source, "a") as handle:
         handle.write("\n# a change\n")
     assert sorted(generate(project, jobs=1).derived) == TREE
 
@@ -72,30 +74,38 @@ def test_removing_a_spec_that_a_rule_calls_is_an_error_not_a_stale_hit(project):
     assert "gammaincinv.yaml" in str(info.value) and "gammainc" in str(info.value)
 
 
-@pytest.mark.parametrize("damage", ["truncated", "not json", "checksum", "format", "shape"])
-def test_a_corrupt_or_foreign_entry_is_reported_and_ignored(project, damage):
+# each damage on another spec's entry, all found in one run
+DAMAGES = {"jv": "truncated", "airy": "not json", "erf": "checksum", "zeta": "format", "gammaln": "shape"}
+
+
+def test_a_corrupt_or_foreign_entry_is_reported_and_ignored(project):
+    from generator.cache import _canonical, _sha256
+
     clean = generate(project, jobs=1).files
-    path = entry(project, "jv")
-    data = json.loads(path.read_text())
-    if damage == "truncated":
-        path.write_text(path.read_text()[:100])
-    elif damage == "not json":
-        path.write_bytes(b"\x00\xff garbage")
-    elif damage == "checksum":  # a payload edited without its checksum: a wrong rule must not be replayed
-        data["rules"][0]["rules"][0]["derivative"] = ["0"]
-        path.write_text(json.dumps(data))
-    elif damage == "format":
-        data["format"] = FORMAT.replace("/1", "/0")
-        path.write_text(json.dumps(data))
-    else:  # the right checksum over a payload of the wrong shape
-        from generator.cache import _canonical, _sha256
-        data["rules"] = [{"condition": [], "rules": [{"arg": "z"}]}]
-        data["checksum"] = _sha256(_canonical(data["rules"]))
-        path.write_text(json.dumps(data))
+    for name, damage in DAMAGES.items():
+        path = entry(project, name)
+        data = json.loads(path.read_text())
+        if damage == "truncated":
+            path.write_text(path.read_text()[:100])
+        elif damage == "not json":
+            path.write_bytes(b"\x00\xff garbage")
+        elif damage == "checksum":  # a payload edited without its checksum: a wrong rule must not be replayed
+            data["rules"][0]["rules"][0]["derivative"] = ["0"]
+            path.write_text(json.dumps(data))
+        elif damage == "format":
+            data["format"] = FORMAT.replace("/1", "/0")
+            path.write_text(json.dumps(data))
+        else:  # the right checksum over a payload of the wrong shape
+            data["rules"] = [{"condition": [], "rules": [{"arg": "z"}]}]
+            data["checksum"] = _sha256(_canonical(data["rules"]))
+            path.write_text(json.dumps(data))
     run = generate(project, jobs=1)
-    assert run.derived == ["jv"] and len(run.cache_problems) == 1 and "special.jv.json" in run.cache_problems[0]
+    assert sorted(run.derived) == sorted(DAMAGES), run.derived
+    assert len(run.cache_problems) == len(DAMAGES)
+    for name in DAMAGES:
+        assert sum(f"special.{name}.json" in problem for problem in run.cache_problems) == 1, (name, run.cache_problems)
     assert run.files == clean
-    assert generate(project, jobs=1).derived == []  # the entry was rewritten
+    assert generate(project, jobs=1).derived == []  # the entries were rewritten
 
 
 def test_every_specs_errors_come_out_in_one_run(project):
