@@ -94,7 +94,9 @@ def ellip_harm_2(h2, k2, n, p, s):
     NaN elsewhere; n and p are truncated to integers, as SciPy does. The derivative in s is exact, from the
     integral's upper limit: d/ds F = (E'(s)/E(s)) F - (2n + 1)/(E(s) sqrt((s^2 - h2)(s^2 - k2))), with
     E' jaxsci's Ridders kernel ellip_harm_ds; the derivatives in h2 and k2 are jaxsci's Ridders kernels on
-    SciPy's values (about 0.5 ms per element each, 14 quadratures).
+    SciPy's values, chosen by measurement: they agree with order-8 differences of SciPy to 7e-12 (first
+    order) and 2e-8 (second), and cost 14 quadratures each (a gradient in h2, k2 and s of 500 elements:
+    0.4 s, against 0.04 s for s alone and 0.012 s for the values; 2-core machine).
 
     Args:
       h2: real array. h**2.

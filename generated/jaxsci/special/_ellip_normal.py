@@ -75,7 +75,9 @@ def ellip_normal(h2, k2, n, p):
     sqrt((k^2 - y^2)(y^2 - h^2)(h^2 - x^2)(k^2 - x^2)) as four one-dimensional quadratures, one element at a
     time (np.vectorize over a scalar routine: SciPy has no vectorised form), about 0.1 ms per element; n and
     p are truncated to integers, as SciPy does. The derivatives in h2 and k2 are jaxsci's Ridders kernels
-    on SciPy's values (about 3 ms per element each, 14 evaluations).
+    on SciPy's values, chosen by measurement: they agree with order-8 differences of SciPy to 2e-12 (first
+    order; the second within 2e-10 of gamma ~ 1e2) and cost 14 evaluations each (a gradient in h2 and k2 of
+    500 elements: 2.4 s, against 0.08 s for the values; 2-core machine).
 
     Args:
       h2: real array. h**2.
