@@ -118,3 +118,41 @@ def test_a_function_without_a_guard_calls_scipy_itself():
     assert lookup("special.jv").scipy_callable() is sc.jv
     guarded_cem = lookup("special.mathieu_cem").scipy_callable()
     assert guarded_cem is not sc.mathieu_cem and guarded_cem.__wrapped__ is sc.mathieu_cem
+
+
+def test_ellipsoidal_harmonics_keep_scipys_crashes_and_whole_call_errors_out():
+    """SciPy's ellipsoidal harmonics allocate per unit of n (at n = 2**30 - 1: 12 GB, then a segmentation
+    fault, too costly to run as a control here) and raise for the whole call at s = 0 (ellip_harm_2) or a
+    NaN or negative h2 (ellip_normal): jaxsci gives NaN at those elements only, the others SciPy's values,
+    and a derivative whose rule calls ellip_harm goes through ellip_harm's guard."""
+    code = """
+        import math
+        import warnings
+        import numpy as np, scipy.special as sc
+        import jax, jax.numpy as jnp
+        jax.config.update("jax_enable_x64", True)
+        import jaxsci
+        import jaxsci.special as js
+        warnings.simplefilter("error", jaxsci.CallbackWarning)
+        big = 2**30 - 1
+        for f, args in ((js.ellip_harm, (5.0, 8.0, big, 1, 10.0)), (js.ellip_harm_2, (5.0, 8.0, big, 1, 10.0)),
+                        (js.ellip_normal, (5.0, 8.0, big, 1))):
+            assert math.isnan(float(f(*args))), f
+            assert math.isnan(float(jax.jit(f)(*args))), f
+        assert math.isnan(float(jax.grad(js.ellip_harm_2, argnums=4)(5.0, 8.0, big, 1, 10.0)))
+        assert math.isnan(float(jax.grad(js.ellip_harm, argnums=4)(5.0, 8.0, big, 1, 10.0)))
+        s = jnp.array([0.0, 10.0, -12.0, jnp.inf])
+        out = np.asarray(js.ellip_harm_2(5.0, 8.0, 2, 1, s))
+        assert np.isnan(out[[0, 3]]).all() and (out[1:3] == sc.ellip_harm_2(5.0, 8.0, 2, 1, np.array([10.0, -12.0]))).all(), out
+        h2 = jnp.array([jnp.nan, -1.0, 5.0])
+        out = np.asarray(js.ellip_normal(h2, 8.0, 3, 7))
+        assert np.isnan(out[:2]).all() and out[2] == sc.ellip_normal(5.0, 8.0, 3, 7), out
+        # at h2 = 0.05 the kernel's first steps go below 0, where SciPy raises: NaN there, the smaller steps serve
+        dh2 = np.asarray(jax.vmap(jax.grad(js.ellip_normal), in_axes=(0, None, None, None))(jnp.array([-1.0, 0.05, 5.0]), 8.0, 3, 7))
+        central = (sc.ellip_normal(0.05 + 1e-5, 8.0, 3, 7) - sc.ellip_normal(0.05 - 1e-5, 8.0, 3, 7)) / 2e-5
+        assert np.isnan(dh2[0]) and np.isfinite(dh2[2]) and abs(dh2[1] - central) <= 1e-7 * abs(central), (dh2, central)
+        print("survived")
+    """
+    result = _python(code)
+    assert result.returncode == 0, (result.returncode, result.stderr[-3000:])
+    assert "survived" in result.stdout

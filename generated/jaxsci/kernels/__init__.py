@@ -19,8 +19,18 @@ if _TYPE_CHECKING:
     from ._betainc_db2 import betainc_db2 as betainc_db2
     from ._chndtr_ddf import chndtr_ddf as chndtr_ddf
     from ._chndtr_ddf2 import chndtr_ddf2 as chndtr_ddf2
+    from ._ellip_harm_2_dh2 import ellip_harm_2_dh2 as ellip_harm_2_dh2
+    from ._ellip_harm_2_dh2_2 import ellip_harm_2_dh2_2 as ellip_harm_2_dh2_2
+    from ._ellip_harm_2_dh2dk2 import ellip_harm_2_dh2dk2 as ellip_harm_2_dh2dk2
+    from ._ellip_harm_2_dk2 import ellip_harm_2_dk2 as ellip_harm_2_dk2
+    from ._ellip_harm_2_dk2_2 import ellip_harm_2_dk2_2 as ellip_harm_2_dk2_2
     from ._ellip_harm_ds import ellip_harm_ds as ellip_harm_ds
     from ._ellip_harm_ds2 import ellip_harm_ds2 as ellip_harm_ds2
+    from ._ellip_normal_dh2 import ellip_normal_dh2 as ellip_normal_dh2
+    from ._ellip_normal_dh2_2 import ellip_normal_dh2_2 as ellip_normal_dh2_2
+    from ._ellip_normal_dh2dk2 import ellip_normal_dh2dk2 as ellip_normal_dh2dk2
+    from ._ellip_normal_dk2 import ellip_normal_dk2 as ellip_normal_dk2
+    from ._ellip_normal_dk2_2 import ellip_normal_dk2_2 as ellip_normal_dk2_2
     from ._ellipj_g import ellipj_g as ellipj_g
     from ._ellipj_g_dm import ellipj_g_dm as ellipj_g_dm
     from ._eval_gegenbauer_dalpha import eval_gegenbauer_dalpha as eval_gegenbauer_dalpha
@@ -155,8 +165,18 @@ __all__ = [
     'betainc_db2',
     'chndtr_ddf',
     'chndtr_ddf2',
+    'ellip_harm_2_dh2',
+    'ellip_harm_2_dh2_2',
+    'ellip_harm_2_dh2dk2',
+    'ellip_harm_2_dk2',
+    'ellip_harm_2_dk2_2',
     'ellip_harm_ds',
     'ellip_harm_ds2',
+    'ellip_normal_dh2',
+    'ellip_normal_dh2_2',
+    'ellip_normal_dh2dk2',
+    'ellip_normal_dk2',
+    'ellip_normal_dk2_2',
     'ellipj_g',
     'ellipj_g_dm',
     'eval_gegenbauer_dalpha',

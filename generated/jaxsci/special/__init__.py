@@ -56,6 +56,8 @@ if _TYPE_CHECKING:
     from ._digamma import digamma as digamma
     from ._diric import diric as diric
     from ._ellip_harm import ellip_harm as ellip_harm
+    from ._ellip_harm_2 import ellip_harm_2 as ellip_harm_2
+    from ._ellip_normal import ellip_normal as ellip_normal
     from ._ellipe import ellipe as ellipe
     from ._ellipeinc import ellipeinc as ellipeinc
     from ._ellipj import ellipj as ellipj
@@ -373,6 +375,8 @@ __all__ = [
     'digamma',
     'diric',
     'ellip_harm',
+    'ellip_harm_2',
+    'ellip_normal',
     'ellipe',
     'ellipeinc',
     'ellipj',

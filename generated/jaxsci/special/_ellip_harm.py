@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
 
@@ -21,6 +22,11 @@ def _ellip_harm_s_derivative(h2, k2, n, p, s, signm, signn, values, needs):
     return (ellip_harm_ds_1, )
 
 
+def _ellip_harm_valid(h2, k2, n, p, s, signm, signn):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): n <= 10000"""
+    return (n <= 10000)
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.ellip_harm',
@@ -36,6 +42,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        guard=_ellip_harm_valid,
         rules={
             (): {
                 4: _core.Rule((_ellip_harm_s_needs, ), _ellip_harm_s_derivative),
@@ -74,6 +81,9 @@ def ellip_harm(h2, k2, n, p, s, signm=1, signn=1):
 
     Returns:
       out: array of the promoted input dtype
+
+    Guard: SciPy is called only where n <= 10000; elsewhere every output is NaN.
+    SciPy's Lamé coefficients allocate about 270 bytes per unit of n: at n = 2**30 - 1 SciPy allocates 12 GB and crashes the interpreter (segmentation fault), and for n from about 1e8 it raises MemoryError (a SpecialFunctionError) for the whole call. Its value was not finite for any n >= 6000 (3000 random h2 < k2 over 1e-3..1e3, s > k, at each of n = 6000, 1e4, 2e4; SciPy 1.17), so n <= 10000 changes no value SciPy returns. ellip_harm_2's derivative in s calls this function, and its guard admits n <= 10000.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
