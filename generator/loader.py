@@ -227,27 +227,85 @@ def collect_specs(specs_dir: Path, root: Path | None = None) -> tuple[list[model
 UNCOVERED = "uncovered.yaml"  # specs/uncovered.yaml: SciPy's public callables not wrapped yet, with why
 
 
-def load_uncovered(specs_dir: Path, root: Path | None = None) -> dict:
-    """``specs/uncovered.yaml``: ``{module: {name: reason}}`` for the public callables of ``scipy.<module>``
-    that have no spec yet (empty when the file is absent). Each reason is a non-empty string."""
-    path = specs_dir / UNCOVERED
+def _per_module_names(specs_dir: Path, root: Path | None, filename: str, value):
+    """``specs/<filename>``, ``{module: {name: ...}}``: ``{module: {name: value(module, name, mapping, path)}}``
+    with every key checked to be a name (empty when the file is absent)."""
+    path = specs_dir / filename
     if not path.is_file():
         return {}
     shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
     data = load_yaml(path.read_text(encoding="utf-8"), shown)
-    top = _Mapping(data, shown, UNCOVERED, 1)
+    top = _Mapping(data, shown, filename, 1)
     out = {}
     for module in list(data):
         names = top.get(module, dict)
-        m = _Mapping(names, shown, f"{UNCOVERED}: {module}", top.value_line(module))
+        m = _Mapping(names, shown, f"{filename}: {module}", top.value_line(module))
+        m.module_line = top.key_line(module)
         out[module] = {}
         for name in list(names):
             if not _IDENTIFIER.match(str(name)):
                 raise SpecError(shown, m.key_line(name), f"{name!r} is not a name")
-            out[module][name] = " ".join(m.get(name, str).split())
+            out[module][name] = value(module, name, m, shown)
         m.done()
     top.done()
     return out
+
+
+def load_uncovered(specs_dir: Path, root: Path | None = None) -> dict:
+    """``specs/uncovered.yaml``: ``{module: {name: reason}}`` for the public callables of ``scipy.<module>``
+    that have no spec yet (empty when the file is absent). Each reason is a non-empty string."""
+    return _per_module_names(specs_dir, root, UNCOVERED, lambda module, name, m, path: " ".join(m.get(name, str).split()))
+
+
+EXPORTS = "exports.yaml"  # specs/exports.yaml: SciPy's public names that are objects of jaxsci's runtime core
+_RUNTIME_DIR = Path(__file__).resolve().parent.parent / "templates" / "runtime"
+
+
+def load_exports(specs_dir: Path, root: Path | None = None) -> dict:
+    """``specs/exports.yaml``: ``{module: {name: (core module, attribute, line)}}`` for the public names of
+    ``scipy.<module>`` that are not array functions (SciPy's error switches, its exception classes):
+    ``jaxsci.<module>.<name>`` is ``jaxsci._core.<core module>.<attribute>``, a name that
+    ``templates/runtime/<core module>.py`` defines (empty when the file is absent)."""
+
+    def target(module: str, name: str, m: _Mapping, path: str) -> tuple:
+        if not hasattr(_scipy_module(module, path, m.module_line), name):
+            raise SpecError(path, m.key_line(name), f"scipy.{module} has no {name!r}: jaxsci exports only SciPy's names")
+        line = m.value_line(name)
+        return (*_core_target(m.get(name, str).strip(), name, path, line), line)
+
+    return _per_module_names(specs_dir, root, EXPORTS, target)
+
+
+def check_exports(exports: dict, specs: list, path: str) -> list:
+    """An exported name that is also a function or an alias of the same module is an error."""
+    functions = {(s.module, n): s.path for s in specs for n in (s.name, *s.aliases)}
+    return [SpecError(path, line, f"{name} is exported from jaxsci._core, but {functions[(module, name)]} defines it too")
+            for module, names in exports.items() for name, (_, _, line) in names.items() if (module, name) in functions]
+
+
+def _scipy_module(module: str, path: str, line: int | None):
+    try:
+        return importlib.import_module(f"scipy.{module}")
+    except ImportError:
+        raise SpecError(path, line, f"{module!r} is not a SciPy module (scipy.{module} does not import)") from None
+
+
+def _core_target(target: str, name: str, path: str, line: int | None) -> tuple:
+    """``jaxsci._core.<core module>.<attribute>`` -> (core module, attribute), checked against the source."""
+    parts = target.split(".")
+    if parts[:2] != ["jaxsci", "_core"] or len(parts) != 4 or not all(map(_IDENTIFIER.match, parts[2:])):
+        raise SpecError(path, line, f"{name}: must name an object of templates/runtime/<module>.py as "
+                                    f"'jaxsci._core.<module>.{name}', got {target!r}")
+    module, attribute = parts[2], parts[3]
+    source = _RUNTIME_DIR / f"{module}.py"
+    if not source.is_file():
+        raise SpecError(path, line, f"{name}: there is no templates/runtime/{module}.py")
+    defined = _names_defined(source.read_text(encoding="utf-8"), str(source))
+    if attribute not in defined:
+        hint = difflib.get_close_matches(attribute, sorted(defined), n=1)
+        raise SpecError(path, line, f"{name}: templates/runtime/{module}.py defines no {attribute!r}"
+                                    + (f"; did you mean {hint[0]!r}?" if hint else ""))
+    return module, attribute
 
 
 def _scaffold_leftovers(data, text: str, path: str) -> list[SpecError]:
@@ -390,7 +448,7 @@ def _names_defined(text: str, filename: str) -> frozenset:
     import ast
 
     tree = ast.parse(text, filename=filename)
-    names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    names = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     for node in tree.body:
         if isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))

@@ -322,8 +322,15 @@ if _TYPE_CHECKING:
     from ._yvp import yvp as yvp
     from ._zeta import zeta as zeta
     from ._zetac import zetac as zetac
+    from .._core.sferror import SpecialFunctionError as SpecialFunctionError
+    from .._core.sferror import SpecialFunctionWarning as SpecialFunctionWarning
+    from .._core.sferror import errstate as errstate
+    from .._core.sferror import geterr as geterr
+    from .._core.sferror import seterr as seterr
 
 __all__ = [
+    'SpecialFunctionError',
+    'SpecialFunctionWarning',
     'agm',
     'ai_zeros',
     'airy',
@@ -356,7 +363,9 @@ __all__ = [
     'boxcox1p',
     'btdtria',
     'btdtrib',
+    'c_roots',
     'cbrt',
+    'cg_roots',
     'chdtr',
     'chdtrc',
     'chdtri',
@@ -392,6 +401,7 @@ __all__ = [
     'erfcx',
     'erfi',
     'erfinv',
+    'errstate',
     'euler',
     'eval_chebyc',
     'eval_chebys',
@@ -439,12 +449,15 @@ __all__ = [
     'gdtria',
     'gdtrib',
     'gdtrix',
+    'geterr',
     'h1vp',
     'h2vp',
+    'h_roots',
     'hankel1',
     'hankel1e',
     'hankel2',
     'hankel2e',
+    'he_roots',
     'huber',
     'hyp0f1',
     'hyp1f1',
@@ -469,11 +482,13 @@ __all__ = [
     'ivp',
     'j0',
     'j1',
+    'j_roots',
     'jn',
     'jn_zeros',
     'jnjnp_zeros',
     'jnp_zeros',
     'jnyn_zeros',
+    'js_roots',
     'jv',
     'jve',
     'jvp',
@@ -498,6 +513,8 @@ __all__ = [
     'kv',
     'kve',
     'kvp',
+    'l_roots',
+    'la_roots',
     'lambertw',
     'log1p',
     'log_expit',
@@ -546,6 +563,7 @@ __all__ = [
     'obl_rad2',
     'obl_rad2_cv',
     'owens_t',
+    'p_roots',
     'pbdv',
     'pbvv',
     'pbwa',
@@ -565,6 +583,7 @@ __all__ = [
     'pro_rad1_cv',
     'pro_rad2',
     'pro_rad2_cv',
+    'ps_roots',
     'pseudo_huber',
     'psi',
     'radian',
@@ -586,6 +605,8 @@ __all__ = [
     'roots_sh_jacobi',
     'roots_sh_legendre',
     'round',
+    's_roots',
+    'seterr',
     'shichi',
     'sici',
     'sinc',
@@ -603,8 +624,12 @@ __all__ = [
     'stdtrit',
     'stirling2',
     'struve',
+    't_roots',
     'tandg',
     'tklmbda',
+    'ts_roots',
+    'u_roots',
+    'us_roots',
     'voigt_profile',
     'wofz',
     'wright_bessel',
@@ -624,21 +649,6 @@ __all__ = [
     'yvp',
     'zeta',
     'zetac',
-    'c_roots',
-    'cg_roots',
-    'h_roots',
-    'he_roots',
-    'j_roots',
-    'js_roots',
-    'l_roots',
-    'la_roots',
-    'p_roots',
-    'ps_roots',
-    's_roots',
-    't_roots',
-    'ts_roots',
-    'u_roots',
-    'us_roots',
 ]
 _PUBLIC = frozenset(__all__)
 # SciPy's other names for a function (p_roots for roots_legendre): the same object
@@ -659,11 +669,24 @@ _ALIASES = {
     'js_roots': 'roots_sh_jacobi',
     'ps_roots': 'roots_sh_legendre',
 }
+# SciPy's names that are not array functions (specs/exports.yaml): objects of the runtime core
+_CORE = {
+    'SpecialFunctionError': ('sferror', 'SpecialFunctionError'),
+    'SpecialFunctionWarning': ('sferror', 'SpecialFunctionWarning'),
+    'errstate': ('sferror', 'errstate'),
+    'geterr': ('sferror', 'geterr'),
+    'seterr': ('sferror', 'seterr'),
+}
 
 
 def __getattr__(name: str):
     if name not in _PUBLIC:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _CORE:
+        module, attribute = _CORE[name]
+        value = getattr(_importlib.import_module(f"{__package__.rpartition('.')[0]}._core.{module}"), attribute)
+        globals()[name] = value
+        return value
     target = _ALIASES.get(name, name)
     function = getattr(_importlib.import_module(f"{__name__}._{target}"), target)
     globals()[name] = function
