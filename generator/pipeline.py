@@ -32,7 +32,7 @@ def default_jobs() -> int:
 
 
 def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> Run:
-    from .loader import EXPORTS, check_exports, collect_specs, load_exports, load_uncovered
+    from .loader import EXPORTS, check_exports, check_object_outputs, collect_specs, load_exports, load_uncovered
     from .render import render_all
 
     specs, errors = collect_specs(root / "specs", root)
@@ -42,6 +42,7 @@ def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> 
         exports = {}
         errors.append(exc)
     errors.extend(check_exports(exports, specs, f"specs/{EXPORTS}"))
+    errors.extend(check_object_outputs(specs))
     by_name = {s.name: s for s in specs}
     texts = {s.name: (root / s.path).read_text(encoding="utf-8") for s in specs}
     keys = cache.Keys(specs, texts, root)
