@@ -33,8 +33,7 @@ _OUTPUT_TEXT = {
     "complex": "complex array of the promoted input precision",
     "real": "real array of the promoted input precision",
     "int32": "int32 array",
-    "orthopoly1d": "SciPy's orthopoly1d (a numpy poly1d with roots and weights), computed from the static arguments;"
-                   " called on a JAX array (under jit, vmap, grad) it evaluates through jaxsci",
+    "orthopoly1d": "SciPy's orthopoly1d (a numpy poly1d with roots and weights).",
 }
 
 

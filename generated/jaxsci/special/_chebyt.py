@@ -30,9 +30,9 @@ _FUNCTION = _core.register(
 def chebyt(n, monic=False):
     """Chebyshev polynomial of the first kind T_n(x).
 
-    Wraps ``scipy.special.chebyt`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
-    (and one per derivative order).
+    Returns ``scipy.special.chebyt``'s own object, computed in Python when this function is called (under
+    ``jit``, when it is traced) from its static arguments; calling the object on a JAX array works under
+    ``jit``, ``vmap``, ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian``.
 
     SciPy's own orthopoly1d object (a numpy poly1d whose coefficients, roots, weights, weight function
     and limits are SciPy's), computed when the function is called, from static Python values only.
@@ -46,11 +46,8 @@ def chebyt(n, monic=False):
       monic: static Python bool (default False). If True, scale the leading coefficient to be 1.
 
     Returns:
-      P: SciPy's orthopoly1d (a numpy poly1d with roots and weights), computed from the static arguments; called on a JAX array (under jit, vmap, grad) it evaluates through jaxsci The polynomial; on a JAX array x, eval_chebyt(n, x) (monic=False).
+      P: SciPy's orthopoly1d (a numpy poly1d with roots and weights). The polynomial; on a JAX array x, eval_chebyt(n, x) (monic=False).
 
-    Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
-    float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
-    own dtype.
 
     References:
       - DLMF 18.3 (Table 18.3.1), https://dlmf.nist.gov/18.3

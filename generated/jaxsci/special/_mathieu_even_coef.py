@@ -28,9 +28,8 @@ _FUNCTION = _core.register(
 def mathieu_even_coef(m, q):
     """Fourier coefficients for even Mathieu and modified Mathieu functions.
 
-    Wraps ``scipy.special.mathieu_even_coef`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
-    ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
-    (and one per derivative order).
+    Calls ``scipy.special.mathieu_even_coef`` in Python when this function is called (under ``jit``, when it is
+    traced: its arguments are static) and returns SciPy's array as a constant JAX array.
 
     The coefficients A or B of the Fourier expansion of ce_m and Mc^(j)_m (DLMF 28.4), as SciPy computes
     them (Zhang and Jin's FCOEF). A function of static Python values only: SciPy picks the number of
