@@ -4,7 +4,8 @@ into jaxsci's host callbacks.
 
 The settings are SciPy's (``scipy.special.geterr()``): these functions read and change them exactly as
 SciPy's do, with SciPy's signatures, and ``SpecialFunctionError`` and ``SpecialFunctionWarning`` are
-SciPy's own classes. SciPy keeps them per thread (SciPy >= 1.15; process-wide before), but SciPy runs
+SciPy's own classes. SciPy keeps them per thread (thread-local since scipy/scipy#22742, SciPy 1.16;
+process-wide before, where carrying them changes nothing), but SciPy runs
 inside a callback, on the thread XLA runs it on, and a large call is split across jaxsci's thread pool.
 So the core carries them in, read when a callback runs, not when the function is traced: a compiled
 function follows the settings of each call, as a NumPy or SciPy call would.
@@ -95,7 +96,7 @@ def for_callback() -> dict | None:
 class carried:
     """Apply ``settings`` (a ``geterr`` dict, or None) to SciPy in this thread while the block runs.
 
-    Where they already hold (SciPy's settings are process-wide before 1.15), nothing changes, so no
+    Where they already hold (SciPy's settings are process-wide before 1.16), nothing changes, so no
     other thread's change can be undone on exit.
     """
 
