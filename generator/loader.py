@@ -229,8 +229,8 @@ UNCOVERED = "uncovered.yaml"  # specs/uncovered.yaml: SciPy's public callables n
 
 
 def _per_module_names(specs_dir: Path, root: Path | None, filename: str, value):
-    """``specs/<filename>``, ``{module: {name: ...}}``: ``{module: {name: value(module, name, mapping, path)}}``
-    with every key checked to be a name (empty when the file is absent)."""
+    """``specs/<filename>``, ``{module: {name: ...}}``: ``{module: {name: value(module, name, mapping, path,
+    module's line)}}`` with every key checked to be a name (empty when the file is absent)."""
     path = specs_dir / filename
     if not path.is_file():
         return {}
@@ -241,12 +241,11 @@ def _per_module_names(specs_dir: Path, root: Path | None, filename: str, value):
     for module in list(data):
         names = top.get(module, dict)
         m = _Mapping(names, shown, f"{filename}: {module}", top.value_line(module))
-        m.module_line = top.key_line(module)
         out[module] = {}
         for name in list(names):
             if not _IDENTIFIER.match(str(name)):
                 raise SpecError(shown, m.key_line(name), f"{name!r} is not a name")
-            out[module][name] = value(module, name, m, shown)
+            out[module][name] = value(module, name, m, shown, top.key_line(module))
         m.done()
     top.done()
     return out
@@ -255,7 +254,7 @@ def _per_module_names(specs_dir: Path, root: Path | None, filename: str, value):
 def load_uncovered(specs_dir: Path, root: Path | None = None) -> dict:
     """``specs/uncovered.yaml``: ``{module: {name: reason}}`` for the public callables of ``scipy.<module>``
     that have no spec yet (empty when the file is absent). Each reason is a non-empty string."""
-    return _per_module_names(specs_dir, root, UNCOVERED, lambda module, name, m, path: " ".join(m.get(name, str).split()))
+    return _per_module_names(specs_dir, root, UNCOVERED, lambda module, name, m, path, line: " ".join(m.get(name, str).split()))
 
 
 EXPORTS = "exports.yaml"  # specs/exports.yaml: SciPy's public names that are objects of jaxsci's runtime core
@@ -268,8 +267,8 @@ def load_exports(specs_dir: Path, root: Path | None = None) -> dict:
     ``jaxsci.<module>.<name>`` is ``jaxsci._core.<core module>.<attribute>``, a name that
     ``templates/runtime/<core module>.py`` defines (empty when the file is absent)."""
 
-    def target(module: str, name: str, m: _Mapping, path: str) -> tuple:
-        if not hasattr(_scipy_module(module, path, m.module_line), name):
+    def target(module: str, name: str, m: _Mapping, path: str, module_line: int | None) -> tuple:
+        if not hasattr(_scipy_module(module, path, module_line), name):
             raise SpecError(path, m.key_line(name), f"scipy.{module} has no {name!r}: jaxsci exports only SciPy's names")
         line = m.value_line(name)
         return (*_core_target(m.get(name, str).strip(), name, path, line), line)
