@@ -679,9 +679,9 @@ def _evaluates(m: _Mapping, path: str, name: str, dtype: str, args: tuple, shape
         raise SpecError(path, line, f"output {name!r}: evaluates calls its variable x, which is also an argument's name")
     shape_error = (f"output {name!r}: evaluates must be one call of a jaxsci function on the static arguments "
                    f"({', '.join(statics)}) and x, with x once, like 'eval_legendre(n, x)', got {text!r}")
-    try:
-        import ast
+    import ast
 
+    try:
         call = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
         raise SpecError(path, line, f"output {name!r}: cannot parse evaluates {text!r}: {exc.msg}") from None

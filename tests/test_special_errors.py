@@ -103,6 +103,11 @@ def test_pool_threads_take_the_callers_settings(monkeypatch):
         with js.errstate(singular="warn"):
             jax.jit(js.gammaln)(x).block_until_ready()
     assert len(_special_warnings(record)) == 64  # SciPy warns once per element, in every piece
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        with sc.errstate(singular="warn"):  # SciPy's own switch, in this thread: carried the same way
+            jax.jit(js.gammaln)(x).block_until_ready()
+    assert len(_special_warnings(record)) == 64
     with js.errstate(singular="raise"), pytest.warns(jaxsci.CallbackWarning, match="SpecialFunctionError"):
         value = jax.jit(js.gammaln)(x)
     assert np.isnan(value).all()
