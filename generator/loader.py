@@ -18,10 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import sympy
+from sympy.core.function import AppliedUndef
 
 from . import model, scipycheck
 from .errors import SpecError, SpecErrors
-from .formulas import FormulaError, parse_guard
+from .formulas import FormulaError, parse, parse_guard
 from .printer import GuardPrinter, PrintError
 from .yamlload import LocatedDict, line_at, load_yaml
 
@@ -227,27 +228,84 @@ def collect_specs(specs_dir: Path, root: Path | None = None) -> tuple[list[model
 UNCOVERED = "uncovered.yaml"  # specs/uncovered.yaml: SciPy's public callables not wrapped yet, with why
 
 
-def load_uncovered(specs_dir: Path, root: Path | None = None) -> dict:
-    """``specs/uncovered.yaml``: ``{module: {name: reason}}`` for the public callables of ``scipy.<module>``
-    that have no spec yet (empty when the file is absent). Each reason is a non-empty string."""
-    path = specs_dir / UNCOVERED
+def _per_module_names(specs_dir: Path, root: Path | None, filename: str, value):
+    """``specs/<filename>``, ``{module: {name: ...}}``: ``{module: {name: value(module, name, mapping, path,
+    module's line)}}`` with every key checked to be a name (empty when the file is absent)."""
+    path = specs_dir / filename
     if not path.is_file():
         return {}
     shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
     data = load_yaml(path.read_text(encoding="utf-8"), shown)
-    top = _Mapping(data, shown, UNCOVERED, 1)
+    top = _Mapping(data, shown, filename, 1)
     out = {}
     for module in list(data):
         names = top.get(module, dict)
-        m = _Mapping(names, shown, f"{UNCOVERED}: {module}", top.value_line(module))
+        m = _Mapping(names, shown, f"{filename}: {module}", top.value_line(module))
         out[module] = {}
         for name in list(names):
             if not _IDENTIFIER.match(str(name)):
                 raise SpecError(shown, m.key_line(name), f"{name!r} is not a name")
-            out[module][name] = " ".join(m.get(name, str).split())
+            out[module][name] = value(module, name, m, shown, top.key_line(module))
         m.done()
     top.done()
     return out
+
+
+def load_uncovered(specs_dir: Path, root: Path | None = None) -> dict:
+    """``specs/uncovered.yaml``: ``{module: {name: reason}}`` for the public callables of ``scipy.<module>``
+    that have no spec yet (empty when the file is absent). Each reason is a non-empty string."""
+    return _per_module_names(specs_dir, root, UNCOVERED, lambda module, name, m, path, line: " ".join(m.get(name, str).split()))
+
+
+EXPORTS = "exports.yaml"  # specs/exports.yaml: SciPy's public names that are objects of jaxsci's runtime core
+_RUNTIME_DIR = Path(__file__).resolve().parent.parent / "templates" / "runtime"
+
+
+def load_exports(specs_dir: Path, root: Path | None = None) -> dict:
+    """``specs/exports.yaml``: ``{module: {name: (core module, attribute, line)}}`` for the public names of
+    ``scipy.<module>`` that are not array functions (SciPy's error switches, its exception classes):
+    ``jaxsci.<module>.<name>`` is ``jaxsci._core.<core module>.<attribute>``, a name that
+    ``templates/runtime/<core module>.py`` defines (empty when the file is absent)."""
+
+    def target(module: str, name: str, m: _Mapping, path: str, module_line: int | None) -> tuple:
+        if not hasattr(_scipy_module(module, path, module_line), name):
+            raise SpecError(path, m.key_line(name), f"scipy.{module} has no {name!r}: jaxsci exports only SciPy's names")
+        line = m.value_line(name)
+        return (*_core_target(m.get(name, str).strip(), name, path, line), line)
+
+    return _per_module_names(specs_dir, root, EXPORTS, target)
+
+
+def check_exports(exports: dict, specs: list, path: str) -> list:
+    """An exported name that is also a function or an alias of the same module is an error."""
+    functions = {(s.module, n): s.path for s in specs for n in (s.name, *s.aliases)}
+    return [SpecError(path, line, f"{name} is exported from jaxsci._core, but {functions[(module, name)]} defines it too")
+            for module, names in exports.items() for name, (_, _, line) in names.items() if (module, name) in functions]
+
+
+def _scipy_module(module: str, path: str, line: int | None):
+    try:
+        return importlib.import_module(f"scipy.{module}")
+    except ImportError:
+        raise SpecError(path, line, f"{module!r} is not a SciPy module (scipy.{module} does not import)") from None
+
+
+def _core_target(target: str, name: str, path: str, line: int | None) -> tuple:
+    """``jaxsci._core.<core module>.<attribute>`` -> (core module, attribute), checked against the source."""
+    parts = target.split(".")
+    if parts[:2] != ["jaxsci", "_core"] or len(parts) != 4 or not all(map(_IDENTIFIER.match, parts[2:])):
+        raise SpecError(path, line, f"{name}: must name an object of templates/runtime/<module>.py as "
+                                    f"'jaxsci._core.<module>.{name}', got {target!r}")
+    module, attribute = parts[2], parts[3]
+    source = _RUNTIME_DIR / f"{module}.py"
+    if not source.is_file():
+        raise SpecError(path, line, f"{name}: there is no templates/runtime/{module}.py")
+    defined = _names_defined(source.read_text(encoding="utf-8"), str(source))
+    if attribute not in defined:
+        hint = difflib.get_close_matches(attribute, sorted(defined), n=1)
+        raise SpecError(path, line, f"{name}: templates/runtime/{module}.py defines no {attribute!r}"
+                                    + (f"; did you mean {hint[0]!r}?" if hint else ""))
+    return module, attribute
 
 
 def _scaffold_leftovers(data, text: str, path: str) -> list[SpecError]:
@@ -390,7 +448,7 @@ def _names_defined(text: str, filename: str) -> frozenset:
     import ast
 
     tree = ast.parse(text, filename=filename)
-    names = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    names = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     for node in tree.body:
         if isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
@@ -560,33 +618,111 @@ def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
         if dtype == "int32" and any(a.traced for a in args):
             raise SpecError(path, m.value_line("dtype"), f"output {name!r}: dtype int32 is for functions of static arguments "
                                                          "only (an integer output of traced arguments has no derivative)")
-        shape = None
-        if m.has("shape"):
-            shape = tuple(m.get("shape", list))
-            sizes = {a.name for a in args if a.kind == "static_int"}
-            dims = []
-            for dim in shape:
-                terms = None
-                if isinstance(dim, str) and dim not in sizes and _SHAPE_SUM.match(dim):
-                    # "n + 1" (bernoulli's B_0..B_n), "n - m + 1": ((coefficient, static int name or None), ...)
-                    terms = tuple(((-1 if sign == "-" else 1) * int(term), None) if term.isdigit() else
-                                  (-1 if sign == "-" else 1, term) for sign, term in _SHAPE_TERM.findall(dim))
-                if terms is not None and all(n is None or n in sizes for _, n in terms):
-                    dims.append(terms)
-                elif not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
-                    raise SpecError(path, m.value_line("shape"), f"output {name!r}: each shape entry must be a non-negative "
-                                    f"integer, a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}) or "
-                                    f"a sum of them and integers ('n + 1', 'n - m + 1'), got {dim!r}")
-                else:
-                    dims.append(dim)
-            shape = tuple(dims)
-            traced = [a.name for a in args if a.traced]
-            if traced:
-                raise SpecError(path, m.value_line("shape"), f"output {name!r}: a shape is for functions of static arguments only; "
-                                f"{', '.join(traced)} {'is' if len(traced) == 1 else 'are'} traced (elementwise outputs broadcast)")
+        shape = _output_shape(m, path, name, args) if m.has("shape") else None
+        evaluates = _evaluates(m, path, name, dtype, args, shape, len(raw))
         m.done()
-        outs.append(model.Output(name=name, dtype=dtype, doc=doc, loc=model.Location(path, line), shape=shape))
+        outs.append(model.Output(name=name, dtype=dtype, doc=doc, loc=model.Location(path, line), shape=shape,
+                                 evaluates=evaluates))
     return tuple(outs)
+
+
+def _output_shape(m: _Mapping, path: str, name: str, args: tuple):
+    """``shape``: a list of sizes, or ``eager`` (known only from SciPy's result); static functions only."""
+    traced = [a.name for a in args if a.traced]
+    if traced:
+        raise SpecError(path, m.value_line("shape"), f"output {name!r}: a shape is for functions of static arguments only; "
+                        f"{', '.join(traced)} {'is' if len(traced) == 1 else 'are'} traced (elementwise outputs broadcast)")
+    if m.get("shape", (list, str)) == model.EAGER_SHAPE:
+        return model.EAGER_SHAPE
+    if isinstance(m.data["shape"], str):
+        raise SpecError(path, m.value_line("shape"), f"output {name!r}: shape must be a list of sizes or {model.EAGER_SHAPE!r} "
+                                                     f"(the size is known only from SciPy's result), got {m.data['shape']!r}")
+    sizes = {a.name for a in args if a.kind == "static_int"}
+    dims = []
+    for dim in m.data["shape"]:
+        terms = None
+        if isinstance(dim, str) and dim not in sizes and _SHAPE_SUM.match(dim):
+            # "n + 1" (bernoulli's B_0..B_n), "n - m + 1": ((coefficient, static int name or None), ...)
+            terms = tuple(((-1 if sign == "-" else 1) * int(term), None) if term.isdigit() else
+                          (-1 if sign == "-" else 1, term) for sign, term in _SHAPE_TERM.findall(dim))
+        if terms is not None and all(n is None or n in sizes for _, n in terms):
+            dims.append(terms)
+        elif not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
+            raise SpecError(path, m.value_line("shape"), f"output {name!r}: each shape entry must be a non-negative "
+                            f"integer, a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}) or "
+                            f"a sum of them and integers ('n + 1', 'n - m + 1'), got {dim!r}")
+        else:
+            dims.append(dim)
+    return tuple(dims)
+
+
+def _evaluates(m: _Mapping, path: str, name: str, dtype: str, args: tuple, shape, count: int):
+    """An ``orthopoly1d`` output's ``evaluates``: ``(function, (argument names, ...))``, the jaxsci function
+    that computes the polynomial (for monic=False) at a JAX value ``x``, called on static arguments and x."""
+    if dtype != "orthopoly1d":
+        if m.has("evaluates"):
+            raise SpecError(path, m.key_line("evaluates"), f"output {name!r}: evaluates is for an orthopoly1d output only")
+        return None
+    line = m.value_line("dtype")
+    traced = [a.name for a in args if a.traced]
+    if traced or shape is not None or count != 1:
+        raise SpecError(path, line, f"output {name!r}: an orthopoly1d is SciPy's object computed from static arguments: "
+                                    "the function's only output, with no shape and no traced arguments")
+    monic = next((a for a in args if a.name == "monic"), None)
+    if monic is None or monic.kind != "static_bool":
+        raise SpecError(path, line, f"output {name!r}: an orthopoly1d needs SciPy's static_bool argument 'monic' "
+                                    "(with monic=True its value is divided by the leading coefficient)")
+    text = m.get("evaluates", str, required=True).strip()
+    line = m.value_line("evaluates")
+    statics = [a.name for a in args if a.static and a.name != "monic"]
+    if "x" in statics:
+        raise SpecError(path, line, f"output {name!r}: evaluates calls its variable x, which is also an argument's name")
+    shape_error = (f"output {name!r}: evaluates must be one call of a jaxsci function on the static arguments "
+                   f"({', '.join(statics)}) and x, with x once, like 'eval_legendre(n, x)', got {text!r}")
+    import ast
+
+    try:
+        call = ast.parse(text, mode="eval").body
+    except SyntaxError as exc:
+        raise SpecError(path, line, f"output {name!r}: cannot parse evaluates {text!r}: {exc.msg}") from None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        raise SpecError(path, line, shape_error)
+    function = call.func.id
+    namespace = {n: sympy.Symbol(n) for n in [*statics, "x"]}
+    namespace[function] = sympy.Function(function)
+    try:
+        expr = parse(text, namespace)
+    except FormulaError as exc:
+        raise SpecError(path, line, f"output {name!r}: evaluates: {exc}") from None
+    names = [a.name if isinstance(a, sympy.Symbol) else None for a in getattr(expr, "args", ())]
+    if not isinstance(expr, AppliedUndef) or None in names or names.count("x") != 1:
+        raise SpecError(path, line, shape_error)
+    return function, tuple(names)
+
+
+def check_object_outputs(specs: list) -> list:
+    """Each orthopoly1d output's ``evaluates`` calls a function of its module, with a fitting number of
+    arguments, and x where that function takes a differentiable array (so the object's value is)."""
+    by_name = {(s.module, s.name): s for s in specs}
+    errors = []
+    for spec in specs:
+        for out in spec.outputs:
+            if out.evaluates is None:
+                continue
+            function, names = out.evaluates
+            callee = by_name.get((spec.module, function))
+            position = names.index("x")
+            if callee is None:
+                hint = difflib.get_close_matches(function, sorted(n for m, n in by_name if m == spec.module), n=1)
+                errors.append(SpecError(spec.path, out.loc.line, f"output {out.name!r}: evaluates calls {function!r}, which is not a "
+                                        f"jaxsci.{spec.module} function" + (f"; did you mean {hint[0]!r}?" if hint else "")))
+            elif not len([a for a in callee.args if not a.has_default]) <= len(names) <= len(callee.args):
+                errors.append(SpecError(spec.path, out.loc.line, f"output {out.name!r}: evaluates gives {function} {len(names)} "
+                                        f"arguments; it takes {', '.join(a.name for a in callee.args)}"))
+            elif not callee.args[position].differentiable:
+                errors.append(SpecError(spec.path, out.loc.line, f"output {out.name!r}: evaluates passes x as {function}'s "
+                                        f"argument {callee.args[position].name!r}, which is not differentiable"))
+    return errors
 
 
 def _formula(value, loc: model.Location, what: str) -> model.Formula:

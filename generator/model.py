@@ -8,7 +8,9 @@ KERNELS = "kernels"  # specs/kernels/: jaxsci's own derivative kernels, evaluate
 ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int", "static_float", "static_str")
 TRACED_KINDS = ("real", "complex", "integer")
 STATIC_KINDS = ("static_bool", "static_int", "static_float", "static_str")
-OUTPUT_DTYPES = ("promoted", "complex", "real", "int32")  # int32: functions of static arguments only
+# int32: functions of static arguments only; orthopoly1d: SciPy's own object, computed from static arguments
+OUTPUT_DTYPES = ("promoted", "complex", "real", "int32", "orthopoly1d")
+EAGER_SHAPE = "eager"  # an output shape known only from SciPy's result (mathieu_even_coef's, from q)
 VMAP_METHODS = ("expand_dims", "broadcast_all", "sequential")
 TEST_DTYPES = ("float32", "float64")
 # the generic tests a spec may expect to fail, with a reason
@@ -73,7 +75,10 @@ class Output:
     dtype: str
     doc: str
     loc: Location
-    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums
+    # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums,
+    # or EAGER_SHAPE
+    shape: tuple | str | None = None
+    evaluates: tuple | None = None  # orthopoly1d: (jaxsci function, (argument names with "x", ...))
 
 
 Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"

@@ -32,10 +32,17 @@ def default_jobs() -> int:
 
 
 def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> Run:
-    from .loader import collect_specs, load_uncovered
+    from .loader import EXPORTS, check_exports, check_object_outputs, collect_specs, load_exports, load_uncovered
     from .render import render_all
 
     specs, errors = collect_specs(root / "specs", root)
+    try:
+        exports = load_exports(root / "specs", root)
+    except SpecError as exc:
+        exports = {}
+        errors.append(exc)
+    errors.extend(check_exports(exports, specs, f"specs/{EXPORTS}"))
+    errors.extend(check_object_outputs(specs))
     by_name = {s.name: s for s in specs}
     texts = {s.name: (root / s.path).read_text(encoding="utf-8") for s in specs}
     keys = cache.Keys(specs, texts, root)
@@ -63,7 +70,7 @@ def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> 
             store.put(spec, keys.key(spec), payload)
     if errors:
         raise SpecErrors(sorted(errors, key=lambda e: (e.path, e.line or 0)))
-    run.files = render_all(specs, rules, root / "templates", load_uncovered(root / "specs", root))
+    run.files = render_all(specs, rules, root / "templates", load_uncovered(root / "specs", root), exports)
     return run
 
 

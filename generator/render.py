@@ -33,6 +33,7 @@ _OUTPUT_TEXT = {
     "complex": "complex array of the promoted input precision",
     "real": "real array of the promoted input precision",
     "int32": "int32 array",
+    "orthopoly1d": "SciPy's orthopoly1d (a numpy poly1d with roots and weights).",
 }
 
 
@@ -154,21 +155,25 @@ def _package_docstring(module: str) -> str:
     return f"{PACKAGE}.{module}: scipy.{module} for JAX, differentiable, under jit and vmap."
 
 
-def render_all(specs: list, rules: dict, templates: Path, uncovered: dict | None = None) -> dict:
-    """relative path under generated/ -> file content."""
+def render_all(specs: list, rules: dict, templates: Path, uncovered: dict | None = None, exports: dict | None = None) -> dict:
+    """relative path under generated/ -> file content. ``exports``: ``loader.load_exports``'s names."""
     env = _environment(templates)
     files: dict[str, str] = {}
+    exports = exports or {}
     modules = sorted({s.module for s in specs})
     for module in modules:
         members = sorted((s for s in specs if s.module == module), key=lambda s: s.name)
         for spec in members:
             files[f"{PACKAGE}/{module}/_{spec.name}.py"] = render_function(env, spec, rules[spec.name])
+        core = [{"name": name, "module": target[0], "attribute": target[1]}
+                for name, target in sorted(exports.get(module, {}).items())]
         files[f"{PACKAGE}/{module}/__init__.py"] = env.get_template("package_init.py.j2").render(
             docstring=_package_docstring(module), specs=members, source=f"specs/{module}/*.yaml",
-            aliases=[alias for s in members for alias in s.aliases])
+            exports=core, public=sorted([*(s.name for s in members), *(a for s in members for a in s.aliases),
+                                         *(e["name"] for e in core)]))
     files[f"{PACKAGE}/__init__.py"] = env.get_template("root_init.py.j2").render(
         modules=modules, version=VERSION, source="specs/")
-    files[COVERAGE] = render_coverage(env, specs, rules, (uncovered or {}).get("special", {}))
+    files[COVERAGE] = render_coverage(env, specs, rules, (uncovered or {}).get("special", {}), set(exports.get("special", {})))
     runtime = templates / RUNTIME_DIR
     for path in sorted(runtime.rglob("*.py")):
         if "__pycache__" in path.parts:
@@ -196,9 +201,11 @@ class _Tally:
     unverified: list = field(default_factory=list)
 
 
-def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered: dict | None = None) -> str:
+def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered: dict | None = None,
+                    exports: set = frozenset()) -> str:
     """The coverage table: every function, its arguments, rules, reasons and references, and
-    scipy.special's public callables not covered yet (``uncovered``: name -> reason)."""
+    scipy.special's public callables not covered yet (``uncovered``: name -> reason); ``exports`` are
+    the names specs/exports.yaml exports from the runtime core."""
     import numpy as np
     import scipy
     import scipy.special
@@ -206,7 +213,7 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
     ufuncs = sorted(n for n in dir(scipy.special) if isinstance(getattr(scipy.special, n), np.ufunc))
     names = {s.name for s in specs if s.module == "special"}
     public = set(scipy.special.__all__) - {"test"}  # SciPy's public callables (test runs SciPy's own tests)
-    exported = names | {a for s in specs if s.module == "special" for a in s.aliases}
+    exported = names | {a for s in specs if s.module == "special" for a in s.aliases} | set(exports)
     uncovered = uncovered or {}
     tally = _Tally()
     rows, natives, kernels = [], [], []
@@ -226,7 +233,8 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
         "non_ufuncs": len(names - set(ufuncs)),
         "public_total": len(public),
         "public_covered": len(public & exported),
-        "aliases": len(exported - names),
+        "aliases": len(exported - names - set(exports)),
+        "exports": sorted(exports),
         "uncovered": [{"name": n, "reason": _cell(uncovered[n])} for n in sorted(uncovered, key=str.lower)],
         "unlisted": sorted(public - exported - set(uncovered)),
         "scipy_version": scipy.__version__,

@@ -46,8 +46,16 @@ def test_every_scipy_special_ufunc_has_a_spec():
     assert not missing, f"{len(missing)} scipy.special ufuncs have no spec: {', '.join(missing)}"
 
 
+def _core_exports() -> dict:
+    """specs/exports.yaml: {module: {name: (core module, attribute, line)}}."""
+    from generator.loader import load_exports
+
+    return load_exports(ROOT / "specs", ROOT)
+
+
 def test_every_export_has_a_spec():
     names = {(s.module, n) for s in SPECS for n in (s.name, *s.aliases)}
+    names |= {(module, n) for module, exported in _core_exports().items() for n in exported}
     for module_name in {s.module for s in SPECS}:
         module = getattr(jaxsci, module_name)
         loaded = {n for n in vars(module) if not n.startswith("_")}
@@ -55,7 +63,7 @@ def test_every_export_has_a_spec():
         assert {n for n in dir(module) if not n.startswith("_")} == set(module.__all__)
         for name in module.__all__:
             assert callable(getattr(module, name)), f"jaxsci.{module_name}.{name} does not load"
-            assert (module_name, name) in names, f"jaxsci.{module_name}.{name} has no spec"
+            assert (module_name, name) in names, f"jaxsci.{module_name}.{name} has no spec and is not in specs/exports.yaml"
 
 
 def test_scipy_special_public_list_both_ways():
@@ -69,7 +77,7 @@ def test_scipy_special_public_list_both_ways():
     public = set(scipy.special.__all__) - {"test"}
     uncovered = load_uncovered(ROOT / "specs", ROOT).get("special", {})
     ours = [s for s in SPECS if s.module == "special"]
-    exported = {n for s in ours for n in (s.name, *s.aliases)}
+    exported = {n for s in ours for n in (s.name, *s.aliases)} | set(_core_exports().get("special", {}))
     broken = {Path(e.path).stem for e in SPEC_ERRORS if Path(e.path).parent.name == "special"}  # see test_spec_loads
     missing = sorted(public - exported - set(uncovered) - broken)
     assert not missing, f"scipy.special's public {', '.join(missing)}: neither wrapped nor listed in specs/uncovered.yaml with a reason"
@@ -82,6 +90,21 @@ def test_scipy_special_public_list_both_ways():
         for alias in spec.aliases:
             assert getattr(scipy.special, alias) is getattr(scipy.special, spec.name), f"scipy.special.{alias} is not {spec.name}"
             assert getattr(jaxsci.special, alias) is getattr(jaxsci.special, spec.name)
+
+
+@pytest.mark.parametrize("name", sorted(_core_exports().get("special", {})))
+def test_core_exports_are_scipys_objects_or_signatures(name):
+    """specs/exports.yaml's names: SciPy's classes themselves, and functions and context managers with
+    SciPy's signatures (``seterr(**kwargs)``)."""
+    import scipy.special
+
+    ours, theirs = getattr(jaxsci.special, name), getattr(scipy.special, name)
+    if isinstance(theirs, type) and issubclass(theirs, BaseException):
+        assert ours is theirs
+    else:
+        assert ours is not theirs, f"jaxsci.special.{name} is SciPy's own: it would not reach the callbacks"
+        shape = lambda f: [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
+        assert shape(ours) == shape(theirs)
 
 
 @pytest.mark.parametrize("spec", params(SPECS, ids=lambda s: s.name))

@@ -96,7 +96,7 @@ def test_good_spec_loads_and_derives():
         (lambda t: "- name: demo\n", 1, "the spec must be a mapping, got a list"),
         (lambda t: t.replace("name: z\n", "name: 2z\n"), 9, "argument name '2z' is not a valid Python identifier"),
         (lambda t: t.replace("sympy: besselj", "outputs:\n  - name: out\n    dtype: float\nsympy: besselj"), 13,
-         "output dtype rule must be one of promoted, complex, real, int32, got 'float'"),
+         "output dtype rule must be one of promoted, complex, real, int32, orthopoly1d, got 'float'"),
         (lambda t: t.replace("sympy: besselj", "outputs:\n  - name: out\n    dtype: int32\nsympy: besselj"), 13,
          "dtype int32 is for functions of static arguments only"),
         (lambda t: t.replace("    kind: complex\n", "    kind: complex\n    eager: true\n"), 11,

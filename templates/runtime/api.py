@@ -4,6 +4,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from . import objects
 from .config import config
 from .evaluate import Call, Plan, evaluate, evaluate_constant
 from .promote import no_tangent, prepare
@@ -79,7 +80,13 @@ def _size(dim, sizes: dict) -> int:
 
 
 def _constant(fn: Function, static_items: tuple, public_dtypes):
-    """A function of static arguments only (``roots_legendre(n)``): output shapes follow from them."""
+    """A function of static arguments only (``roots_legendre(n)``): output shapes follow from them,
+    or from SciPy's result, computed here (``objects``)."""
+    if any(out.dtype == "orthopoly1d" for out in fn.outputs):
+        return objects.orthopoly(fn, dict(static_items))
+    if any(out.shape == "eager" for out in fn.outputs):
+        outputs = objects.eager_arrays(fn, dict(static_items), tuple(public_dtypes))
+        return outputs[0] if len(outputs) == 1 else outputs
     sizes = dict(static_items)
     shapes = []
     for out in fn.outputs:

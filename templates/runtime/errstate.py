@@ -40,10 +40,16 @@ class CallbackWarning(RuntimeWarning):
 
 
 class CallbackError(RuntimeError):
-    """SciPy failed inside one or more callbacks run in a ``jaxsci.errstate("raise")`` block."""
+    """SciPy failed inside one or more callbacks run in a ``jaxsci.errstate("raise")`` block.
 
-    def __init__(self, failures):
+    ``failures`` are the messages; ``exceptions`` what SciPy raised (without their tracebacks, which
+    would hold the callback's buffers), and the first of them is the error's ``__cause__``
+    (``SpecialFunctionError`` under ``jaxsci.special.errstate(...="raise")``).
+    """
+
+    def __init__(self, failures, exceptions=()):
         self.failures = tuple(failures)
+        self.exceptions = tuple(exceptions)
         listed = "; ".join(self.failures[:5]) + (f"; and {len(self.failures) - 5} more" if len(self.failures) > 5 else "")
         super().__init__(f"{len(self.failures)} SciPy call(s) failed inside jaxsci callbacks (their outputs are NaN): {listed}")
 
@@ -87,8 +93,9 @@ def report(qualname: str, exc: BaseException) -> None:
     message = f"jaxsci.{qualname}: SciPy raised {type(exc).__name__}: {exc}; the result is NaN"
     mode, failures = _entry()
     if mode == "raise":
+        exc.__traceback__ = exc.__context__ = None  # the frames hold views of XLA's buffers
         with _lock:
-            failures.append(message)
+            failures.append((message, exc))
     elif mode == "warn":
         warnings.warn(message, CallbackWarning, stacklevel=_user_stacklevel())
 
@@ -131,5 +138,6 @@ class errstate:
             with _lock:
                 _active.remove(entry)
         if self.mode == "raise" and entry[1] and exc_info[0] is None:
-            raise CallbackError(entry[1])
+            messages, exceptions = zip(*entry[1])
+            raise CallbackError(messages, exceptions) from exceptions[0]
         return False

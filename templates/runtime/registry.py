@@ -32,8 +32,11 @@ class Arg:
 @dataclass(frozen=True)
 class Output:
     name: str
-    dtype: str = "promoted"  # promoted | complex | real
-    shape: tuple | None = None  # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums
+    dtype: str = "promoted"  # promoted | complex | real | int32 | orthopoly1d
+    # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums,
+    # or "eager" (known only from SciPy's result: objects.eager_arrays)
+    shape: tuple | str | None = None
+    evaluates: tuple | None = None  # "orthopoly1d": (jaxsci function, argument names with "x"): objects.orthopoly
 
 
 @dataclass(frozen=True)

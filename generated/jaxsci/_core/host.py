@@ -19,6 +19,8 @@ import numpy as np
 from .config import config
 from .errstate import report
 from .registry import lookup
+from .sferror import carried, for_callback
+from .sferror import geterr as _sf_geterr
 
 
 def _glibc_fenv():
@@ -152,11 +154,14 @@ def _evaluate_call(function, statics: dict, arguments, outputs, threads: int) ->
     axis, ranges = split
     rank = len(shape)
     arguments = [_aligned(a, rank) for a in arguments]
+    # SciPy's error settings are per thread: the pool's threads take this callback's
+    settings = _sf_geterr()
 
     def piece(lo, hi):
         index = (slice(None),) * axis + (slice(lo, hi),)
         sliced = [a if a.shape[axis] == 1 else a[index] for a in arguments]
-        _evaluate_into(function, statics, sliced, [o[index] for o in outputs])
+        with carried(settings):
+            _evaluate_into(function, statics, sliced, [o[index] for o in outputs])
 
     pool = _THREADS.pool(threads)
     futures = [pool.submit(piece, lo, hi) for lo, hi in ranges[1:]]
@@ -226,7 +231,7 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
         calls = HostCalls(calls)
     threads = _threads_for(outputs)
     try:
-        with _IeeeFloatingPoint():
+        with _IeeeFloatingPoint(), carried(for_callback()):
             start = 0
             for qualname, statics, indices, count, given, where in calls.prepared():
                 mine = outputs[start:start + count]

@@ -44,6 +44,10 @@ if _TYPE_CHECKING:
     from ._chdtrc import chdtrc as chdtrc
     from ._chdtri import chdtri as chdtri
     from ._chdtriv import chdtriv as chdtriv
+    from ._chebyc import chebyc as chebyc
+    from ._chebys import chebys as chebys
+    from ._chebyt import chebyt as chebyt
+    from ._chebyu import chebyu as chebyu
     from ._chndtr import chndtr as chndtr
     from ._chndtridf import chndtridf as chndtridf
     from ._chndtrinc import chndtrinc as chndtrinc
@@ -124,12 +128,16 @@ if _TYPE_CHECKING:
     from ._gdtria import gdtria as gdtria
     from ._gdtrib import gdtrib as gdtrib
     from ._gdtrix import gdtrix as gdtrix
+    from ._gegenbauer import gegenbauer as gegenbauer
+    from ._genlaguerre import genlaguerre as genlaguerre
     from ._h1vp import h1vp as h1vp
     from ._h2vp import h2vp as h2vp
     from ._hankel1 import hankel1 as hankel1
     from ._hankel1e import hankel1e as hankel1e
     from ._hankel2 import hankel2 as hankel2
     from ._hankel2e import hankel2e as hankel2e
+    from ._hermite import hermite as hermite
+    from ._hermitenorm import hermitenorm as hermitenorm
     from ._huber import huber as huber
     from ._hyp0f1 import hyp0f1 as hyp0f1
     from ._hyp1f1 import hyp1f1 as hyp1f1
@@ -154,6 +162,7 @@ if _TYPE_CHECKING:
     from ._ivp import ivp as ivp
     from ._j0 import j0 as j0
     from ._j1 import j1 as j1
+    from ._jacobi import jacobi as jacobi
     from ._jn import jn as jn
     from ._jn_zeros import jn_zeros as jn_zeros
     from ._jnjnp_zeros import jnjnp_zeros as jnjnp_zeros
@@ -183,7 +192,9 @@ if _TYPE_CHECKING:
     from ._kv import kv as kv
     from ._kve import kve as kve
     from ._kvp import kvp as kvp
+    from ._laguerre import laguerre as laguerre
     from ._lambertw import lambertw as lambertw
+    from ._legendre import legendre as legendre
     from ._log1p import log1p as log1p
     from ._log_expit import log_expit as log_expit
     from ._log_ndtr import log_ndtr as log_ndtr
@@ -194,10 +205,12 @@ if _TYPE_CHECKING:
     from ._mathieu_a import mathieu_a as mathieu_a
     from ._mathieu_b import mathieu_b as mathieu_b
     from ._mathieu_cem import mathieu_cem as mathieu_cem
+    from ._mathieu_even_coef import mathieu_even_coef as mathieu_even_coef
     from ._mathieu_modcem1 import mathieu_modcem1 as mathieu_modcem1
     from ._mathieu_modcem2 import mathieu_modcem2 as mathieu_modcem2
     from ._mathieu_modsem1 import mathieu_modsem1 as mathieu_modsem1
     from ._mathieu_modsem2 import mathieu_modsem2 as mathieu_modsem2
+    from ._mathieu_odd_coef import mathieu_odd_coef as mathieu_odd_coef
     from ._mathieu_sem import mathieu_sem as mathieu_sem
     from ._modfresnelm import modfresnelm as modfresnelm
     from ._modfresnelp import modfresnelp as modfresnelp
@@ -286,6 +299,10 @@ if _TYPE_CHECKING:
     from ._roots_sh_legendre import roots_sh_legendre as roots_sh_legendre
     from ._roots_sh_legendre import roots_sh_legendre as ps_roots
     from ._round import round as round
+    from ._sh_chebyt import sh_chebyt as sh_chebyt
+    from ._sh_chebyu import sh_chebyu as sh_chebyu
+    from ._sh_jacobi import sh_jacobi as sh_jacobi
+    from ._sh_legendre import sh_legendre as sh_legendre
     from ._shichi import shichi as shichi
     from ._sici import sici as sici
     from ._sinc import sinc as sinc
@@ -324,8 +341,15 @@ if _TYPE_CHECKING:
     from ._yvp import yvp as yvp
     from ._zeta import zeta as zeta
     from ._zetac import zetac as zetac
+    from .._core.sferror import SpecialFunctionError as SpecialFunctionError
+    from .._core.sferror import SpecialFunctionWarning as SpecialFunctionWarning
+    from .._core.sferror import errstate as errstate
+    from .._core.sferror import geterr as geterr
+    from .._core.sferror import seterr as seterr
 
 __all__ = [
+    'SpecialFunctionError',
+    'SpecialFunctionWarning',
     'agm',
     'ai_zeros',
     'airy',
@@ -358,11 +382,17 @@ __all__ = [
     'boxcox1p',
     'btdtria',
     'btdtrib',
+    'c_roots',
     'cbrt',
+    'cg_roots',
     'chdtr',
     'chdtrc',
     'chdtri',
     'chdtriv',
+    'chebyc',
+    'chebys',
+    'chebyt',
+    'chebyu',
     'chndtr',
     'chndtridf',
     'chndtrinc',
@@ -396,6 +426,7 @@ __all__ = [
     'erfcx',
     'erfi',
     'erfinv',
+    'errstate',
     'euler',
     'eval_chebyc',
     'eval_chebys',
@@ -443,12 +474,19 @@ __all__ = [
     'gdtria',
     'gdtrib',
     'gdtrix',
+    'gegenbauer',
+    'genlaguerre',
+    'geterr',
     'h1vp',
     'h2vp',
+    'h_roots',
     'hankel1',
     'hankel1e',
     'hankel2',
     'hankel2e',
+    'he_roots',
+    'hermite',
+    'hermitenorm',
     'huber',
     'hyp0f1',
     'hyp1f1',
@@ -473,11 +511,14 @@ __all__ = [
     'ivp',
     'j0',
     'j1',
+    'j_roots',
+    'jacobi',
     'jn',
     'jn_zeros',
     'jnjnp_zeros',
     'jnp_zeros',
     'jnyn_zeros',
+    'js_roots',
     'jv',
     'jve',
     'jvp',
@@ -502,7 +543,11 @@ __all__ = [
     'kv',
     'kve',
     'kvp',
+    'l_roots',
+    'la_roots',
+    'laguerre',
     'lambertw',
+    'legendre',
     'log1p',
     'log_expit',
     'log_ndtr',
@@ -513,10 +558,12 @@ __all__ = [
     'mathieu_a',
     'mathieu_b',
     'mathieu_cem',
+    'mathieu_even_coef',
     'mathieu_modcem1',
     'mathieu_modcem2',
     'mathieu_modsem1',
     'mathieu_modsem2',
+    'mathieu_odd_coef',
     'mathieu_sem',
     'modfresnelm',
     'modfresnelp',
@@ -550,6 +597,7 @@ __all__ = [
     'obl_rad2',
     'obl_rad2_cv',
     'owens_t',
+    'p_roots',
     'pbdv',
     'pbvv',
     'pbwa',
@@ -569,6 +617,7 @@ __all__ = [
     'pro_rad1_cv',
     'pro_rad2',
     'pro_rad2_cv',
+    'ps_roots',
     'pseudo_huber',
     'psi',
     'radian',
@@ -590,6 +639,12 @@ __all__ = [
     'roots_sh_jacobi',
     'roots_sh_legendre',
     'round',
+    's_roots',
+    'seterr',
+    'sh_chebyt',
+    'sh_chebyu',
+    'sh_jacobi',
+    'sh_legendre',
     'shichi',
     'sici',
     'sinc',
@@ -607,8 +662,12 @@ __all__ = [
     'stdtrit',
     'stirling2',
     'struve',
+    't_roots',
     'tandg',
     'tklmbda',
+    'ts_roots',
+    'u_roots',
+    'us_roots',
     'voigt_profile',
     'wofz',
     'wright_bessel',
@@ -628,21 +687,6 @@ __all__ = [
     'yvp',
     'zeta',
     'zetac',
-    'c_roots',
-    'cg_roots',
-    'h_roots',
-    'he_roots',
-    'j_roots',
-    'js_roots',
-    'l_roots',
-    'la_roots',
-    'p_roots',
-    'ps_roots',
-    's_roots',
-    't_roots',
-    'ts_roots',
-    'u_roots',
-    'us_roots',
 ]
 _PUBLIC = frozenset(__all__)
 # SciPy's other names for a function (p_roots for roots_legendre): the same object
@@ -663,11 +707,24 @@ _ALIASES = {
     'js_roots': 'roots_sh_jacobi',
     'ps_roots': 'roots_sh_legendre',
 }
+# SciPy's names that are not array functions (specs/exports.yaml): objects of the runtime core
+_CORE = {
+    'SpecialFunctionError': ('sferror', 'SpecialFunctionError'),
+    'SpecialFunctionWarning': ('sferror', 'SpecialFunctionWarning'),
+    'errstate': ('sferror', 'errstate'),
+    'geterr': ('sferror', 'geterr'),
+    'seterr': ('sferror', 'seterr'),
+}
 
 
 def __getattr__(name: str):
     if name not in _PUBLIC:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _CORE:
+        module, attribute = _CORE[name]
+        value = getattr(_importlib.import_module(f"{__package__.rpartition('.')[0]}._core.{module}"), attribute)
+        globals()[name] = value
+        return value
     target = _ALIASES.get(name, name)
     function = getattr(_importlib.import_module(f"{__name__}._{target}"), target)
     globals()[name] = function
