@@ -53,23 +53,28 @@ def test_orthopoly_is_scipys_object(spec):
 @pytest.mark.parametrize("spec", params(ORTHOPOLY, ids=lambda s: s.name))
 def test_orthopoly_evaluates_jax_values_under_jit_vmap_and_grad(spec, dtype):
     """Against the polynomial itself: np.polyval of SciPy's coefficients and of np.polyder's (the
-    parameters' first test values; each call compiles, so few calls)."""
+    parameters' first test values)."""
     rtol = 1e-5 if dtype == "float32" else 1e-11
     first = {k: v[0] for k, v in spec.tests.statics.items() if k != "n"}
-    for n, monic in itertools.product((0, 2, 5), (False, True)):
-        args = (n, *(first[a.name] for a in spec.args if a.kind == "static_float"))
-        poly = getattr(js, spec.name)(*args, monic=monic)
+    calls = [((n, *(first[a.name] for a in spec.args if a.kind == "static_float")), monic)
+             for n, monic in itertools.product((0, 2, 5), (False, True))]
+    polys = [getattr(js, spec.name)(*args, monic=monic) for args, monic in calls]
+    x = _points(spec, dtype)
+    x64 = x.astype(np.float64)
+
+    def everything(t):  # one compilation for every degree, value, gradient and (degree 5) Hessian
+        results = [jax.vmap(jax.value_and_grad(lambda u, poly=poly: poly(u)))(t) for poly in polys]
+        return results, jax.vmap(jax.hessian(lambda u: polys[-2](u)))(t)
+
+    results, second = jax.jit(everything)(jnp.asarray(x))
+    for (args, monic), (got, grads) in zip(calls, results):
         coeffs = getattr(sc, spec.name)(*args, monic=monic).coeffs
-        x = _points(spec, dtype)
-        x64 = x.astype(np.float64)
         value, slope = np.polyval(coeffs, x64), np.polyval(np.polyder(coeffs), x64)
         scale = max(1.0, np.abs(value).max(), np.abs(slope).max())
-        got, grads = jax.jit(jax.vmap(jax.value_and_grad(lambda t: poly(t))))(jnp.asarray(x))
         assert got.dtype == grads.dtype == dtype and got.shape == grads.shape == x.shape
         np.testing.assert_allclose(got, value, rtol=rtol, atol=rtol * scale)
         np.testing.assert_allclose(grads, slope, rtol=rtol, atol=rtol * scale)
-        if n == 5 and not monic:
-            second = jax.vmap(jax.hessian(lambda t: poly(t)))(jnp.asarray(x))
+        if args[0] == 5 and not monic:
             np.testing.assert_allclose(second, np.polyval(np.polyder(coeffs, 2), x64), rtol=100 * rtol, atol=100 * rtol * scale)
 
 
