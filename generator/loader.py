@@ -20,6 +20,7 @@ import numpy as np
 import sympy
 
 from . import model, scipycheck
+from . import reduction as reduction_spec
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse_guard
 from .printer import GuardPrinter, PrintError
@@ -303,8 +304,13 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
             "vmap_method 'sequential' calls the host once per batch element; an elementwise function batches by broadcasting (expand_dims or broadcast_all)",
         )
     sympy_cases = _cases(top, "sympy", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="expr")
-    derivatives = _derivatives(top, path, args, outputs, static_bools)
-    derivatives += _omitted_derivatives(top, path, args, outputs, static_bools)
+    reduction = None
+    if top.has("reduction"):  # over an axis: rules in the reduction form (generator/reduction.py)
+        reduction = reduction_spec.load(top, path, args, outputs, static_bools, _Mapping, _condition, _formula)
+        derivatives = ()
+    else:
+        derivatives = _derivatives(top, path, args, outputs, static_bools)
+        derivatives += _omitted_derivatives(top, path, args, outputs, static_bools)
     reference, finite_differences = _reference(top, path, static_bools, required=any(a.differentiable for a in args))
     tests = _tests(top, path, args, traced_names)
     native = _native(top, path, args, outputs)
@@ -318,9 +324,12 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
-        finite_differences=finite_differences, native=native, guard=guard, aliases=aliases,
+        finite_differences=finite_differences, native=native, guard=guard, aliases=aliases, reduction=reduction,
     )
-    _check_consistency(spec)
+    if reduction is not None:
+        reduction_spec.check(spec)
+    else:
+        _check_consistency(spec)
     mismatches = scipycheck.check_spec(spec, top.value_line("scipy") if top.has("scipy") else None)
     if mismatches:
         raise SpecErrors(mismatches)
@@ -531,12 +540,21 @@ def _check_default(kind: str, default, path: str, line: int | None, name: str, w
         "static_int": isinstance(default, int) and not isinstance(default, bool),
         "static_float": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
         "static_str": isinstance(default, str),
+        "static_axis": _axis_value(default),
         "integer": isinstance(default, int) and not isinstance(default, bool),
         "real": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
         "complex": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
     }[kind]
     if not ok:
         raise SpecError(path, line, f"{what} {default!r} of argument {name!r} does not fit its kind {kind}")
+
+
+def _axis_value(value) -> bool:
+    """None, an int, or a list of distinct ints: what numpy takes as ``axis``."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return True
+    return (isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            and len(set(value)) == len(value))
 
 
 def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
