@@ -86,6 +86,9 @@ def reduce(fn: ReductionFunction, *args):
     stripped = tuple(None if spec.kind == "static_axis" else value for spec, value in zip(fn.static_args, statics))
     operands, public = prepare(fn, tuple(values[spec.name] for spec in present), stripped)
     operands = tuple(jnp.broadcast_arrays(*operands)) if len(operands) > 1 else tuple(operands)
+    # SciPy takes a 0-d input as 1-d: axis 0 is valid, and keepdims gives shape (1,)
+    scalar = operands[0].ndim == 0
+    operands = tuple(jnp.reshape(o, (1,)) for o in operands) if scalar else operands
     ndim = operands[0].ndim
     axes = normalize_axis(fn, fn.axis, values[fn.axis], ndim)
     items = {spec.name: _plain(value) for spec, value in zip(fn.static_args, statics)}
@@ -95,12 +98,20 @@ def reduce(fn: ReductionFunction, *args):
                if _holds(dict(fn.only_when).get(out.name, ()), items)]
     dtypes = tuple(real_dtype(dt) if _real(fn, out.name, items) else dt for out, dt in outputs)
     if fn.native is not None and config.native and not any(jnp.iscomplexobj(o) for o in operands):
-        return _native(fn, present, operands, items, dtypes)
+        return _unwrap(_native(fn, present, operands, items, dtypes), fn, outputs, scalar)
     # operands are in the compute dtype already (float16 is computed in float32)
     compute = tuple(real_dtype(operands[0].dtype) if _real(fn, out.name, items) else operands[0].dtype for out, _ in outputs)
     results = _reduce_p.bind(*operands, qualname=fn.qualname, statics=tuple(items.items()),
                              dtypes=tuple(np.dtype(d) for d in compute), transport=config.callback)
     results = tuple(r if r.dtype == dt else r.astype(dt) for r, dt in zip(results, dtypes))
+    return _unwrap(results, fn, outputs, scalar)
+
+
+def _unwrap(results: tuple, fn: ReductionFunction, outputs: list, scalar: bool):
+    """One array or a tuple; outputs of the input's shape are 0-d again for a 0-d input."""
+    if scalar:
+        shapes = dict(fn.shapes)
+        results = tuple(jnp.reshape(r, ()) if shapes[out.name] == "input" else r for r, (out, _) in zip(results, outputs))
     return results[0] if len(results) == 1 else results
 
 
@@ -111,8 +122,7 @@ def _native(fn: ReductionFunction, present: tuple, operands: tuple, items: dict,
     keywords.update({spec.name: operand for spec, operand in zip(present[1:], guarded[1:])})
     outputs = fn.native_callable()(guarded[0], **keywords)
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    outputs = tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, dtypes))
-    return outputs[0] if len(outputs) == 1 else outputs
+    return tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, dtypes))
 
 
 def _plain(value):
