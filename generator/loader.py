@@ -989,7 +989,7 @@ def _native(top: _Mapping, path: str, args: tuple, outputs: tuple) -> model.Nati
             raise SpecError(path, m.line, f"native: output {out.name!r} is complex for real inputs, and the native "
                                           "implementation serves real inputs only")
     target = _import_native(function, path, line)
-    _check_native_signature(target, function, args, path, line)
+    _check_native_signature(target, function, args, path, line, by_name=top.has("reduction"))
     return model.Native(function=function, tolerance=tolerance, why=why, loc=model.Location(path, m.line))
 
 
@@ -1023,9 +1023,10 @@ def _jax_version() -> str:
     return jax.__version__
 
 
-def _check_native_signature(target, function: str, args: tuple, path: str, line: int | None) -> None:
+def _check_native_signature(target, function: str, args: tuple, path: str, line: int | None, *, by_name: bool = False) -> None:
     """The core calls ``target(*traced arguments, **static arguments)``, with or without optional ones;
-    a static argument with a single choice is fixed, and not passed."""
+    a static argument with a single choice is fixed, and not passed. A reduction's core passes the
+    traced arguments after the first by name (``logsumexp(a, axis=..., b=...)``): ``by_name``."""
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError):  # a builtin without a signature: nothing to check before calling it
@@ -1035,9 +1036,11 @@ def _check_native_signature(target, function: str, args: tuple, path: str, line:
     statics = {a.name: a.default for a in args if a.static and not _fixed(a)}
     for names in dict.fromkeys((tuple(traced), tuple(required))):
         try:
-            signature.bind(*names, **statics)
+            positional = names[:1] if by_name else names
+            keywords = {**{n: n for n in names[len(positional):]}, **statics}
+            signature.bind(*positional, **keywords)
         except TypeError as exc:
-            call = ", ".join([*names, *(f"{k}=..." for k in statics)])
+            call = ", ".join([*positional, *(f"{k}=..." for k in keywords)])
             raise SpecError(path, line, f"native.function {function}{signature} cannot be called as "
                                         f"{function.rsplit('.', 1)[1]}({call}): {exc}") from None
 

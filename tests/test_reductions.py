@@ -185,7 +185,7 @@ def test_axis_errors_name_the_argument():
 
 # ---- derivatives against mpmath ---------------------------------------------------------------------
 GRAD_SHAPE = (2, 3)
-GRAD_AXES = [None, 0, 1, (0, 1)]
+GRAD_AXES = [None, 0, 1, (0, 1)]  # the slow sweep; the fast test takes axis 1 (mpmath costs ~4 s an axis)
 FIRST_RTOL, SECOND_RTOL = 1e-10, 1e-8
 
 
@@ -215,8 +215,18 @@ def _reference_outputs(case, statics, arrays: dict, axes: tuple):
     return out
 
 
+_MP_CACHE: dict = {}  # the native and SciPy paths are checked against the same references
+
+
 def _mp_jacobian(case, statics, arrays: dict, arg: str, axes: tuple, weights):
     """d(sum(weights * output)) / d arg, and its Hessian in arg, by mpmath.diff at 30 digits."""
+    key = (case.id, arg, tuple(sorted(statics.items(), key=str)), tuple(arrays), np.asarray(weights).tobytes())
+    if key not in _MP_CACHE:
+        _MP_CACHE[key] = _mp_jacobian_uncached(case, statics, arrays, arg, axes, weights)
+    return _MP_CACHE[key]
+
+
+def _mp_jacobian_uncached(case, statics, arrays: dict, arg: str, axes: tuple, weights):
     mpmath.mp.dps = 30
     base = {k: np.vectorize(mpmath.mpf, otypes=[object])(v) for k, v in arrays.items()}
     flat = base[arg].ravel()
@@ -238,14 +248,28 @@ DERIVATIVE_CASES = [(c, a.name, omit) for c in CASES for a in c.spec.differentia
                     for omit in ((False, True) if any(x.optional for x in c.spec.args) and not a.optional else (False,))]
 
 
-@pytest.mark.parametrize("case,arg,omit", params(DERIVATIVE_CASES, ids=lambda t: f"{t[0].id}-{t[1]}{'-omitted' if t[2] else ''}"))
+def _derivative_ids(t) -> str:
+    return f"{t[0].id}-{t[1]}{'-omitted' if t[2] else ''}"
+
+
+@pytest.mark.parametrize("case,arg,omit", params(DERIVATIVE_CASES, ids=_derivative_ids))
 def test_derivatives_match_mpmath(case, arg, omit, path):
-    """First derivatives (jacfwd, jacrev) and second (hessian, forward over reverse) of a weighted sum
+    _check_derivatives(case, arg, omit, [1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,arg,omit", params(DERIVATIVE_CASES, ids=_derivative_ids))
+def test_derivatives_match_mpmath_over_axes(case, arg, omit, path):
+    _check_derivatives(case, arg, omit, GRAD_AXES)
+
+
+def _check_derivatives(case, arg, omit, axes_list):
+    """First derivatives (grad, jacfwd) and second (hessian, forward over reverse) of a weighted sum
     of the first output, against mpmath's; the sign output of a real input is piecewise constant, so
     its derivative is zero (exactly: its rule is im() of a real number)."""
     rng = rng_for("reduction-grad", case.id, arg, omit)
     arrays = _arrays(case, GRAD_SHAPE, "float64", rng, omit=omit)
-    for axis in GRAD_AXES:
+    for axis in axes_list:
         statics = _statics(case, axis)
         axes = tuple(range(2)) if axis is None else tuple(np.atleast_1d(axis) % 2)
         out0 = case.function()(**arrays, **statics)
