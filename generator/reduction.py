@@ -146,7 +146,8 @@ def _tangents(im, path: str, what: str, reduction: model.Reduction, formula, whe
         texts, lines = {}, {}
         for name in list(raw):
             if name not in names:
-                raise SpecError(path, sub.key_line(name), f"{what}.{key} names {name!r}, which is not an output ({', '.join(names)})")
+                raise SpecError(path, sub.key_line(name), f"{what}.{key} names {name!r}, which is not an output of a call "
+                                                          f"in this case ({', '.join(names)})")
             texts[name] = sub.get(name, (str, float))
             lines[name] = sub.value_line(name)
         sub.done()
