@@ -292,3 +292,28 @@ def _check_derivatives(case, arg, omit, axes_list):
                 return case.function()(**{**arrays, arg: x}, **statics)[1]
 
             assert not np.any(np.asarray(jax.jacrev(sign)(x))) and not np.any(np.asarray(jax.jacfwd(sign)(x)))
+
+
+def test_sharded_inputs_are_reduced_whole():
+    """Under jit over two devices, an input sharded along the reduced axis is reduced whole: the
+    callback is not split by shape as an elementwise one is (softmax's output has its input's shape)."""
+    from test_core import run_python
+
+    out = run_python("""
+        import jax, numpy as np, scipy.special as sc
+        jax.config.update("jax_enable_x64", True)
+        import jaxsci
+        from jaxsci.special import log_softmax, logsumexp, softmax
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        jaxsci.config.native = False
+        mesh = Mesh(np.array(jax.devices()), ("d",))
+        x = np.random.default_rng(0).normal(size=(4, 6))
+        for spec in (P(None, "d"), P("d", None)):
+            xs = jax.device_put(x, NamedSharding(mesh, spec))
+            for f, kw in ((softmax, dict(axis=1)), (log_softmax, dict(axis=0)), (logsumexp, dict(axis=1, keepdims=True)),
+                          (logsumexp, dict(axis=None))):
+                got = jax.jit(lambda v: f(v, **kw))(xs)
+                np.testing.assert_array_equal(got, getattr(sc, f.__name__)(x, **kw))
+        print("ok")
+    """, {"XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"})
+    assert out.strip() == "ok"

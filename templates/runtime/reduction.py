@@ -149,7 +149,7 @@ def _host_reduce(*operands, qualname: str, statics: tuple, dtypes: tuple, transp
     shapes = _output_shapes(fn, operands[0].shape, dict(statics))
     host_calls = ((qualname, statics, tuple(range(len(operands))), dtypes, shapes, ()),)
     result_types = tuple(jax.ShapeDtypeStruct(s, d) for s, d in zip(shapes, dtypes))
-    return host_callback(host_calls, result_types, operands, fn.vmap_method, transport)
+    return host_callback(host_calls, result_types, operands, fn.vmap_method, transport, elementwise=False)
 
 
 def _abstract(*avals, qualname: str, statics: tuple, dtypes: tuple, transport: str):
