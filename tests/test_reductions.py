@@ -317,3 +317,67 @@ def test_sharded_inputs_are_reduced_whole():
         print("ok")
     """, {"XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"})
     assert out.strip() == "ok"
+
+
+@pytest.mark.parametrize("case,arg,omit", params(DERIVATIVE_CASES, ids=_derivative_ids))
+def test_complex_tangents_match_scipys_differences(case, arg, omit):
+    """Complex inputs (always SciPy's path): the tangent along a complex direction, forward and reverse,
+    against central differences of SciPy's own values (order 4, step 1e-4: truncation ~1e-15); with
+    return_sign, log|S| is real and not holomorphic, which the rule's re(), im() and conj() express."""
+    rng = rng_for("reduction-complex-grad", case.id, arg, omit)
+    arrays = _arrays(case, (2, 3), "float64", rng, complex_=True, omit=omit)
+    direction = rng.normal(size=np.shape(arrays[arg])) + 1j * rng.normal(size=np.shape(arrays[arg]))
+    for axis in (1, None):
+        statics = _statics(case, axis)
+
+        def ours(x, statics=statics):
+            out = case.function()(**{**arrays, arg: x}, **statics)
+            return out if isinstance(out, tuple) else (out,)
+
+        def theirs(x, statics=statics):
+            out = case.scipy()(**{**arrays, arg: x}, **statics)
+            return out if isinstance(out, tuple) else (out,)
+
+        h = 1e-4
+        x = arrays[arg]
+        expected = [(8 * (p1 - m1) - (p2 - m2)) / (12 * h) for p1, m1, p2, m2 in
+                    zip(theirs(x + h * direction), theirs(x - h * direction), theirs(x + 2 * h * direction), theirs(x - 2 * h * direction))]
+        _, tangents = jax.jvp(ours, (jnp.asarray(x),), (jnp.asarray(direction),))
+        for got, want in zip(tangents, expected):
+            np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-9, err_msg=f"axis={axis}")
+        # reverse mode: JAX transposes with the pairing re(sum(a * b)), unconjugated (the transpose of conj
+        # is conj, of re is the embedding): <cotangent, J direction> = <J^T cotangent, direction>
+        outs, pullback = jax.vjp(ours, jnp.asarray(x))
+        cotangents = tuple(jnp.asarray(rng.normal(size=o.shape) + (1j * rng.normal(size=o.shape) if jnp.iscomplexobj(o) else 0))
+                           for o in outs)
+        (back,) = pullback(cotangents)
+        left = sum(np.real(np.sum(np.asarray(c) * np.asarray(t))) for c, t in zip(cotangents, tangents))
+        right = np.real(np.sum(np.asarray(back) * direction))
+        np.testing.assert_allclose(left, right, rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_float32_gradients_and_vmapped_gradients(case, path):
+    """float32 gradients agree with float64's to float32 accuracy, and vmap of grad is grad of each slice."""
+    rng = rng_for("reduction-grad32", case.id)
+    arrays = _arrays(case, (3, 2, 4), "float64", rng)
+    first = case.spec.traced_args[0].name
+    statics = _statics(case, -1)
+
+    def f(x):
+        out = case.function()(**{**arrays, first: x}, **statics)
+        return jnp.sum(jnp.cos(out if not isinstance(out, tuple) else out[0]))
+
+    g64 = jax.grad(f)(jnp.asarray(arrays[first]))
+    g32 = jax.grad(f)(jnp.asarray(arrays[first], dtype=jnp.float32))
+    assert g32.dtype == jnp.float32
+    np.testing.assert_allclose(g32, g64, rtol=2e-4, atol=2e-5)
+    batched = jax.vmap(jax.grad(f), in_axes=1)(jnp.asarray(arrays[first]))
+    for i in range(arrays[first].shape[1]):
+        rest = {k: v for k, v in arrays.items() if k != first}
+
+        def g(x, rest=rest):
+            out = case.function()(**{first: x}, **rest, **statics)
+            return jnp.sum(jnp.cos(out if not isinstance(out, tuple) else out[0]))
+
+        np.testing.assert_allclose(batched[i], jax.grad(g)(jnp.asarray(arrays[first][:, i])), rtol=1e-13, atol=1e-15)
