@@ -97,11 +97,12 @@ def _tolerance(case, arrays, dtype, path):
     return native.tolerance[dtype]
 
 
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", params(CASES))
-def test_values_match_scipy_over_shapes_and_axes(case, dtype, path):
-    rng = rng_for("reduction-values", case.id, dtype)
-    for shape, omit in itertools.product(SHAPES, (False, True)):
+def test_values_match_scipy_over_shapes_and_axes(case, dtype, shape, path):
+    rng = rng_for("reduction-values", case.id, dtype, shape)
+    for omit in (False, True):
         arrays = _arrays(case, shape, dtype, rng, omit=omit)
         for axis in _axes(len(shape)):
             statics = _statics(case, axis)
@@ -148,8 +149,8 @@ def test_vmap_is_one_batched_call(case, in_axis, path):
     rng = rng_for("reduction-vmap", case.id, in_axis)
     arrays = _arrays(case, (3, 2, 4), "float64", rng)
     first = case.spec.traced_args[0].name
-    for axis, keepdims in itertools.product((None, 0, -1, (0, 1)), (False, True)):
-        statics = _statics(case, axis, keepdims)
+    for axis in (None, 0, -1, (0, 1)):  # keepdims both ways: the cases
+        statics = _statics(case, axis)
         rest = {k: v for k, v in arrays.items() if k != first}
 
         def f(x, rest=rest, statics=statics):
@@ -218,30 +219,32 @@ def _reference_outputs(case, statics, arrays: dict, axes: tuple):
 _MP_CACHE: dict = {}  # the native and SciPy paths are checked against the same references
 
 
-def _mp_jacobian(case, statics, arrays: dict, arg: str, axes: tuple, weights):
-    """d(sum(weights * output)) / d arg, and its Hessian in arg, by mpmath.diff at 30 digits."""
+def _mp_derivatives(case, statics, arrays: dict, arg: str, axes: tuple, weights, directions):
+    """The gradient of sum(weights * output) in ``arg``, and its second derivatives along the pairs
+    of ``directions`` (v, v) and (v, w), by mpmath.diff at 30 digits (a full Hessian costs 10x more)."""
     key = (case.id, arg, tuple(sorted(statics.items(), key=str)), tuple(arrays), np.asarray(weights).tobytes())
     if key not in _MP_CACHE:
-        _MP_CACHE[key] = _mp_jacobian_uncached(case, statics, arrays, arg, axes, weights)
+        _MP_CACHE[key] = _mp_derivatives_uncached(case, statics, arrays, arg, axes, weights, directions)
     return _MP_CACHE[key]
 
 
-def _mp_jacobian_uncached(case, statics, arrays: dict, arg: str, axes: tuple, weights):
+def _mp_derivatives_uncached(case, statics, arrays: dict, arg: str, axes: tuple, weights, directions):
     mpmath.mp.dps = 30
     base = {k: np.vectorize(mpmath.mpf, otypes=[object])(v) for k, v in arrays.items()}
     flat = base[arg].ravel()
+    v, w = (np.vectorize(mpmath.mpf, otypes=[object])(d).ravel() for d in directions)
 
-    def scalar(*xs):
+    def scalar(xs):
         changed = dict(base)
-        changed[arg] = np.asarray(list(xs), dtype=object).reshape(base[arg].shape)
+        changed[arg] = np.asarray(xs, dtype=object).reshape(base[arg].shape)
         values = _reference_outputs(case, statics, changed, axes)
         return mpmath.fsum(np.asarray(values).ravel() * np.asarray(weights, dtype=object).ravel())
 
     n = flat.size
-    grad = np.array([float(mpmath.diff(scalar, tuple(flat), tuple(int(i == j) for i in range(n)))) for j in range(n)])
-    hess = np.array([[float(mpmath.diff(scalar, tuple(flat), tuple(int(i == j) + int(i == k) for i in range(n))))
-                      for k in range(n)] for j in range(n)])
-    return grad.reshape(base[arg].shape), hess.reshape(base[arg].shape * 2)
+    grad = [mpmath.diff(lambda s, j=j: scalar([x + s * (i == j) for i, x in enumerate(flat)]), 0) for j in range(n)]
+    vv = mpmath.diff(lambda s: scalar(flat + s * v), 0, 2)
+    vw = mpmath.diff(lambda s, u: scalar(flat + s * v + u * w), (0, 0), (1, 1))
+    return np.array([float(g) for g in grad]).reshape(base[arg].shape), float(vv), float(vw)
 
 
 DERIVATIVE_CASES = [(c, a.name, omit) for c in CASES for a in c.spec.differentiable_args
@@ -264,8 +267,8 @@ def test_derivatives_match_mpmath_over_axes(case, arg, omit, path):
 
 
 def _check_derivatives(case, arg, omit, axes_list):
-    """First derivatives (grad, jacfwd) and second (hessian, forward over reverse) of a weighted sum
-    of the first output, against mpmath's; the sign output of a real input is piecewise constant, so
+    """First derivatives (grad, jacfwd) and second (hessian, forward over reverse, along random
+    directions, and its symmetry) of a weighted sum of the first output, against mpmath's; the sign output of a real input is piecewise constant, so
     its derivative is zero (exactly: its rule is im() of a real number)."""
     rng = rng_for("reduction-grad", case.id, arg, omit)
     arrays = _arrays(case, GRAD_SHAPE, "float64", rng, omit=omit)
@@ -281,12 +284,17 @@ def _check_derivatives(case, arg, omit, axes_list):
             outs = outs if isinstance(outs, tuple) else (outs,)
             return jnp.sum(weights * outs[0])
 
-        grad, hess = _mp_jacobian(case, statics, arrays, arg, axes, weights)
+        directions = rng.normal(size=(2,) + np.shape(arrays[arg]))
+        grad, vv, vw = _mp_derivatives(case, statics, arrays, arg, axes, weights, directions)
         x = jnp.asarray(arrays[arg])
-        for got in (jax.grad(f)(x), jax.jacfwd(f)(x)):
+        # jitted: one compiled program each costs less than compiling every operation of the eager trace
+        for got in (jax.jit(jax.grad(f))(x), jax.jit(jax.jacfwd(f))(x)):
             np.testing.assert_allclose(got, grad, rtol=FIRST_RTOL, atol=1e-13, err_msg=f"axis={axis}")
-        for got in (jax.hessian(f)(x), jax.jacfwd(jax.grad(f))(x)):
-            np.testing.assert_allclose(got, hess, rtol=SECOND_RTOL, atol=1e-11, err_msg=f"axis={axis}")
+        v, w = (jnp.asarray(d) for d in directions)
+        for hessian in (jax.jit(jax.hessian(f))(x), jax.jit(jax.jacfwd(jax.grad(f)))(x)):
+            hv, hw = (jnp.tensordot(hessian, d, axes=d.ndim) for d in (v, w))
+            got = [float(jnp.sum(hv * v)), float(jnp.sum(hv * w)), float(jnp.sum(hw * v))]
+            np.testing.assert_allclose(got, [vv, vw, vw], rtol=SECOND_RTOL, atol=1e-11, err_msg=f"axis={axis}")
         if len(out0) > 1:  # return_sign: the sign of a real sum
             def sign(x, statics=statics):
                 return case.function()(**{**arrays, arg: x}, **statics)[1]
