@@ -79,9 +79,10 @@ def native_text(spec: model.Spec) -> str:
         return ""
     tol = spec.native.tolerance
     complex_note = " Complex inputs always go to SciPy." if any(a.kind == "complex" for a in spec.args) else ""
+    benchmark = "benchmarks/reductions.py" if spec.reduction is not None else "benchmarks/native_dispatch.py"
     text = (
         f"Native dispatch: for real inputs this runs JAX's native ``{spec.native.function}``, which was "
-        f"faster than the SciPy callback on 10^4 and 10^6 elements (benchmarks/native_dispatch.py; on "
+        f"faster than the SciPy callback on 10^4 and 10^6 elements ({benchmark}; on "
         f"small arrays the callback can be faster) and agrees with SciPy to within {_tolerance_text(tol['float64'])} in "
         f"float64 and {_tolerance_text(tol['float32'])} in float32 over the tested domain; JAX's own rules "
         f"differentiate it, and XLA flushes subnormal numbers to zero there. To force SciPy (bit-identical to ``{spec.scipy}``, evaluated on the host in one "

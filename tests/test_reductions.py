@@ -166,6 +166,19 @@ def test_vmap_is_one_batched_call(case, in_axis, path):
             assert jaxpr.count("jaxsci_reduce") == 1, jaxpr
 
 
+@pytest.mark.parametrize("case", params(CASES))
+def test_both_paths_keep_jaxscis_errors_and_dtypes(case, path):
+    first = case.spec.traced_args[0].name
+    with pytest.raises(TypeError, match=f"jaxsci.{case.spec.qualname}: argument '{first}' must be a number or an array, got str"):
+        case.function()(**{first: "text"})
+    x = np.linspace(-1, 1, 8).reshape(2, 4)
+    for dtype in (np.float16, np.int32):
+        out = case.function()(**{first: x.astype(dtype)}, **_statics(case, 1))
+        # float16 is computed in float32 and returned in float16; integers promote as for every function
+        want = jaxsci.special.expit(x.astype(dtype)).dtype
+        assert all(o.dtype == want for o in jax.tree.leaves(out))
+
+
 def test_axis_errors_name_the_argument():
     from jaxsci.special import logsumexp, softmax
 
