@@ -611,6 +611,10 @@ def _safe(expr, symbol, value):
 
 def derive_spec(deriver: _Deriver, spec: model.Spec) -> tuple:
     """Every case's rules; all the spec's errors are raised together (one per argument and case)."""
+    if spec.reduction is not None:  # over an axis: tangent rules of their own (generator/reduction.py)
+        from .reduction import derive
+
+        return derive(spec)
     static_bools = {a.name for a in spec.args if a.kind == "static_bool"}
     cases, errors = [], []
     choices = {a.name: a.choices for a in spec.args if a.choices is not None}

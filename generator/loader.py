@@ -21,6 +21,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from . import model, scipycheck
+from . import reduction as reduction_spec
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse, parse_guard
 from .printer import GuardPrinter, PrintError
@@ -361,8 +362,13 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
             "vmap_method 'sequential' calls the host once per batch element; an elementwise function batches by broadcasting (expand_dims or broadcast_all)",
         )
     sympy_cases = _cases(top, "sympy", path, static_bools, lambda v, loc, what: _formula(v, loc, what), payload_key="expr")
-    derivatives = _derivatives(top, path, args, outputs, static_bools)
-    derivatives += _omitted_derivatives(top, path, args, outputs, static_bools)
+    reduction = None
+    if top.has("reduction"):  # over an axis: rules in the reduction form (generator/reduction.py)
+        reduction = reduction_spec.load(top, path, args, outputs, static_bools, _Mapping, _condition, _formula)
+        derivatives = ()
+    else:
+        derivatives = _derivatives(top, path, args, outputs, static_bools)
+        derivatives += _omitted_derivatives(top, path, args, outputs, static_bools)
     reference, finite_differences = _reference(top, path, static_bools, required=any(a.differentiable for a in args))
     tests = _tests(top, path, args, traced_names)
     native = _native(top, path, args, outputs)
@@ -376,9 +382,12 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
-        finite_differences=finite_differences, native=native, guard=guard, aliases=aliases,
+        finite_differences=finite_differences, native=native, guard=guard, aliases=aliases, reduction=reduction,
     )
-    _check_consistency(spec)
+    if reduction is not None:
+        reduction_spec.check(spec)
+    else:
+        _check_consistency(spec)
     mismatches = scipycheck.check_spec(spec, top.value_line("scipy") if top.has("scipy") else None)
     if mismatches:
         raise SpecErrors(mismatches)
@@ -589,12 +598,21 @@ def _check_default(kind: str, default, path: str, line: int | None, name: str, w
         "static_int": isinstance(default, int) and not isinstance(default, bool),
         "static_float": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
         "static_str": isinstance(default, str),
+        "static_axis": _axis_value(default),
         "integer": isinstance(default, int) and not isinstance(default, bool),
         "real": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
         "complex": isinstance(default, (int, float)) and not isinstance(default, bool) and _finite(default),
     }[kind]
     if not ok:
         raise SpecError(path, line, f"{what} {default!r} of argument {name!r} does not fit its kind {kind}")
+
+
+def _axis_value(value) -> bool:
+    """None, an int, or a list of distinct ints: what numpy takes as ``axis``."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return True
+    return (isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            and len(set(value)) == len(value))
 
 
 def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
@@ -1107,7 +1125,7 @@ def _native(top: _Mapping, path: str, args: tuple, outputs: tuple) -> model.Nati
             raise SpecError(path, m.line, f"native: output {out.name!r} is complex for real inputs, and the native "
                                           "implementation serves real inputs only")
     target = _import_native(function, path, line)
-    _check_native_signature(target, function, args, path, line)
+    _check_native_signature(target, function, args, path, line, by_name=top.has("reduction"))
     return model.Native(function=function, tolerance=tolerance, why=why, loc=model.Location(path, m.line))
 
 
@@ -1141,9 +1159,10 @@ def _jax_version() -> str:
     return jax.__version__
 
 
-def _check_native_signature(target, function: str, args: tuple, path: str, line: int | None) -> None:
+def _check_native_signature(target, function: str, args: tuple, path: str, line: int | None, *, by_name: bool = False) -> None:
     """The core calls ``target(*traced arguments, **static arguments)``, with or without optional ones;
-    a static argument with a single choice is fixed, and not passed."""
+    a static argument with a single choice is fixed, and not passed. A reduction's core passes the
+    traced arguments after the first by name (``logsumexp(a, axis=..., b=...)``): ``by_name``."""
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError):  # a builtin without a signature: nothing to check before calling it
@@ -1153,9 +1172,11 @@ def _check_native_signature(target, function: str, args: tuple, path: str, line:
     statics = {a.name: a.default for a in args if a.static and not _fixed(a)}
     for names in dict.fromkeys((tuple(traced), tuple(required))):
         try:
-            signature.bind(*names, **statics)
+            positional = names[:1] if by_name else names
+            keywords = {**{n: n for n in names[len(positional):]}, **statics}
+            signature.bind(*positional, **keywords)
         except TypeError as exc:
-            call = ", ".join([*names, *(f"{k}=..." for k in statics)])
+            call = ", ".join([*positional, *(f"{k}=..." for k in keywords)])
             raise SpecError(path, line, f"native.function {function}{signature} cannot be called as "
                                         f"{function.rsplit('.', 1)[1]}({call}): {exc}") from None
 

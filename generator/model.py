@@ -5,9 +5,9 @@ import itertools
 from dataclasses import dataclass, field
 
 KERNELS = "kernels"  # specs/kernels/: jaxsci's own derivative kernels, evaluated on the host like SciPy
-ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int", "static_float", "static_str")
+ARG_KINDS = ("real", "complex", "integer", "static_bool", "static_int", "static_float", "static_str", "static_axis")
 TRACED_KINDS = ("real", "complex", "integer")
-STATIC_KINDS = ("static_bool", "static_int", "static_float", "static_str")
+STATIC_KINDS = ("static_bool", "static_int", "static_float", "static_str", "static_axis")
 # int32: functions of static arguments only; orthopoly1d: SciPy's own object, computed from static arguments
 OUTPUT_DTYPES = ("promoted", "complex", "real", "int32", "orthopoly1d")
 EAGER_SHAPE = "eager"  # an output shape known only from SciPy's result (mathieu_even_coef's, from q)
@@ -190,6 +190,36 @@ class Guard:
 
 
 @dataclass(frozen=True)
+class ReductionRule:
+    """How the outputs of a reduction move with one argument, under one static condition.
+
+    ``jvps`` are linear in the tangent ``t`` of the argument (``sum(...)`` sums over the reduced axes,
+    keeping them); a ``formula`` given as a partial derivative is stored here already contracted
+    (``sum(formula * t)`` for a reduced output, ``formula * t`` for one of the input's shape).
+    """
+
+    arg: str
+    when: Condition
+    jvps: tuple  # ((output name, Formula of the tangent, or None for a piecewise-constant output), ...)
+    written: tuple  # ((output name, text as written), ...), for the docs
+    source: str
+    loc: Location
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A function that reduces (or normalises) its traced arguments over ``axis`` (generator/reduction.py)."""
+
+    axis: str  # the static_axis argument
+    keepdims: str | None  # the static_bool argument that keeps the reduced axes, if any
+    shapes: tuple  # ((output name, "reduced" or "input"), ...)
+    only_when: tuple  # ((output name, Condition), ...): outputs present only under a condition (return_sign)
+    real_when: tuple  # ((output name, Condition), ...): outputs of the real dtype under a condition
+    rules: tuple  # ReductionRule, ...
+    loc: Location
+
+
+@dataclass(frozen=True)
 class Spec:
     path: str
     module: str  # the jaxsci submodule, e.g. "special"
@@ -210,6 +240,7 @@ class Spec:
     native: Native | None = None  # a native JAX implementation for real inputs
     guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
     aliases: tuple = ()  # other public names of the same function (p_roots for roots_legendre), as in SciPy
+    reduction: Reduction | None = None  # over an axis argument, not elementwise (logsumexp, softmax)
 
     @property
     def traced_args(self) -> tuple:

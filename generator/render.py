@@ -27,6 +27,7 @@ _KIND_TEXT = {
     "static_int": "static Python int",
     "static_float": "static Python float",
     "static_str": "static Python str",
+    "static_axis": "static None, int or tuple of ints",
 }
 _OUTPUT_TEXT = {
     "promoted": "array of the promoted input dtype",
@@ -79,9 +80,10 @@ def native_text(spec: model.Spec) -> str:
         return ""
     tol = spec.native.tolerance
     complex_note = " Complex inputs always go to SciPy." if any(a.kind == "complex" for a in spec.args) else ""
+    benchmark = "benchmarks/reductions.py" if spec.reduction is not None else "benchmarks/native_dispatch.py"
     text = (
         f"Native dispatch: for real inputs this runs JAX's native ``{spec.native.function}``, which was "
-        f"faster than the SciPy callback on 10^4 and 10^6 elements (benchmarks/native_dispatch.py; on "
+        f"faster than the SciPy callback on 10^4 and 10^6 elements ({benchmark}; on "
         f"small arrays the callback can be faster) and agrees with SciPy to within {_tolerance_text(tol['float64'])} in "
         f"float64 and {_tolerance_text(tol['float32'])} in float32 over the tested domain; JAX's own rules "
         f"differentiate it, and XLA flushes subnormal numbers to zero there. To force SciPy (bit-identical to ``{spec.scipy}``, evaluated on the host in one "
@@ -121,6 +123,17 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
             guard_code = GuardPrinter().doprint(spec.guard.expr)
         except PrintError as exc:
             raise SpecError(spec.guard.valid.loc.path, spec.guard.valid.loc.line, f"guard.valid: {exc}") from None
+    if spec.reduction is not None:  # over an axis: the reduction core (templates/runtime/reduction.py)
+        from .reduction import present_outputs
+
+        return env.get_template("reduction.py.j2").render(
+            spec=spec, cases=cases, reduction=spec.reduction, docstring=docstring, public_params=", ".join(public),
+            call_args=", ".join(a.name for a in spec.args), case_suffix=_case_suffix, when_text=_when_text,
+            rule_text=_rule_text, unpack=_unpack,
+            case_params=lambda case: ", ".join(t for t in traced if (t, None) not in case.condition),
+            present=lambda case: [o.name for o in present_outputs(
+                spec.reduction, spec.outputs, tuple(c for c in case.condition if c[1] is not None))],
+        )
     return env.get_template("function.py.j2").render(
         spec=spec,
         guard_code=guard_code,

@@ -113,8 +113,17 @@ def _guard_function(name: str):
 
 
 def cases(predicate=lambda spec: True):
-    """One Case per combination of static booleans and of the static values in ``tests.statics``."""
-    return [case for spec in SPECS if predicate(spec) for case in spec_cases(spec)]
+    """One Case per combination of static booleans and of the static values in ``tests.statics``.
+
+    Elementwise functions only: the generic suites sample each argument with its own broadcasting
+    shape and compare scalar mpmath derivatives point by point, which a reduction over ``axis`` is
+    not; tests/test_reductions.py runs the same checks for those (``reduction_cases``)."""
+    return [case for spec in SPECS if spec.reduction is None and predicate(spec) for case in spec_cases(spec)]
+
+
+def reduction_cases():
+    """One Case per reduction spec and combination of its static booleans (keepdims, return_sign)."""
+    return [case for spec in SPECS if spec.reduction is not None for case in spec_cases(spec)]
 
 
 def spec_cases(spec) -> list[Case]:

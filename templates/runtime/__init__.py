@@ -8,6 +8,7 @@ from .config import config
 from .errors import ExportError, NonDifferentiableError, TransportWarning
 from .errstate import CallbackError, CallbackWarning, errstate
 from .export import export
+from .reduction import ReductionFunction, reduce
 from .registry import Arg, Function, Need, Output, Rule, register
 
-__all__ = ["Arg", "CallbackError", "CallbackWarning", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "TransportWarning", "call", "config", "errstate", "export", "register"]
+__all__ = ["Arg", "CallbackError", "CallbackWarning", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "ReductionFunction", "Rule", "TransportWarning", "call", "config", "errstate", "export", "reduce", "register"]

@@ -54,18 +54,20 @@ def _buffer_callback_primitive():
     dispatch.simple_impl(primitive)
 
     @primitive.def_abstract_eval
-    def _abstract_eval(*operands, callback, result_avals, vmap_method):
+    def _abstract_eval(*operands, callback, result_avals, vmap_method, elementwise=True):
         # Elementwise: with explicit mesh axes the results carry the operands' broadcast sharding,
         # as jax.numpy's elementwise functions do.
         shape = result_avals[0].shape if result_avals else ()
-        if not operands or any(a.shape != shape for a in result_avals) or any(len(o.shape) != len(shape) for o in operands):
+        if not elementwise or not operands or any(a.shape != shape for a in result_avals) or any(len(o.shape) != len(shape) for o in operands):
             return result_avals
         sharding = lax_internal.broadcasting_sharding_rule("jaxsci_host_callback", *operands)
         return tuple(a.update(sharding=sharding) for a in result_avals)
 
     batching.primitive_batchers[primitive] = functools.partial(ffi.ffi_batching_rule, primitive)
 
-    def _elementwise_over_devices(ctx) -> bool:
+    def _elementwise_over_devices(ctx, elementwise: bool) -> bool:
+        if not elementwise:  # a reduction over an axis (softmax's output has its input's shape, but is not)
+            return False
         axis_context = ctx.module_context.axis_context
         if not isinstance(axis_context, sharding_impls.ShardingContext) or axis_context.num_devices < 2:
             return False
@@ -74,7 +76,7 @@ def _buffer_callback_primitive():
         return bool(shape) and bool(ctx.avals_in) and all(a.shape == shape for a in ctx.avals_out) and all(
             len(a.shape) == len(shape) for a in ctx.avals_in)
 
-    def _lowering(ctx, *operands, callback, result_avals, vmap_method):
+    def _lowering(ctx, *operands, callback, result_avals, vmap_method, elementwise=True):
         if getattr(ctx.module_context.lowering_parameters, "for_export", False):
             raise ExportError(explain((call[0] for call in callback.args[0]), "buffer"))
         if len(ctx.module_context.platforms) > 1:
@@ -87,7 +89,7 @@ def _buffer_callback_primitive():
 
         ctx.module_context.add_host_callback(host)
         index = np.uint64(len(ctx.module_context.host_callbacks) - 1)
-        if not _elementwise_over_devices(ctx):
+        if not _elementwise_over_devices(ctx, elementwise):
             return ffi.ffi_lowering(_CPU_TARGET)(ctx, *operands, index=index)
         # XLA partitions a batch-partitionable custom call along its leading num_batch_dims axes, all
         # of them shared by every operand and result and followed by at least one more axis: so the
@@ -197,10 +199,12 @@ def buffer_callback_available() -> bool:
     return buffer_callback_primitive() is not None
 
 
-def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_method: str, transport: str) -> tuple:
+def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_method: str, transport: str,
+                  elementwise: bool = True) -> tuple:
     """Evaluate ``host_calls`` (see ``host.run_calls``) on ``operands``; returns one array per result type.
 
-    ``transport`` is ``config.callback`` as it was when the caller was traced.
+    ``transport`` is ``config.callback`` as it was when the caller was traced. ``elementwise=False``
+    (a reduction over an axis) keeps XLA from splitting the call across devices by shape alone.
     """
 
     def pure(*ops):
@@ -214,6 +218,6 @@ def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_
 
     def buffer(*ops):
         return tuple(primitive.bind(*ops, callback=_in_place_function(host_calls), result_avals=result_avals,
-                                vmap_method=vmap_method))
+                                vmap_method=vmap_method, elementwise=elementwise))
 
     return tuple(lax.platform_dependent(*operands, cpu=buffer, default=pure))

@@ -198,9 +198,11 @@ if _TYPE_CHECKING:
     from ._log1p import log1p as log1p
     from ._log_expit import log_expit as log_expit
     from ._log_ndtr import log_ndtr as log_ndtr
+    from ._log_softmax import log_softmax as log_softmax
     from ._log_wright_bessel import log_wright_bessel as log_wright_bessel
     from ._loggamma import loggamma as loggamma
     from ._logit import logit as logit
+    from ._logsumexp import logsumexp as logsumexp
     from ._lpmv import lpmv as lpmv
     from ._mathieu_a import mathieu_a as mathieu_a
     from ._mathieu_b import mathieu_b as mathieu_b
@@ -309,6 +311,7 @@ if _TYPE_CHECKING:
     from ._sindg import sindg as sindg
     from ._smirnov import smirnov as smirnov
     from ._smirnovi import smirnovi as smirnovi
+    from ._softmax import softmax as softmax
     from ._softplus import softplus as softplus
     from ._spence import spence as spence
     from ._spherical_in import spherical_in as spherical_in
@@ -551,9 +554,11 @@ __all__ = [
     'log1p',
     'log_expit',
     'log_ndtr',
+    'log_softmax',
     'log_wright_bessel',
     'loggamma',
     'logit',
+    'logsumexp',
     'lpmv',
     'mathieu_a',
     'mathieu_b',
@@ -651,6 +656,7 @@ __all__ = [
     'sindg',
     'smirnov',
     'smirnovi',
+    'softmax',
     'softplus',
     'spence',
     'spherical_in',
