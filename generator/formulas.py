@@ -104,6 +104,7 @@ class Catalog:
         self.specs = {s.name: s for s in specs}
         self._functions: dict[tuple, sympy.FunctionClass] = {}
         self._owners: dict[str, tuple] = {}
+        self._callables: dict | None = None  # name -> callable, built once: every rule's namespace holds them all
 
     def function(self, spec: model.Spec, output: int) -> sympy.FunctionClass:
         key = (spec.name, output)
@@ -137,9 +138,10 @@ class Catalog:
         return _MultiOutput({o.name: _SpecCallable(self, spec, i) for i, o in enumerate(spec.outputs)}, spec)
 
     def rule_namespace(self, spec: model.Spec, statics: dict) -> dict:
+        if self._callables is None:
+            self._callables = {other.name: self.callable(other) for other in self.specs.values()}
         names = dict(ELEMENTARY)
-        for other in self.specs.values():
-            names[other.name] = self.callable(other)
+        names.update(self._callables)
         for arg in spec.args:
             names[arg.name] = sympy.S.true if statics.get(arg.name) is True else (
                 sympy.S.false if statics.get(arg.name) is False else arg_symbol(arg))
