@@ -17,7 +17,7 @@ from sympy.core.function import AppliedUndef
 
 from . import model, mpcheck
 from .errors import SpecError, SpecErrors
-from .formulas import Catalog, FormulaError, arg_symbols, parse, sympy_namespace
+from .formulas import Catalog, FormulaError, arg_symbols, index_symbols, parse, sympy_namespace
 from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
 
 CROSS_CHECK_POINTS = 3  # random points per rule; a wrong formula disagrees at almost every point
@@ -87,7 +87,7 @@ def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: mode
         raise _error(formula.loc, f"{what}: {exc}") from None
     if not condition:
         _check_value(expr, formula, what)
-    allowed = set(arg_symbols(spec).values())
+    allowed = set(arg_symbols(spec).values()) | set(index_symbols(spec).values())
     stray = {s for s in expr.free_symbols - allowed if s.name[:1] not in "'\""}  # quoted: a static string
     if stray:
         raise _error(formula.loc, f"{what}: unknown symbol(s) {', '.join(sorted(map(str, stray)))}")
@@ -436,6 +436,12 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     planner = _Planner(deriver.catalog, spec, condition, arg, loc)
     derivative = [planner.replace_calls(e) for e in _with_points(exprs, points)]
     conjugate = [planner.replace_calls(e) for e in conj] if conj is not None else None
+    if spec.core and planner.needs:
+        # the rule functions see the loop dimensions only for the function's own outputs
+        calls = ", ".join(sorted(f"{info.spec.name}{tuple(info.traced)}" for _, info in planner.needs.values()))
+        raise _error(loc, f"derivatives.{arg.name}: a function with core dimensions may use its own outputs (with "
+                          f"its own arguments), its arguments, its index names and elementary functions only; "
+                          f"not {calls}")
     code = planner.printer(derivative + (conjugate or []))
     statics, needs = planner.need_records(code, derivative + (conjugate or []))
     return (

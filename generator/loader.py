@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from . import model, scipycheck
+from . import coredims, model, scipycheck
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse_guard
 from .printer import GuardPrinter, PrintError
@@ -313,13 +313,17 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         raise SpecError(path, native.loc.line, "native and guard cannot be combined: the native implementation "
                                                "would run where the guard keeps SciPy from running")
     aliases = _aliases(top, path, name)
+    host_loop = top.get("host_loop", str, default=None)
+    host_loop_line = top.value_line("host_loop") if top.has("host_loop") else None
     top.done()
     spec = model.Spec(
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
         finite_differences=finite_differences, native=native, guard=guard, aliases=aliases,
+        host_loop=" ".join(host_loop.split()) if host_loop else None,
     )
+    coredims.check_spec(spec, host_loop_line)
     _check_consistency(spec)
     mismatches = scipycheck.check_spec(spec, top.value_line("scipy") if top.has("scipy") else None)
     if mismatches:
@@ -561,6 +565,11 @@ def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
             raise SpecError(path, m.value_line("dtype"), f"output {name!r}: dtype int32 is for functions of static arguments "
                                                          "only (an integer output of traced arguments has no derivative)")
         shape = None
+        if m.has("shape") and any(a.traced for a in args):
+            core = coredims.output_core(m, path, name, args)
+            m.done()
+            outs.append(model.Output(name=name, dtype=dtype, doc=doc, loc=model.Location(path, line), core=core))
+            continue
         if m.has("shape"):
             shape = tuple(m.get("shape", list))
             sizes = {a.name for a in args if a.kind == "static_int"}

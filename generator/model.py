@@ -74,6 +74,18 @@ class Output:
     doc: str
     loc: Location
     shape: tuple | None = None  # functions of static arguments only: ints, static_int names, ((coefficient, name or None), ...) sums
+    core: tuple = ()  # functions of traced arguments: CoreDim, ... (generator/coredims.py)
+
+
+@dataclass(frozen=True)
+class CoreDim:
+    """One core dimension of an output of traced arguments: its size, an integer expression in the
+    static arguments (``n + 1``, ``Max(floor(v), 1) + 1``), and the name formulas and references give
+    the position along it (``k``)."""
+
+    size: str  # as written; parsed by sympy (generator.coredims.size_expr)
+    index: str
+    loc: Location
 
 
 Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"
@@ -205,6 +217,14 @@ class Spec:
     native: Native | None = None  # a native JAX implementation for real inputs
     guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
     aliases: tuple = ()  # other public names of the same function (p_roots for roots_legendre), as in SciPy
+    # core dimensions: why SciPy is called once per element (it takes scalars only); None: SciPy takes
+    # the arrays and returns the core dimensions leading, as its ``*_all`` functions do
+    host_loop: str | None = None
+
+    @property
+    def core(self) -> tuple:
+        """The core dimensions every output shares (CoreDim, ...); () for an elementwise function."""
+        return self.outputs[0].core
 
     @property
     def traced_args(self) -> tuple:

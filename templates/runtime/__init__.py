@@ -3,6 +3,7 @@
 Generated modules describe functions with ``Function``/``Arg``/``Output``/``Rule``/``Need`` and call
 ``call``; everything that touches JAX transformations or the host lives here.
 """
+from . import coredims
 from .api import call
 from .config import config
 from .errors import ExportError, NonDifferentiableError, TransportWarning
@@ -10,4 +11,4 @@ from .errstate import CallbackError, CallbackWarning, errstate
 from .export import export
 from .registry import Arg, Function, Need, Output, Rule, register
 
-__all__ = ["Arg", "CallbackError", "CallbackWarning", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "TransportWarning", "call", "config", "errstate", "export", "register"]
+__all__ = ["coredims", "Arg", "CallbackError", "CallbackWarning", "ExportError", "Function", "Need", "NonDifferentiableError", "Output", "Rule", "TransportWarning", "call", "config", "errstate", "export", "register"]

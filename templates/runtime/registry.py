@@ -87,6 +87,11 @@ class Function:
     native: str | None = None  # a native JAX implementation for real inputs ("jax.scipy.special.i0e")
     # where SciPy may be called: numpy booleans from the traced operands (the spec's guard.valid), or None
     guard: Callable | None = None
+    # outputs with core dimensions (coredims.py): their sizes from the static values, how many, and
+    # whether SciPy takes scalars only (the host then calls it once per element)
+    core_shape: Callable | None = None
+    core_rank: int = 0
+    host_loop: bool = False
 
     @property
     def public_name(self) -> str:

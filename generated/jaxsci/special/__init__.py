@@ -189,6 +189,7 @@ if _TYPE_CHECKING:
     from ._loggamma import loggamma as loggamma
     from ._logit import logit as logit
     from ._lpmv import lpmv as lpmv
+    from ._lqn import lqn as lqn
     from ._mathieu_a import mathieu_a as mathieu_a
     from ._mathieu_b import mathieu_b as mathieu_b
     from ._mathieu_cem import mathieu_cem as mathieu_cem
@@ -253,6 +254,8 @@ if _TYPE_CHECKING:
     from ._radian import radian as radian
     from ._rel_entr import rel_entr as rel_entr
     from ._rgamma import rgamma as rgamma
+    from ._riccati_jn import riccati_jn as riccati_jn
+    from ._riccati_yn import riccati_yn as riccati_yn
     from ._roots_chebyc import roots_chebyc as roots_chebyc
     from ._roots_chebyc import roots_chebyc as c_roots
     from ._roots_chebys import roots_chebys as roots_chebys
@@ -506,6 +509,7 @@ __all__ = [
     'loggamma',
     'logit',
     'lpmv',
+    'lqn',
     'mathieu_a',
     'mathieu_b',
     'mathieu_cem',
@@ -570,6 +574,8 @@ __all__ = [
     'radian',
     'rel_entr',
     'rgamma',
+    'riccati_jn',
+    'riccati_yn',
     'roots_chebyc',
     'roots_chebys',
     'roots_chebyt',

@@ -1,0 +1,91 @@
+"""Outputs with core dimensions sized by static arguments (riccati_jn, lqn): layout, vmap, errors.
+
+The generic suites compare values with SciPy element by element and every element's derivatives with
+mpmath; these tests pin down what they do not: the public layout under vmap with any in_axes and
+out_axes, the errors for bad static sizes, and the loader's errors for bad core grammar.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.special as sc
+
+from generator.errors import SpecError, SpecErrors
+from generator.loader import parse_spec
+from jaxsci.special import lqn, riccati_jn
+
+
+def test_layout_is_core_first_and_matches_scipy_per_element():
+    x = np.linspace(0.5, 3.0, 6).reshape(2, 3)
+    jn, djn = riccati_jn(3, jnp.asarray(x))
+    assert jn.shape == djn.shape == (4, 2, 3)
+    for index in np.ndindex(2, 3):
+        expected = sc.riccati_jn(3, x[index])
+        np.testing.assert_array_equal(np.asarray(jn)[(slice(None),) + index], expected[0])
+        np.testing.assert_array_equal(np.asarray(djn)[(slice(None),) + index], expected[1])
+
+
+@pytest.mark.parametrize("in_axes,out_axes", [(0, 0), (1, 0), (0, 1), (1, 2), (0, -1)])
+def test_vmap_any_axes(in_axes, out_axes):
+    z = jnp.asarray(np.linspace(-0.8, 0.8, 15).reshape(3, 5))
+    got = jax.vmap(lambda t: lqn(2, t), in_axes=in_axes, out_axes=out_axes)(z)
+    moved = jnp.moveaxis(z, in_axes, 0)
+    expected = jnp.stack([jnp.stack(lqn(2, row)) for row in moved])  # (batch, outputs, 3, rest)
+    for k in range(2):
+        np.testing.assert_array_equal(np.asarray(got[k]), np.asarray(jnp.moveaxis(expected[:, k], 0, out_axes)))
+
+
+def test_vmap_of_the_derivative_is_batched_and_right():
+    x = jnp.asarray([0.7, 1.3, 2.9])
+    d = jax.vmap(jax.jacfwd(lambda t: riccati_jn(2, t)[0]))(x)
+    np.testing.assert_allclose(np.asarray(d), np.stack([sc.riccati_jn(2, float(v))[1] for v in x]), rtol=1e-12)
+    jaxpr = str(jax.make_jaxpr(jax.vmap(lambda t: riccati_jn(2, t)[0]))(x))
+    assert jaxpr.count("jaxsci_evaluate") == 1  # one callback for the whole batch, no loop
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda: riccati_jn(-1, 1.0), ValueError, "n=-1"),
+    (lambda: riccati_jn(2.5, 1.0), TypeError, "'n'"),
+    (lambda: lqn(-4, 0.5), ValueError, "n=-4"),
+])
+def test_bad_static_sizes_raise_naming_the_argument(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+_SPEC = """
+name: riccati_jn
+scipy: scipy.special.riccati_jn
+summary: s
+args:
+  - {name: n, kind: static_int}
+  - {name: x, kind: real}
+outputs:
+  - {name: jn, shape: [%s], index: [k]}
+  - {name: djn, shape: [%s], index: [k]}
+host_loop: "scalars only"
+derivatives:
+  x:
+    formulas:
+      jn: riccati_jn.djn(n, x)
+      djn: (k * (k + 1) / x**2 - 1) * riccati_jn.jn(n, x)
+    source: s
+reference:
+  mpmath: "(x, x)"
+tests:
+  domain: {x: [0.2, 20]}
+  statics: {n: [0, 1]}
+"""
+
+
+@pytest.mark.parametrize("size,other,words", [
+    ('"x + 1"', '"x + 1"', "traced argument"),
+    ('"m + 1"', '"m + 1"', "unknown name 'm'"),
+    ('"n / 2"', '"n / 2"', "not an integer expression"),
+    ('"n - 1"', '"n - 1"', "at least one element"),
+    ('"n + 2"', '"n + 1"', "must have the shape and index"),
+])
+def test_loader_rejects_bad_core_sizes_with_a_line(size, other, words):
+    with pytest.raises((SpecError, SpecErrors)) as info:
+        parse_spec(_SPEC % (size, other), "specs/special/riccati_jn.yaml", module="special", stem="riccati_jn")
+    assert words in str(info.value) and "riccati_jn.yaml:" in str(info.value)
