@@ -534,9 +534,11 @@ class _Planner:
         then by name). A need's static int may be an integer polynomial in the caller's static ints
         (``jvp(v, z, n + 1)``), computed when the rule runs."""
         own_ints = {self.symbols[a.name] for a in self.spec.args if a.kind == "static_int"}
+        # the rule's own code may use static floats too (pbdv_seq's order v - floor(v) + k)
+        own_floats = {self.symbols[a.name] for a in self.spec.args if a.kind == "static_float"}
         used_ints = set()
         for expr in exprs:
-            used_ints |= expr.free_symbols & own_ints
+            used_ints |= expr.free_symbols & (own_ints | own_floats)
         records = []
         for key in sorted(self.needs, key=lambda k: (self.stages[self.needs[k][0]], self.needs[k][0])):
             var, info = self.needs[key]

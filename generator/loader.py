@@ -454,6 +454,7 @@ def _args(top: _Mapping, path: str) -> tuple:
             raise SpecError(path, m.line, f"argument {name!r} has no default but follows an argument that has one")
         choices, choices_why = _choices(m, path, name, kind, default)
         eager, eager_why = _eager(m, path, name, kind, choices)
+        minimum, minimum_why = _minimum(m, path, name, kind, default if has_default else None)
         keyword_only = m.get("keyword_only", bool, default=False)
         if seen_keyword_only and not keyword_only:
             raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
@@ -465,7 +466,7 @@ def _args(top: _Mapping, path: str) -> tuple:
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
                               keyword_only=keyword_only, scipy_name=scipy_name,
-                              eager=eager, eager_why=eager_why))
+                              eager=eager, eager_why=eager_why, minimum=minimum, minimum_why=minimum_why))
     _check_optional(args, path)
     return tuple(args)
 
@@ -484,6 +485,22 @@ def _choices(m: _Mapping, path: str, name: str, kind: str, default) -> tuple:
     if not choices or default not in choices:
         raise SpecError(path, m.value_line("choices"), f"argument {name!r}: choices must include the default {default!r}")
     return choices, m.get("why_choices", str, required=True).strip()
+
+
+def _minimum(m: _Mapping, path: str, name: str, kind: str, default) -> tuple:
+    """``minimum`` (the smallest value jaxsci accepts for a static int or float) and ``why_minimum``."""
+    if not m.has("minimum"):
+        if m.has("why_minimum"):
+            raise SpecError(path, m.key_line("why_minimum"), f"argument {name!r}: why_minimum explains minimum; there is none")
+        return None, None
+    if kind not in ("static_int", "static_float"):
+        raise SpecError(path, m.key_line("minimum"), f"argument {name!r}: minimum applies only to static_int and static_float arguments")
+    minimum = m.get("minimum", (int, float))
+    if isinstance(minimum, bool) or not _finite(minimum):
+        raise SpecError(path, m.value_line("minimum"), f"argument {name!r}: minimum must be a finite number, got {minimum!r}")
+    if default is not None and default < minimum:
+        raise SpecError(path, m.value_line("minimum"), f"argument {name!r}: the default {default!r} is below the minimum {minimum!r}")
+    return minimum, m.get("why_minimum", str, required=True).strip()
 
 
 def _eager(m: _Mapping, path: str, name: str, kind: str, choices) -> tuple:

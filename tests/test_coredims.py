@@ -12,7 +12,7 @@ import scipy.special as sc
 
 from generator.errors import SpecError, SpecErrors
 from generator.loader import parse_spec
-from jaxsci.special import lqn, riccati_jn
+from jaxsci.special import lmbda, lqn, pbdn_seq, pbdv_seq, riccati_jn
 
 
 def test_layout_is_core_first_and_matches_scipy_per_element():
@@ -47,6 +47,11 @@ def test_vmap_of_the_derivative_is_batched_and_right():
     (lambda: riccati_jn(-1, 1.0), ValueError, "n=-1"),
     (lambda: riccati_jn(2.5, 1.0), TypeError, "'n'"),
     (lambda: lqn(-4, 0.5), ValueError, "n=-4"),
+    (lambda: pbdv_seq(-1.5, 1.0), ValueError, "v=-1.5 is not >= 0: for negative v SciPy"),
+    (lambda: pbdv_seq(float("nan"), 1.0), ValueError, "v=nan"),
+    (lambda: lmbda(-0.5, 1.0), ValueError, "v=-0.5"),
+    (lambda: pbdn_seq(-2, 1.0), ValueError, "n=-2"),
+    (lambda: pbdn_seq(2, 1.0 + 1j), TypeError, "'z'"),
 ])
 def test_bad_static_sizes_raise_naming_the_argument(call, error, words):
     with pytest.raises(error, match=words):
@@ -89,3 +94,15 @@ def test_loader_rejects_bad_core_sizes_with_a_line(size, other, words):
     with pytest.raises((SpecError, SpecErrors)) as info:
         parse_spec(_SPEC % (size, other), "specs/special/riccati_jn.yaml", module="special", stem="riccati_jn")
     assert words in str(info.value) and "riccati_jn.yaml:" in str(info.value)
+
+
+def test_sizes_from_a_static_float_follow_scipy():
+    for v, size in [(0.0, 2), (0.3, 2), (1.0, 2), (2.5, 3), (3.0, 4)]:
+        assert pbdv_seq(v, 1.0)[0].shape == (size,) == sc.pbdv_seq(v, 1.0)[0].shape
+    for v, size in [(0.0, 1), (0.3, 1), (2.5, 3)]:
+        assert lmbda(v, jnp.ones((2,)))[0].shape == (size, 2)
+
+
+def test_lmbda_guard_gives_nan_where_scipy_crashes():
+    vl, dl = lmbda(2.5, jnp.asarray([1.0, jnp.inf, jnp.nan, 1e10]))
+    assert np.isfinite(np.asarray(vl[:, 0])).all() and np.isnan(np.asarray(vl[:, 1:])).all()

@@ -24,6 +24,8 @@ class Arg:
     optional: bool = False  # traced, default None: None leaves it out of SciPy's call
     eager: bool | None = None  # static_bool: the value SciPy is called with eagerly, on concrete inputs only
     why_eager: str | None = None
+    minimum: float | None = None  # static int or float: the smallest value accepted, and why
+    why_minimum: str | None = None
 
     @property
     def traced(self) -> bool:

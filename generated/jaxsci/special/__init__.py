@@ -182,6 +182,7 @@ if _TYPE_CHECKING:
     from ._kve import kve as kve
     from ._kvp import kvp as kvp
     from ._lambertw import lambertw as lambertw
+    from ._lmbda import lmbda as lmbda
     from ._log1p import log1p as log1p
     from ._log_expit import log_expit as log_expit
     from ._log_ndtr import log_ndtr as log_ndtr
@@ -230,8 +231,11 @@ if _TYPE_CHECKING:
     from ._obl_rad2 import obl_rad2 as obl_rad2
     from ._obl_rad2_cv import obl_rad2_cv as obl_rad2_cv
     from ._owens_t import owens_t as owens_t
+    from ._pbdn_seq import pbdn_seq as pbdn_seq
     from ._pbdv import pbdv as pbdv
+    from ._pbdv_seq import pbdv_seq as pbdv_seq
     from ._pbvv import pbvv as pbvv
+    from ._pbvv_seq import pbvv_seq as pbvv_seq
     from ._pbwa import pbwa as pbwa
     from ._pdtr import pdtr as pdtr
     from ._pdtrc import pdtrc as pdtrc
@@ -502,6 +506,7 @@ __all__ = [
     'kve',
     'kvp',
     'lambertw',
+    'lmbda',
     'log1p',
     'log_expit',
     'log_ndtr',
@@ -550,8 +555,11 @@ __all__ = [
     'obl_rad2',
     'obl_rad2_cv',
     'owens_t',
+    'pbdn_seq',
     'pbdv',
+    'pbdv_seq',
     'pbvv',
+    'pbvv_seq',
     'pbwa',
     'pdtr',
     'pdtrc',
