@@ -658,6 +658,8 @@ def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: mode
     rule = model.written_rule(spec, arg.name, condition)
     if rule is not None and rule.method == "formula":
         exprs, conj, points = deriver.explicit(spec, rule, statics)
+        if spec.core:  # what a core rule may call is said before any numerical check disagrees with it
+            plan_rule(deriver, spec, condition, arg, exprs, conj, points, rule.loc)
         check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
         method, source = "formula", rule.source
         shown = tuple((name, f.text) for name, f in rule.formulas)

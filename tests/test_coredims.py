@@ -11,6 +11,7 @@ import pytest
 import scipy.special as sc
 
 from generator.errors import SpecError, SpecErrors
+from generator.derive import derive_all
 from generator.loader import parse_spec
 from jaxsci.special import lmbda, lqn, pbdn_seq, pbdv_seq, riccati_jn
 
@@ -106,3 +107,26 @@ def test_sizes_from_a_static_float_follow_scipy():
 def test_lmbda_guard_gives_nan_where_scipy_crashes():
     vl, dl = lmbda(2.5, jnp.asarray([1.0, jnp.inf, jnp.nan, 1e10]))
     assert np.isfinite(np.asarray(vl[:, 0])).all() and np.isnan(np.asarray(vl[:, 1:])).all()
+
+
+_RULE_SPEC = (_SPEC % ('"n + 1"', '"n + 1"')).replace(
+    'mpmath: "(x, x)"',
+    'mpmath: "(sqrt(pi * x / 2) * besselj(k + mpf(1) / 2, x), sqrt(pi / (2 * x)) * (x * besselj(k - mpf(1) / 2, x) - k * besselj(k + mpf(1) / 2, x)))"'
+).replace("statics: {n: [0, 1]}", "statics: {n: [3]}")
+
+
+def _derive(formula):
+    text = _RULE_SPEC.replace("(k * (k + 1) / x**2 - 1) * riccati_jn.jn(n, x)", formula)
+    return derive_all([parse_spec(text, "specs/special/riccati_jn.yaml", module="special", stem="riccati_jn")])
+
+
+def test_a_core_rule_is_checked_against_mpmath_per_position():
+    ((case,),) = [_derive("(k * (k + 1) / x**2 - 1) * riccati_jn.jn(n, x)")["riccati_jn"]]
+    assert case.rules[0].check.startswith("agrees with mpmath")
+    with pytest.raises((SpecError, SpecErrors), match="disagrees with mpmath.*k=1"):
+        _derive("(k * k / x**2 - 1) * riccati_jn.jn(n, x)")  # wrong for k > 0: the second position catches it
+
+
+def test_a_core_rule_may_not_call_other_functions():
+    with pytest.raises((SpecError, SpecErrors), match="its own outputs"):
+        _derive("riccati_jn.jn(n + 1, x)")  # another order: a value with another core shape

@@ -190,6 +190,7 @@ if _TYPE_CHECKING:
     from ._loggamma import loggamma as loggamma
     from ._logit import logit as logit
     from ._lpmv import lpmv as lpmv
+    from ._lqmn import lqmn as lqmn
     from ._lqn import lqn as lqn
     from ._mathieu_a import mathieu_a as mathieu_a
     from ._mathieu_b import mathieu_b as mathieu_b
@@ -514,6 +515,7 @@ __all__ = [
     'loggamma',
     'logit',
     'lpmv',
+    'lqmn',
     'lqn',
     'mathieu_a',
     'mathieu_b',
