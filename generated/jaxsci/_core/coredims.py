@@ -79,21 +79,24 @@ def evaluate_into(function, statics: dict, arguments, outputs) -> None:
     valid = function.guard
     if valid is not None:  # the spec's guard, element by element: NaN where it fails
         host = host.__wrapped__
-    arguments = [np.broadcast_to(a, loop) for a in arguments]
-    for index in np.ndindex(*loop):
-        scalars = tuple(a[index] for a in arguments)
-        if valid is not None:
-            with np.errstate(all="ignore"):
-                admitted = bool(valid(*scalars))
-            if not admitted:
-                for output in outputs:
-                    output[index] = np.nan
+    # Python scalars, one element at a time, written into rows of the outputs seen as (elements, *core):
+    # the per-element cost is SciPy's own call, not numpy indexing
+    columns = [np.broadcast_to(a, loop).reshape(-1).tolist() for a in arguments]
+    rows = [o.reshape((-1,) + core) for o in outputs]
+    if any(not np.shares_memory(r, o) for r, o in zip(rows, outputs) if r.size):
+        raise ValueError("the output buffers are not contiguous")
+    count = len(outputs)
+    for i, scalars in enumerate(zip(*columns) if columns else [()]):
+        if valid is not None:  # under the host's np.errstate(all="ignore")
+            if not valid(*scalars):
+                for row in rows:
+                    row[i] = np.nan
                 continue
         values = host(**dict(zip(names, scalars)), **statics)
-        for value, output in zip(_tuple(values, len(outputs)), outputs):
-            value = np.asarray(value)
-            _check(function, value.shape, core)
-            np.copyto(output[index], value, casting="unsafe")
+        for value, row in zip(_tuple(values, count), rows):
+            if np.shape(value) != core:
+                _check(function, np.shape(value), core)
+            row[i] = value
 
 
 def _tuple(values, count: int) -> tuple:
