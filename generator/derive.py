@@ -17,7 +17,7 @@ from sympy.core.function import AppliedUndef
 
 from . import model, mpcheck
 from .errors import SpecError, SpecErrors
-from .formulas import Catalog, FormulaError, arg_symbols, parse, sympy_namespace
+from .formulas import Catalog, FormulaError, arg_symbols, index_symbols, parse, sympy_namespace
 from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
 
 CROSS_CHECK_POINTS = 3  # random points per rule; a wrong formula disagrees at almost every point
@@ -87,7 +87,7 @@ def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: mode
         raise _error(formula.loc, f"{what}: {exc}") from None
     if not condition:
         _check_value(expr, formula, what)
-    allowed = set(arg_symbols(spec).values())
+    allowed = set(arg_symbols(spec).values()) | set(index_symbols(spec).values())
     stray = {s for s in expr.free_symbols - allowed if s.name[:1] not in "'\""}  # quoted: a static string
     if stray:
         raise _error(formula.loc, f"{what}: unknown symbol(s) {', '.join(sorted(map(str, stray)))}")
@@ -436,6 +436,12 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     planner = _Planner(deriver.catalog, spec, condition, arg, loc)
     derivative = [planner.replace_calls(e) for e in _with_points(exprs, points)]
     conjugate = [planner.replace_calls(e) for e in conj] if conj is not None else None
+    if spec.core and planner.needs:
+        # the rule functions see the loop dimensions only for the function's own outputs
+        calls = ", ".join(sorted(f"{info.spec.name}{tuple(info.traced)}" for _, info in planner.needs.values()))
+        raise _error(loc, f"derivatives.{arg.name}: a function with core dimensions may use its own outputs (with "
+                          f"its own arguments), its arguments, its index names and elementary functions only; "
+                          f"not {calls}")
     code = planner.printer(derivative + (conjugate or []))
     statics, needs = planner.need_records(code, derivative + (conjugate or []))
     return (
@@ -528,9 +534,11 @@ class _Planner:
         then by name). A need's static int may be an integer polynomial in the caller's static ints
         (``jvp(v, z, n + 1)``), computed when the rule runs."""
         own_ints = {self.symbols[a.name] for a in self.spec.args if a.kind == "static_int"}
+        # the rule's own code may use static floats too (pbdv_seq's order v - floor(v) + k)
+        own_floats = {self.symbols[a.name] for a in self.spec.args if a.kind == "static_float"}
         used_ints = set()
         for expr in exprs:
-            used_ints |= expr.free_symbols & own_ints
+            used_ints |= expr.free_symbols & (own_ints | own_floats)
         records = []
         for key in sorted(self.needs, key=lambda k: (self.stages[self.needs[k][0]], self.needs[k][0])):
             var, info = self.needs[key]
@@ -654,6 +662,8 @@ def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: mode
     rule = model.written_rule(spec, arg.name, condition)
     if rule is not None and rule.method == "formula":
         exprs, conj, points = deriver.explicit(spec, rule, statics)
+        if spec.core:  # what a core rule may call is said before any numerical check disagrees with it
+            plan_rule(deriver, spec, condition, arg, exprs, conj, points, rule.loc)
         check = deriver.cross_check(spec, arg, condition, exprs, conj, points, rule.loc)
         method, source = "formula", rule.source
         shown = tuple((name, f.text) for name, f in rule.formulas)

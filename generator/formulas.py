@@ -87,6 +87,11 @@ def arg_symbols(spec: model.Spec) -> dict:
     return {a.name: arg_symbol(a) for a in spec.args if not a.kind == "static_bool"}
 
 
+def index_symbols(spec: model.Spec) -> dict:
+    """The positions along the core dimensions (``k`` of riccati_jn's S_k), non-negative integers."""
+    return {d.index: sympy.Symbol(d.index, integer=True, nonnegative=True) for d in spec.core}
+
+
 @dataclass(frozen=True)
 class CallInfo:
     """What a sympy application of a spec'd function stands for."""
@@ -145,6 +150,7 @@ class Catalog:
         for arg in spec.args:
             names[arg.name] = sympy.S.true if statics.get(arg.name) is True else (
                 sympy.S.false if statics.get(arg.name) is False else arg_symbol(arg))
+        names.update(index_symbols(spec))
         return names
 
 

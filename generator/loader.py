@@ -20,7 +20,7 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
-from . import model, scipycheck
+from . import coredims, model, scipycheck
 from . import reduction as reduction_spec
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse, parse_guard
@@ -377,13 +377,17 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         raise SpecError(path, native.loc.line, "native and guard cannot be combined: the native implementation "
                                                "would run where the guard keeps SciPy from running")
     aliases = _aliases(top, path, name)
+    host_loop = top.get("host_loop", str, default=None)
+    host_loop_line = top.value_line("host_loop") if top.has("host_loop") else None
     top.done()
     spec = model.Spec(
         path=path, module=module, name=name, scipy=scipy, summary=summary, description=description,
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
         finite_differences=finite_differences, native=native, guard=guard, aliases=aliases, reduction=reduction,
+        host_loop=" ".join(host_loop.split()) if host_loop else None,
     )
+    coredims.check_spec(spec, host_loop_line)
     if reduction is not None:
         reduction_spec.check(spec)
     else:
@@ -517,6 +521,7 @@ def _args(top: _Mapping, path: str) -> tuple:
             raise SpecError(path, m.line, f"argument {name!r} has no default but follows an argument that has one")
         choices, choices_why = _choices(m, path, name, kind, default)
         eager, eager_why = _eager(m, path, name, kind, choices)
+        minimum, minimum_why = _minimum(m, path, name, kind, default if has_default else None)
         keyword_only = m.get("keyword_only", bool, default=False)
         if seen_keyword_only and not keyword_only:
             raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
@@ -528,7 +533,7 @@ def _args(top: _Mapping, path: str) -> tuple:
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
                               keyword_only=keyword_only, scipy_name=scipy_name,
-                              eager=eager, eager_why=eager_why))
+                              eager=eager, eager_why=eager_why, minimum=minimum, minimum_why=minimum_why))
     _check_optional(args, path)
     return tuple(args)
 
@@ -547,6 +552,22 @@ def _choices(m: _Mapping, path: str, name: str, kind: str, default) -> tuple:
     if not choices or default not in choices:
         raise SpecError(path, m.value_line("choices"), f"argument {name!r}: choices must include the default {default!r}")
     return choices, m.get("why_choices", str, required=True).strip()
+
+
+def _minimum(m: _Mapping, path: str, name: str, kind: str, default) -> tuple:
+    """``minimum`` (the smallest value jaxsci accepts for a static int or float) and ``why_minimum``."""
+    if not m.has("minimum"):
+        if m.has("why_minimum"):
+            raise SpecError(path, m.key_line("why_minimum"), f"argument {name!r}: why_minimum explains minimum; there is none")
+        return None, None
+    if kind not in ("static_int", "static_float"):
+        raise SpecError(path, m.key_line("minimum"), f"argument {name!r}: minimum applies only to static_int and static_float arguments")
+    minimum = m.get("minimum", (int, float))
+    if isinstance(minimum, bool) or not _finite(minimum):
+        raise SpecError(path, m.value_line("minimum"), f"argument {name!r}: minimum must be a finite number, got {minimum!r}")
+    if default is not None and default < minimum:
+        raise SpecError(path, m.value_line("minimum"), f"argument {name!r}: the default {default!r} is below the minimum {minimum!r}")
+    return minimum, m.get("why_minimum", str, required=True).strip()
 
 
 def _eager(m: _Mapping, path: str, name: str, kind: str, choices) -> tuple:
@@ -636,6 +657,11 @@ def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
         if dtype == "int32" and any(a.traced for a in args):
             raise SpecError(path, m.value_line("dtype"), f"output {name!r}: dtype int32 is for functions of static arguments "
                                                          "only (an integer output of traced arguments has no derivative)")
+        if m.has("shape") and any(a.traced for a in args):
+            core = coredims.output_core(m, path, name, args)
+            m.done()
+            outs.append(model.Output(name=name, dtype=dtype, doc=doc, loc=model.Location(path, line), core=core))
+            continue
         shape = _output_shape(m, path, name, args) if m.has("shape") else None
         evaluates = _evaluates(m, path, name, dtype, args, shape, len(raw))
         m.done()

@@ -54,6 +54,9 @@ class Arg:
     # returns (exact=True's Python integers); traced inputs raise, saying ``eager_why``
     eager: bool | None = None
     eager_why: str | None = None
+    # static_int and static_float: the smallest value jaxsci accepts, and why (SciPy misbehaves below it)
+    minimum: float | None = None
+    minimum_why: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -79,6 +82,18 @@ class Output:
     # or EAGER_SHAPE
     shape: tuple | str | None = None
     evaluates: tuple | None = None  # orthopoly1d: (jaxsci function, (argument names with "x", ...))
+    core: tuple = ()  # functions of traced arguments: CoreDim, ... (generator/coredims.py)
+
+
+@dataclass(frozen=True)
+class CoreDim:
+    """One core dimension of an output of traced arguments: its size, an integer expression in the
+    static arguments (``n + 1``, ``Max(floor(v), 1) + 1``), and the name formulas and references give
+    the position along it (``k``)."""
+
+    size: str  # as written; parsed by sympy (generator.coredims.size_expr)
+    index: str
+    loc: Location
 
 
 Condition = tuple  # ((static arg name, value), ...), sorted by name; () means "always"
@@ -241,6 +256,14 @@ class Spec:
     guard: Guard | None = None  # where SciPy may be called at all (crashes and hangs outside)
     aliases: tuple = ()  # other public names of the same function (p_roots for roots_legendre), as in SciPy
     reduction: Reduction | None = None  # over an axis argument, not elementwise (logsumexp, softmax)
+    # core dimensions: why SciPy is called once per element (it takes scalars only); None: SciPy takes
+    # the arrays and returns the core dimensions leading, as its ``*_all`` functions do
+    host_loop: str | None = None
+
+    @property
+    def core(self) -> tuple:
+        """The core dimensions every output shares (CoreDim, ...); () for an elementwise function."""
+        return self.outputs[0].core
 
     @property
     def traced_args(self) -> tuple:

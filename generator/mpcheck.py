@@ -14,6 +14,7 @@ import builtins
 import cmath
 import functools
 import importlib.util
+import itertools
 import random
 import warnings
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 import sympy
 from sympy.core.function import AppliedUndef
 
-from . import model
+from . import coredims, model
 from .errors import SpecError
 from .scipycheck import REFERENCE_BUILTINS, resolve
 
@@ -67,8 +68,17 @@ def _argument(arg: model.Arg, value: complex):
     return value.real if arg.kind == "real" or value.imag == 0 else value
 
 
-def evaluate(catalog, expr, values: dict) -> complex:
-    """``expr`` at ``values`` (symbol -> number), every spec'd call made by its host function in float64."""
+def _call(spec: model.Spec, arguments, statics: dict):
+    """The host function at ``arguments``; a function with core dimensions (a Python function whose
+    static arguments may come first, riccati_jn(n, x)) by keyword."""
+    if spec.core:
+        return _host_function(spec)(**{a.name: v for a, v in zip(spec.traced_args, arguments)}, **statics)
+    return _host_function(spec)(*arguments, **statics)
+
+
+def evaluate(catalog, expr, values: dict, position: tuple = ()) -> complex:
+    """``expr`` at ``values`` (symbol -> number), every spec'd call made by its host function in float64;
+    a call of a function with core dimensions gives its element at ``position``."""
     import numpy as np
 
     replacements = {}
@@ -76,17 +86,30 @@ def evaluate(catalog, expr, values: dict) -> complex:
         info = catalog.info(call)
         if info is None:
             raise _Unavailable(str(call))
-        arguments = [_argument(a, evaluate(catalog, v, values)) for a, v in zip(info.spec.traced_args, info.traced)]
-        statics = {k: v for k, v in info.statics if not isinstance(v, sympy.Basic)}
-        if len(statics) != len(info.statics):
+        arguments = [_argument(a, evaluate(catalog, v, values, position)) for a, v in zip(info.spec.traced_args, info.traced)]
+        statics = dict(info.statics)
+        if info.spec.core:  # its own outputs at the caller's static values (riccati_jn.jn(n, x) in its rule)
+            statics = {k: _static_number(v.xreplace({s: sympy.sympify(values[s]) for s in v.free_symbols if s in values}))
+                       if isinstance(v, sympy.Basic) else v for k, v in statics.items()}
+        if any(isinstance(v, sympy.Basic) for v in statics.values()):
             raise _Unavailable("a symbolic static argument")
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SciPy's own complaints at a sample point (ellip_harm's truncation)
-            out = _host_function(info.spec)(*arguments, **statics)
+            out = _call(info.spec, arguments, statics)
         outs = out if isinstance(out, tuple) else (out,)
-        replacements[call] = sympy.sympify(complex(np.asarray(outs[info.output]).item()))
+        element = np.asarray(outs[info.output])[position if info.spec.core else ()]
+        replacements[call] = sympy.sympify(complex(element.item()))
     result = expr.xreplace(replacements).xreplace({k: sympy.sympify(v) for k, v in values.items()})
     return _number(result.evalf(17))
+
+
+def _static_number(value):
+    """A static argument's sympy value as a Python number, where it is one."""
+    if value.is_Integer:
+        return int(value)
+    if value.is_number and value.is_extended_real:
+        return float(value)
+    return value
 
 
 def _reference_text(spec: model.Spec, condition: tuple) -> str | None:
@@ -126,33 +149,33 @@ def check(catalog, spec: model.Spec, arg: model.Arg, condition: tuple, exprs, co
                 lo, hi = spec.tests.domain[a.name]
                 point[a.name] = rng.randint(int(lo), int(hi)) if a.kind == "integer" else round(rng.uniform(lo, hi), 3)
 
-            def along(t, k):
-                env = {**scope, **{n: (mpmath.mpf(point[n]) + t if n == arg.name else mpmath.mpf(point[n])) for n in names}}
+            def along(t, k, at):
+                env = {**scope, **at, **{n: (mpmath.mpf(point[n]) + t if n == arg.name else mpmath.mpf(point[n])) for n in names}}
                 value = eval(code, env)  # noqa: S307 - spec files are project sources
                 return (value if isinstance(value, tuple) else (value,))[k]
 
             try:
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    primal = _host_function(spec)(*(_argument(a, complex(point[a.name])) for a in spec.traced_args),
-                                                  **statics)
+                    primal = _call(spec, [_argument(a, complex(point[a.name])) for a in spec.traced_args], statics)
                 primal = primal if isinstance(primal, tuple) else (primal,)
             except Exception:  # noqa: BLE001 - SciPy's complaint at a sample point says nothing about the rule
                 continue
-            for k, candidate in enumerate(exprs):
+            for (k, candidate), at in itertools.product(enumerate(exprs), _positions(spec, statics)):
+                position = tuple(at.values())
                 try:
                     # where SciPy's value is not the reference's (nbdtrik clamps its root at 0), the
                     # reference's derivative is not SciPy's either: such a point says nothing of the rule
-                    if not _close(_number(primal[k]), _number(along(0, k))):
+                    if not _close(_number(np.asarray(primal[k])[position]), _number(along(0, k, at))):
                         continue
-                    expected = _number(mpmath.diff(lambda t, k=k: along(t, k), 0))
-                    got = evaluate(catalog, candidate, _by_name(candidate, point, statics))
+                    expected = _number(mpmath.diff(lambda t, k=k: along(t, k, at), 0))
+                    got = evaluate(catalog, candidate, _by_name(candidate, {**point, **at}, statics), position)
                     if conj is not None:  # along a real direction, d/dt f(x + t) = d + conjugate part
-                        got += evaluate(catalog, conj[k], _by_name(conj[k], point, statics))
+                        got += evaluate(catalog, conj[k], _by_name(conj[k], {**point, **at}, statics), position)
                 except Exception:  # noqa: BLE001 - mpmath and sympy raise many types where they cannot evaluate
                     continue  # a point where either side cannot be evaluated says nothing about the rule
                 if not _close(got, expected):
-                    where = ", ".join(f"{n}={point[n]}" for n in names)
+                    where = ", ".join(f"{n}={v}" for n, v in {**{n: point[n] for n in names}, **at}.items())
                     output = f" (output {spec.outputs[k].name})" if len(exprs) > 1 else ""
                     raise SpecError(loc.path, loc.line, f"derivatives.{arg.name}{output}: the formula disagrees with mpmath's "
                                                         f"numerical derivative of the reference {text!r} at {where}: "
@@ -161,6 +184,21 @@ def check(catalog, spec: model.Spec, arg: model.Arg, condition: tuple, exprs, co
     if not checked:
         return "not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite)"
     return f"agrees with mpmath's numerical derivative of the reference at {checked} sample point(s)"
+
+
+def _positions(spec: model.Spec, statics: dict) -> list[dict]:
+    """The core positions checked ({index name: position}): the first two and the last; [{}] for an
+    elementwise function."""
+    import numpy as np
+
+    if not spec.core:
+        return [{}]
+    symbols = coredims.size_symbols(spec.args)
+    sizes = [int(coredims.size_expr(d.size, spec.args).xreplace({symbols[n]: sympy.sympify(statics[n]) for n in symbols}))
+             for d in spec.core]
+    every = list(np.ndindex(*sizes))
+    chosen = dict.fromkeys(every[:2] + every[-1:])
+    return [dict(zip((d.index for d in spec.core), position)) for position in chosen]
 
 
 def _close(got: complex, expected: complex) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import model
+from . import coredims, model
 from .derive import ArgRule, CaseRules
 from .errors import SpecError
 from .printer import GuardPrinter, PrintError
@@ -134,9 +134,13 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
             present=lambda case: [o.name for o in present_outputs(
                 spec.reduction, spec.outputs, tuple(c for c in case.condition if c[1] is not None))],
         )
+    core_shape = coredims.shape_function(spec)
     return env.get_template("function.py.j2").render(
         spec=spec,
         guard_code=guard_code,
+        core_shape=core_shape,
+        core_uses_math=core_shape is not None and any("math." in code for code in core_shape[1]),
+        core_indices=_unpack([d.index for d in spec.core]) if spec.core else None,
         cases=cases,
         uses_jsp="jsp." in all_code,
         traced_params=", ".join(traced),

@@ -196,7 +196,7 @@ def free_names(text: str) -> list:
 
 
 def _check_reference_names(spec: model.Spec) -> list[SpecError]:
-    known = _mpmath_names() | REFERENCE_BUILTINS | {a.name for a in spec.args}
+    known = _mpmath_names() | REFERENCE_BUILTINS | {a.name for a in spec.args} | {d.index for d in spec.core}
     errors = []
     for case in spec.reference:
         formula = case.value

@@ -22,15 +22,20 @@ def _compiled(text: str):
     return compile(text, "<reference>", "eval")
 
 
-def reference_function(text: str, scope: dict, names):
+def reference_function(text: str, scope: dict, names, core=()):
     """The mpmath expression ``text`` as a function of the traced arguments ``names``; ``scope`` gives
-    the static arguments' values."""
+    the static arguments' values. With ``core`` (one {index name: position} per element of a core
+    shape, in C order) the expression is evaluated at each position, and the function returns every
+    output's elements in turn: output by output, positions in that order."""
     code = _compiled(text)
 
     def evaluate(*values):
         # one globals dict: lambdas inside the expression (mpmath.diff(lambda t: ...)) see every name
         env = {"__builtins__": SAFE_BUILTINS, **MP_NAMES, **scope, **dict(zip(names, values))}
-        return eval(code, env)  # noqa: S307 - spec files are project sources
+        if not core:
+            return eval(code, env)  # noqa: S307 - spec files are project sources
+        per_position = [outputs(eval(code, {**env, **position})) for position in core]  # noqa: S307
+        return tuple(values[k] for k in range(len(per_position[0])) for values in per_position)
 
     return evaluate
 
@@ -39,12 +44,20 @@ def outputs(value) -> tuple:
     return value if isinstance(value, tuple) else (value,)
 
 
-def directional_derivatives(text: str, scope: dict, names, arg: str, point: dict, x0, direction, n_out: int):
-    """First and second derivatives (one per output) of the reference along ``direction`` at the point
-    where ``arg`` = ``x0`` and every other traced argument has its value in ``point``, at DPS digits."""
+def directional_derivatives(text: str, scope: dict, names, arg: str, point: dict, x0, direction, n_out: int, core=()):
+    """First and second derivatives (one per output, or per output element with ``core``) of the
+    reference along ``direction`` at the point where ``arg`` = ``x0`` and every other traced argument
+    has its value in ``point``, at DPS digits."""
     mpmath.mp.dps = DPS
-    ref = reference_function(text, scope, names)
+    if core:  # each position on its own (differentiating all of them for each would cost positions**2)
+        count = n_out // len(core)
+        per_position = [_derivatives(reference_function(text, scope, names, (position,)), names, arg, point, x0,
+                                     direction, count) for position in core]
+        return tuple([p[order][k] for k in range(count) for p in per_position] for order in (0, 1))
+    return _derivatives(reference_function(text, scope, names), names, arg, point, x0, direction, n_out)
 
+
+def _derivatives(ref, names, arg: str, point: dict, x0, direction, n_out: int):
     def along(t):
         values = [(mpmath.mpmathify(x0) + t * direction) if n == arg else mpmath.mpmathify(point[n]) for n in names]
         return outputs(ref(*values))
@@ -80,7 +93,7 @@ def compute(task: dict) -> dict:
     direction = mpmath.mpc(*direction) if isinstance(direction, list) else direction
     try:
         first, second = directional_derivatives(task["reference"], task["scope"], task["names"], task["arg"],
-                                                point, x0, direction, task["outputs"])
+                                                point, x0, direction, task["outputs"], task.get("core", ()))
     except Exception as exc:  # noqa: BLE001 - stored, and raised by the test that needs this reference
         return {"error": f"{type(exc).__name__}: {exc}"}
     return {"first": [encode(v) for v in first], "second": [encode(v) for v in second]}

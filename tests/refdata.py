@@ -27,7 +27,7 @@ import pytest
 
 import mpref
 from generator import ROOT
-from specdata import SPECS, rng_for, sample_points, spec_cases
+from specdata import SPECS, core_indices, flat_count, rng_for, sample_points, spec_cases
 
 VERSION = 1  # bump when mpref's computation of a reference changes
 POINTS_PER_ARG = 2  # sampled points per argument, besides each spec's special points
@@ -128,7 +128,8 @@ def tasks(spec) -> list[dict]:
     by_id = {case.id: case for case in spec_cases(spec)}
     names = [a.name for a in spec.traced_args]
     return [{**job, "reference": reference_text(by_id[job["case"]]), "scope": reference_scope(by_id[job["case"]]),
-             "names": names, "outputs": len(spec.outputs)} for job in plan(spec)]
+             "names": names, "outputs": flat_count(by_id[job["case"]]),
+             **({"core": core_indices(by_id[job["case"]])} if spec.core else {})} for job in plan(spec)]
 
 
 def inputs_hash(spec, jobs: list[dict] | None = None) -> str:
@@ -144,6 +145,8 @@ def inputs_hash(spec, jobs: list[dict] | None = None) -> str:
                   for case in spec_cases(spec)},
         "jobs": jobs,
     }
+    if spec.core:  # the positions each case's reference is evaluated at (elementwise specs: none)
+        material["core"] = {case.id: core_indices(case) for case in spec_cases(spec)}
     text = json.dumps(material, sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -11,6 +11,7 @@ import itertools
 import zlib
 from dataclasses import dataclass
 
+import jax.numpy as jnp
 import mpmath
 import numpy as np
 import pytest
@@ -57,8 +58,36 @@ class Case:
         return self.function()(*args, **kwargs)
 
     def scipy_call(self, *traced):
+        if self.spec.core:  # computed in float64 (complex128), as jaxsci's host calls it, then cast
+            traced = [a.astype(np.result_type(a.dtype, np.float64)) if np.asarray(a).dtype.kind in "fc" else a
+                      for a in map(np.asarray, traced)]
+        if self.spec.host_loop is not None:
+            return self._scipy_per_element(traced)
         args, kwargs = self._full(traced)
         return self.scipy()(*args, **kwargs)
+
+    def _scipy_per_element(self, traced, admitted=None):
+        """A scalar-only SciPy function (``host_loop``) called on each element of the broadcast
+        inputs, stacked the way SciPy's ``*_all`` functions lay out arrays: (core..., *batch).
+        NaN where ``admitted`` (the guard) is False."""
+        arrays = np.broadcast_arrays(*(np.asarray(a) for a in traced))
+        shape = arrays[0].shape if arrays else ()
+        core = core_shape(self)
+        outs = None
+        for index in np.ndindex(*shape):
+            if admitted is not None and not admitted[index]:
+                continue
+            args, kwargs = self._full([a[index] for a in arrays])
+            values = self.scipy()(*args, **kwargs)
+            values = values if isinstance(values, tuple) else (values,)
+            if outs is None:
+                outs = [np.full(core + shape, np.nan, dtype=np.asarray(v).dtype) for v in values]
+            for out, value in zip(outs, values):
+                assert np.shape(value) == core, (np.shape(value), core)
+                out[(Ellipsis,) + index] = value
+        if outs is None:  # nothing admitted: NaN of SciPy's float64
+            outs = [np.full(core + shape, np.nan) for _ in self.spec.outputs]
+        return tuple(outs) if len(outs) > 1 else outs[0]
 
     def guard_mask(self, *traced):
         """Where the spec's guard admits the inputs (a bool array of the broadcast shape), or None for a
@@ -77,6 +106,8 @@ class Case:
         admitted = self.guard_mask(*traced)
         if admitted is None or admitted.all():
             return self.scipy_call(*traced)
+        if self.spec.host_loop is not None:
+            return self._scipy_per_element(traced, admitted)
         picked = [np.broadcast_to(a, admitted.shape)[admitted] for a in traced]
         out = self.scipy_call(*picked)
         spread = []
@@ -102,6 +133,48 @@ class Case:
         failure = self.spec.tests.expected_failure(test, dtype)
         if failure is not None:
             pytest.xfail(f"{failure.loc}: {failure.reason}")
+
+
+def core_shape(case: Case) -> tuple:
+    """The core shape of ``case``'s outputs (() for an elementwise function), from the spec's size
+    expressions evaluated by sympy at the case's statics, independently of the generated code."""
+    import sympy
+
+    from generator import coredims
+
+    symbols = coredims.size_symbols(case.spec.args)
+    values = {symbols[name]: sympy.sympify(case.statics.get(name, case.spec.arg(name).default)) for name in symbols}
+    return tuple(int(coredims.size_expr(d.size, case.spec.args).xreplace(values)) for d in case.spec.core)
+
+
+def core_indices(case: Case) -> list[dict]:
+    """Every position in the core shape, in C order, as {index name: position}."""
+    names = [d.index for d in case.spec.core]
+    return [dict(zip(names, position)) for position in np.ndindex(*core_shape(case))]
+
+
+def batch_axes_first(case: Case, value, count: int):
+    """An unbatched result laid out as vmap (or scan) over its first ``count`` loop axes lays it out:
+    those axes before the core dimensions, which the public function puts first."""
+    rank = len(case.spec.core)
+    if not rank:
+        return value
+    move = lambda o: jnp.moveaxis(o, tuple(range(rank, rank + count)), tuple(range(count)))  # noqa: E731
+    return tuple(map(move, value)) if isinstance(value, tuple) else move(value)
+
+
+def flat_outputs(value) -> tuple:
+    """A function's outputs as scalars: each output in turn, its core positions in C order (an
+    elementwise output at a scalar point is one scalar)."""
+    outs = value if isinstance(value, tuple) else (value,)
+    return tuple(part for o in outs for part in (o.reshape(-1) if getattr(o, "ndim", 0) else (o,)))
+
+
+def flat_count(case: Case) -> int:
+    """How many scalars ``flat_outputs`` gives at a scalar point."""
+    import math
+
+    return len(case.spec.outputs) * math.prod(core_shape(case))
 
 
 @functools.lru_cache(maxsize=None)
@@ -187,7 +260,7 @@ def reference(case: Case):
     import refdata
 
     return mpref.reference_function(refdata.reference_text(case), refdata.reference_scope(case),
-                                    [a.name for a in case.spec.traced_args])
+                                    [a.name for a in case.spec.traced_args], core_indices(case) if case.spec.core else ())
 
 
 def declared_dtype(case: Case, arrays) -> list:

@@ -13,17 +13,19 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from specdata import assert_matches_scipy, declared_dtype, native_tolerance, params, rng_for, sample, traced_cases
+from specdata import assert_matches_scipy, batch_axes_first, declared_dtype, native_tolerance, params, rng_for, sample, traced_cases
 
 CASES = traced_cases()
 
 
-def _assert_scipys(got, case, arrays):
-    """``got`` (one output or a tuple) equals SciPy at ``arrays``, in the declared dtypes."""
+def _assert_scipys(got, case, arrays, batched):
+    """``got`` (one output or a tuple) equals SciPy at ``arrays``, in the declared dtypes, with the
+    ``batched`` loop axes a transformation batched first (before any core dimensions)."""
     got = got if isinstance(got, tuple) else (got,)
     numpy_arrays = [np.asarray(a) for a in arrays]
     expected = case.guarded_scipy_call(*numpy_arrays)
     expected = expected if isinstance(expected, tuple) else (expected,)
+    expected = tuple(np.asarray(e) for e in batch_axes_first(case, expected, batched))
     tolerance = native_tolerance(case, numpy_arrays)
     assert len(got) == len(expected)
     for g, e, dtype in zip(got, expected, declared_dtype(case, numpy_arrays)):
@@ -41,7 +43,7 @@ def test_vmap_over_each_argument(case):
         shapes = [(5, 3) if j == i else ((3,) if j % 2 else ()) for j in range(len(traced))]
         arrays = [jnp.asarray(a) for a in sample(case, shapes, "float64", rng_for(case.id, "vmap", i))]
         in_axes = tuple(0 if j == i else None for j in range(len(traced)))
-        _assert_scipys(jax.jit(jax.vmap(case.jax_call, in_axes=in_axes))(*arrays), case, arrays)
+        _assert_scipys(jax.jit(jax.vmap(case.jax_call, in_axes=in_axes))(*arrays), case, arrays, batched=1)
 
 
 @pytest.mark.parametrize("case", params([c for c in CASES if not c.spec.kernel]))  # as for test_inside_scan
@@ -50,7 +52,7 @@ def test_nested_vmap(case):
     traced = case.spec.traced_args
     if len(traced) == 1:
         (x,) = [jnp.asarray(a) for a in sample(case, [(2, 3)], "float64", rng_for(case.id, "nested"))]
-        _assert_scipys(jax.jit(jax.vmap(jax.vmap(case.jax_call)))(x), case, [x])
+        _assert_scipys(jax.jit(jax.vmap(jax.vmap(case.jax_call)))(x), case, [x], batched=2)
         return
     # outer vmap over the last argument, inner over the first: an outer-product grid
     arrays = sample(case, [(3,)] * len(traced), "float64", rng_for(case.id, "nested"))
@@ -68,7 +70,7 @@ def test_nested_vmap(case):
     middle = (None,) if len(traced) > 2 else ()
     grid = [a[(None, slice(None)) + middle] if j == first else (a[(slice(None), None) + middle] if j == last else a)
             for j, a in enumerate(arrays)]
-    _assert_scipys(got, case, grid)
+    _assert_scipys(got, case, grid, batched=2)
 
 
 # A derivative kernel goes through scan exactly as its parent does (the same evaluation primitive,
@@ -81,7 +83,7 @@ def test_inside_scan(case):
     def body(carry, xs):
         out = case.jax_call(*xs)
         out = out if isinstance(out, tuple) else (out,)
-        return carry + sum(jnp.real(o) for o in out), out
+        return carry + sum(jnp.sum(jnp.real(o)) for o in out), out
 
     total, stacked = jax.jit(lambda xs: jax.lax.scan(body, jnp.zeros(()), xs))(tuple(arrays))
-    _assert_scipys(stacked if len(stacked) > 1 else stacked[0], case, arrays)
+    _assert_scipys(stacked if len(stacked) > 1 else stacked[0], case, arrays, batched=1)

@@ -45,6 +45,8 @@ def _shape_cases(case):
     shapes = [(s,) for s in UNIFORM_SHAPES]
     if n > 1:
         shapes += MIXED_SHAPES
+    if case.spec.core:  # a column and a row: the loop axes after the core ones must keep their order
+        shapes += [((3, 1),), ((1, 4),)]
     return shapes
 
 

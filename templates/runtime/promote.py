@@ -162,6 +162,8 @@ def _check_static(fn: Function, arg, value) -> None:
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a Python float, got {value!r}")
     if arg.kind == "static_str" and not isinstance(value, str):
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a string, got {value!r}")
+    if arg.minimum is not None and not value >= arg.minimum:  # NaN fails too
+        raise ValueError(f"{fn.public_name}: argument {arg.name}={value!r} is not >= {arg.minimum!r}: {arg.why_minimum}")
     if arg.choices is not None and value not in arg.choices:
         allowed = ", ".join(map(repr, arg.choices))
         raise ValueError(f"{fn.public_name}: argument {arg.name}={value!r} is not supported (supported: {allowed}): {arg.why_choices}")

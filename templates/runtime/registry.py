@@ -23,6 +23,8 @@ class Arg:
     optional: bool = False  # traced, default None: None leaves it out of SciPy's call
     eager: bool | None = None  # static_bool: the value SciPy is called with eagerly, on concrete inputs only
     why_eager: str | None = None
+    minimum: float | None = None  # static int or float: the smallest value accepted, and why
+    why_minimum: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -90,6 +92,11 @@ class Function:
     native: str | None = None  # a native JAX implementation for real inputs ("jax.scipy.special.i0e")
     # where SciPy may be called: numpy booleans from the traced operands (the spec's guard.valid), or None
     guard: Callable | None = None
+    # outputs with core dimensions (coredims.py): their sizes from the static values, how many, and
+    # whether SciPy takes scalars only (the host then calls it once per element)
+    core_shape: Callable | None = None
+    core_rank: int = 0
+    host_loop: bool = False
 
     @property
     def public_name(self) -> str:

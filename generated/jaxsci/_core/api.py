@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import objects
+from . import coredims
 from .config import config
 from .evaluate import Call, Plan, evaluate, evaluate_constant
 from .promote import no_tangent, prepare
@@ -33,10 +34,13 @@ def call(fn: Function, *args):
     if fn.native is not None and config.native and not any(jnp.iscomplexobj(o) for o in operands):
         present = tuple(spec for spec in fn.traced_args if spec.name not in omitted)
         return _native(fn, present, operands, statics, public_dtypes)
+    coredims.core_shape(fn, static_items)  # a bad size is a ValueError here, not a host failure
     plan = Plan(calls=(Call(fn.qualname, static_items, tuple(range(len(operands)))),),
                 keys=tuple(("arg", i) for i in range(len(operands))))
     (outputs,) = evaluate(plan, *operands)
     outputs = tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, public_dtypes))
+    if fn.core_rank:
+        outputs = coredims.public(outputs, fn.core_rank)
     return outputs[0] if len(outputs) == 1 else outputs
 
 

@@ -22,6 +22,7 @@ from jax import lax
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
+from . import coredims
 from .config import config
 from .errors import NonDifferentiableError
 from .promote import operand_dtype, output_dtype
@@ -72,8 +73,11 @@ def _host_evaluate(*operands, plan: Plan, transport: str):
     """What ``jaxsci_evaluate`` stands for: the host callback, in a flat list of results."""
     shape = jnp.broadcast_shapes(*(jnp.shape(o) for o in operands))
     dtypes = [_call_dtypes(call, operands) for call in plan.calls]
-    result_types = tuple(jax.ShapeDtypeStruct(shape, dt) for call_dtypes in dtypes for dt in call_dtypes)
-    host_calls = tuple((c.function, c.statics, c.operands, d, None, c.where) for c, d in zip(plan.calls, dtypes))
+    # outputs with core dimensions have them after the loop shape (coredims); None: elementwise
+    cores = [coredims.output_shapes(lookup(c.function), c.statics) for c in plan.calls]
+    result_types = tuple(jax.ShapeDtypeStruct(shape + (core[k] if core else ()), dt)
+                         for call_dtypes, core in zip(dtypes, cores) for k, dt in enumerate(call_dtypes))
+    host_calls = tuple((c.function, c.statics, c.operands, d, core, c.where) for c, d, core in zip(plan.calls, dtypes, cores))
     return host_callback(host_calls, result_types, operands, _vmap_method(plan.calls), transport)
 
 
@@ -223,6 +227,9 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
             selected = _selected(call, primals)
             parts = _zero_outside(selected, parts)
             conj_parts = _zero_outside(selected, conj_parts)
+        rank = lookup(call.function).core_rank
+        if rank:  # the tangent has the loop shape; the outputs have core axes after it
+            tangent = coredims.loop_dims(tangent, rank)
         for k, value in enumerate(values):
             term = parts[k] * tangent
             if conj_parts is not None:

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from . import coredims
 from .config import config
 from .errstate import report
 from .registry import lookup
@@ -239,7 +240,9 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
                 try:
                     function = lookup(qualname)
                     arguments = [arrays[i] for i in indices]
-                    if where:
+                    if given and indices:  # outputs with core dimensions (coredims)
+                        coredims.evaluate_into(function, statics, arguments, mine)
+                    elif where:
                         _evaluate_where(function.scipy_callable(), statics, arguments, mine, arrays, where)
                     # Only elementwise calls split: one with given output shapes (roots_legendre(n)) is not.
                     elif threads > 1 and indices and not given:
@@ -267,7 +270,8 @@ def _read_only(array) -> np.ndarray:
 def evaluate_calls(calls: tuple, *operands):
     """``pure_callback``'s host function: returns the flat outputs, allocated here.
 
-    Output shapes are given for functions of static arguments only; otherwise outputs broadcast.
+    Outputs have the operands' broadcast shape, followed by the call's given shape where it has one
+    (a function of static arguments only, or core dimensions).
     """
     try:
         arrays = [_read_only(o) for o in operands]
@@ -278,7 +282,7 @@ def evaluate_calls(calls: tuple, *operands):
         for output in outputs:
             _fill(output)
         return tuple(outputs)
-    outputs = [np.empty(shapes[k] if shapes is not None else shape, dt)
+    outputs = [np.empty(shape + shapes[k] if shapes is not None else shape, dt)
                for _, _, _, dtypes, shapes, _ in calls for k, dt in enumerate(dtypes)]
     run_calls(calls, arrays, outputs)
     return tuple(outputs)

@@ -49,6 +49,7 @@ def betainc_da2(a, b, x):
     Returns:
       out: array of the promoted input dtype
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

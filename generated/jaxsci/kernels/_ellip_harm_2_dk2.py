@@ -89,6 +89,7 @@ def ellip_harm_2_dk2(h2, k2, n, p, s):
     Returns:
       out: array of the promoted input dtype
 
+
     Guard: SciPy is called only where And(n >= 0, n <= 10000, p >= 1, p <= 2 * n + 1, abs(s) > 0, abs(s) < inf); elsewhere every output is NaN.
     ellip_harm_2's guard (specs/special/ellip_harm_2.yaml gives the evidence): SciPy crashes at n = 2**30 - 1, raises for the whole call at s = 0 and for n or p beyond int32, and returns no finite value for n >= 6000.
 

@@ -64,6 +64,7 @@ def ellip_harm_ds2(h2, k2, n, p, s, signm, signn):
     Returns:
       out: array of the promoted input dtype
 
+
     Guard: SciPy is called only where n <= 10000; elsewhere every output is NaN.
     ellip_harm's guard (specs/special/ellip_harm.yaml gives the evidence): SciPy crashes at n = 2**30 - 1, raises for the whole call from about n = 1e8, and returns no finite value for n >= 6000.
 

@@ -55,6 +55,7 @@ def ellip_normal_dh2dk2(h2, k2, n, p):
     Returns:
       out: array of the promoted input dtype
 
+
     Guard: SciPy is called only where And(h2 >= 0, k2 >= 0, h2 < inf, k2 < inf, n >= 0, n <= 10000, p >= 1, p <= 2 * n + 1); elsewhere every output is NaN.
     ellip_normal's guard (specs/special/ellip_normal.yaml gives the evidence): SciPy crashes at n = 2**30 - 1, raises for the whole call where h2 or k2 is negative, infinite or NaN and for n or p beyond int32, and returns no finite value for n >= 6000.
 

@@ -73,6 +73,7 @@ def mathieu_a_dq(m, q):
     Returns:
       out: array of the promoted input dtype
 
+
     Guard: SciPy is called only where m <= 1000000; elsewhere every output is NaN.
     SciPy's characteristic-value routine (Zhang and Jin's CVA2) takes time growing with the order: about a second per element from m = 1e6 (with abs(q) >= 1e7), no answer within 10 s at m = 1e7, abs(q) = 1e9, nor at m = 2**31 - 1 (probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py). Below m = 1e6 every probed m and q (NaN and infinities included) returns within 3 s.
 

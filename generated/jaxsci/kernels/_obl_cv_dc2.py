@@ -64,6 +64,7 @@ def obl_cv_dc2(m, n, c):
     Returns:
       out: array of the promoted input dtype
 
+
     Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + (c + Max(1, c**0.5) / 8)) <= 290, n <= 1000000000); elsewhere every output is NaN.
     SciPy's Zhang-Jin routine (SEGV) fills fixed arrays of 300 entries up to index 10 + floor((n - m)/2 + c): beyond 290 it writes past them and crashes the interpreter (c >= 260 at n - m = 100, c >= 300 at n = m; NaN c crashes too). It computes in C ints, which overflow from n of about 1.07e9 (and crash or hang from 2**31). For c < 0 it returns the value at c = 0, though the characteristic value is even in c (pro_cv(1, 2, -1) is 6, pro_cv(1, 2, 1) is 6.4247): wrong, so negative c is excluded too. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py. The kernel calls SciPy at c + h with h <= max(1, sqrt(c))/8 (Ridders' first step), so the array bounds are required there.
 

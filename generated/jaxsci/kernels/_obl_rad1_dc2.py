@@ -61,6 +61,7 @@ def obl_rad1_dc2(m, n, c, x):
       s: array of the promoted input dtype The second derivative of the value s in c.
       sp: array of the promoted input dtype The second derivative of the x-derivative sp in c.
 
+
     Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + (c + Max(1, c**0.5) / 8)) <= 174, m + 2*floor((n - m)/2) + 2*floor(c + Max(1, c**0.5) / 8) <= 201, Or(c >= 1e-10, x > 0)); elsewhere every output is NaN.
     SciPy's Zhang-Jin routines (SEGV, SDMN, RMN1) index fixed arrays: 200 entries up to 25 + floor((n - m)/2 + c), and 252 spherical Bessel values up to m + 2 (25 + floor((n - m)/2) + floor(c)). Past them they write outside the arrays, and the interpreter crashes (observed from c = 100 at m = 2, n = 5, from c = 50 at n - m = 198 or m >= 100, at every c from m = 1e5; NaN c crashes too). For c < 0 SciPy computes with c = 0 or crashes (the function depends on c**2). The bound is from the code, for every x; at small c x the Bessel recurrence may stop early and stay inside. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py. At x = 0 with c < 1e-10 SciPy reads memory it never wrote (SDMN returns early and SCKB reads one coefficient further), so the same call gives 0 or NaN: obl_rad1(1, 4, 0, 0) gave a NaN derivative in 339 of 800 calls from four threads. The kernel calls SciPy at c + h with h <= max(1, sqrt(c))/8 (Ridders' first step), so the array bounds are required there.
 

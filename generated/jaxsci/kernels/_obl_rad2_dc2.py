@@ -61,6 +61,7 @@ def obl_rad2_dc2(m, n, c, x):
       s: array of the promoted input dtype The second derivative of the value s in c.
       sp: array of the promoted input dtype The second derivative of the x-derivative sp in c.
 
+
     Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + (c + Max(1, c**0.5) / 8)) <= 174, m + floor((n - m)/2 + (c + Max(1, c**0.5) / 8)) <= 175, m + 2*floor((n - m)/2) + 2*floor(c + Max(1, c**0.5) / 8) <= 201); elsewhere every output is NaN.
     SciPy's Zhang-Jin routines (SEGV, SDMN, RMN1, RMN2L, RMN2SO, KMN, QSTAR, CBK) index fixed arrays: 200 entries up to 25 + floor((n - m)/2 + c) (plus m in KMN), and 252 spherical Bessel values up to m + 2 (25 + floor((n - m)/2) + floor(c)). Past them they write outside the arrays, and the interpreter crashes or aborts (observed from c = 100 at n = m, c = 50 at n - m = 198 or m >= 100, every c from m = 1e5, and for c <= -100; NaN c crashes too). For -100 < c < 0 SciPy's values are wrong (the function depends on c**2). The bounds are from the code, for every x. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py. The kernel calls SciPy at c + h with h <= max(1, sqrt(c))/8 (Ridders' first step), so the array bounds are required there.
 

@@ -45,6 +45,7 @@ def pbwa_da2(a, x):
       w: array of the promoted input dtype d2/da2 W(a, x).
       wp: array of the promoted input dtype d2/da2 W'(a, x).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

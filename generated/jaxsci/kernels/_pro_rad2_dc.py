@@ -93,6 +93,7 @@ def pro_rad2_dc(m, n, c, x):
       s: array of the promoted input dtype The derivative of the value s in c.
       sp: array of the promoted input dtype The derivative of the x-derivative sp in c.
 
+
     Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + (c + Max(1, c**0.5) / 8)) <= 174, m + floor((n - m)/2 + (c + Max(1, c**0.5) / 8)) <= 175, m + 2*floor((n - m)/2) + floor(2*(c + Max(1, c**0.5) / 8)) <= 201); elsewhere every output is NaN.
     SciPy's Zhang-Jin routines (SEGV, SDMN, RMN2L, RMN2SP, KMN, LPMNS, LQMNS) index fixed arrays: 200 entries up to 25 + floor((n - m)/2 + c) (plus m in KMN), and 252 Bessel and Legendre values up to m + 2 floor((n - m)/2) + floor(2 c) + 50. Past them they write outside the arrays, and the interpreter crashes or aborts (observed from c = 100 at n = m, c = 50 at n - m = 198 or m >= 100, every c from m = 1e5, and for c <= -100; NaN c crashes too). For -100 < c < 0 SciPy returns values like -9.4e299 (the function depends on c**2). The bounds are from the code, for every x. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py. The kernel calls SciPy at c + h with h <= max(1, sqrt(c))/8 (Ridders' first step), so the array bounds are required there.
 

@@ -195,6 +195,7 @@ if _TYPE_CHECKING:
     from ._laguerre import laguerre as laguerre
     from ._lambertw import lambertw as lambertw
     from ._legendre import legendre as legendre
+    from ._lmbda import lmbda as lmbda
     from ._log1p import log1p as log1p
     from ._log_expit import log_expit as log_expit
     from ._log_ndtr import log_ndtr as log_ndtr
@@ -204,6 +205,8 @@ if _TYPE_CHECKING:
     from ._logit import logit as logit
     from ._logsumexp import logsumexp as logsumexp
     from ._lpmv import lpmv as lpmv
+    from ._lqmn import lqmn as lqmn
+    from ._lqn import lqn as lqn
     from ._mathieu_a import mathieu_a as mathieu_a
     from ._mathieu_b import mathieu_b as mathieu_b
     from ._mathieu_cem import mathieu_cem as mathieu_cem
@@ -246,8 +249,11 @@ if _TYPE_CHECKING:
     from ._obl_rad2 import obl_rad2 as obl_rad2
     from ._obl_rad2_cv import obl_rad2_cv as obl_rad2_cv
     from ._owens_t import owens_t as owens_t
+    from ._pbdn_seq import pbdn_seq as pbdn_seq
     from ._pbdv import pbdv as pbdv
+    from ._pbdv_seq import pbdv_seq as pbdv_seq
     from ._pbvv import pbvv as pbvv
+    from ._pbvv_seq import pbvv_seq as pbvv_seq
     from ._pbwa import pbwa as pbwa
     from ._pdtr import pdtr as pdtr
     from ._pdtrc import pdtrc as pdtrc
@@ -270,6 +276,8 @@ if _TYPE_CHECKING:
     from ._radian import radian as radian
     from ._rel_entr import rel_entr as rel_entr
     from ._rgamma import rgamma as rgamma
+    from ._riccati_jn import riccati_jn as riccati_jn
+    from ._riccati_yn import riccati_yn as riccati_yn
     from ._roots_chebyc import roots_chebyc as roots_chebyc
     from ._roots_chebyc import roots_chebyc as c_roots
     from ._roots_chebys import roots_chebys as roots_chebys
@@ -551,6 +559,7 @@ __all__ = [
     'laguerre',
     'lambertw',
     'legendre',
+    'lmbda',
     'log1p',
     'log_expit',
     'log_ndtr',
@@ -560,6 +569,8 @@ __all__ = [
     'logit',
     'logsumexp',
     'lpmv',
+    'lqmn',
+    'lqn',
     'mathieu_a',
     'mathieu_b',
     'mathieu_cem',
@@ -603,8 +614,11 @@ __all__ = [
     'obl_rad2_cv',
     'owens_t',
     'p_roots',
+    'pbdn_seq',
     'pbdv',
+    'pbdv_seq',
     'pbvv',
+    'pbvv_seq',
     'pbwa',
     'pdtr',
     'pdtrc',
@@ -628,6 +642,8 @@ __all__ = [
     'radian',
     'rel_entr',
     'rgamma',
+    'riccati_jn',
+    'riccati_yn',
     'roots_chebyc',
     'roots_chebys',
     'roots_chebyt',

@@ -63,6 +63,7 @@ def airye(z):
       ebi: array of the promoted input dtype Bi(z) * exp(-abs(re(2/3 z sqrt(z)))).
       ebip: array of the promoted input dtype Bi'(z) * exp(-abs(re(2/3 z sqrt(z)))).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype. Complex values are accepted for z.

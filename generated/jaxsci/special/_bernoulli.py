@@ -40,6 +40,7 @@ def bernoulli(n):
     Returns:
       out: array of the promoted input dtype B_0 ... B_n, in float64 (the promoted dtype of no inputs).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

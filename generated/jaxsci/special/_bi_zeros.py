@@ -43,6 +43,7 @@ def bi_zeros(nt):
       bi: array of the promoted input dtype Bi'(b) at the zeros b.
       bip: array of the promoted input dtype Bi(bp) at the zeros bp.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -48,6 +48,7 @@ def chebyc(n, monic=False):
     Returns:
       P: SciPy's orthopoly1d (a numpy poly1d with roots and weights). The polynomial; on a JAX array x, eval_chebyc(n, x) (monic=False).
 
+
     References:
       - Abramowitz and Stegun 22.5.11
 

@@ -82,6 +82,7 @@ def ellip_harm(h2, k2, n, p, s, signm=1, signn=1):
     Returns:
       out: array of the promoted input dtype
 
+
     Guard: SciPy is called only where n <= 10000; elsewhere every output is NaN.
     SciPy's Lamé coefficients allocate about 270 bytes per unit of n: at n = 2**30 - 1 SciPy allocates 12 GB and crashes the interpreter (segmentation fault), and for n from about 1e8 it raises MemoryError (a SpecialFunctionError) for the whole call. Its value was not finite for any n >= 6000 (3000 random h2 < k2 over 1e-3..1e3, s > k, at each of n = 6000, 1e4, 2e4; SciPy 1.17), so n <= 10000 changes no value SciPy returns. ellip_harm_2's derivative in s calls this function, and its guard admits n <= 10000.
 

@@ -111,6 +111,7 @@ def ellip_harm_2(h2, k2, n, p, s):
     Returns:
       out: array of the promoted input dtype
 
+
     Guard: SciPy is called only where And(n >= 0, n <= 10000, p >= 1, p <= 2 * n + 1, abs(s) > 0, abs(s) < inf); elsewhere every output is NaN.
     SciPy's Lamé coefficients allocate about 270 bytes per unit of n and its integrand costs O(n) per node: at n = 2**30 - 1 it allocates 12 GB and crashes the interpreter (segmentation fault), for n from about 1e8 it raises MemoryError (a SpecialFunctionError) for the whole call, at n = 1e7 an element takes 6 s. F is SciPy's E^p_n(s) (ellip_harm) times an integral, and E was not finite for any n >= 6000 (3000 random h2 < k2 over 1e-3..1e3, s > k, at each of n = 6000, 1e4, 2e4; SciPy 1.17), so n <= 10000 changes no value SciPy returns. At s = 0 SciPy raises ZeroDivisionError (1/s) for the whole call; at s = +-inf its integrand divides by zero (printed to stderr as an ignored exception) and it returns NaN. n < 0, p < 1 and p > 2n + 1 are NaN in SciPy, but an n or p beyond int32 raises OverflowError for the whole call.
 

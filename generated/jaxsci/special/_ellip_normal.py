@@ -90,6 +90,7 @@ def ellip_normal(h2, k2, n, p):
     Returns:
       out: array of the promoted input dtype
 
+
     Guard: SciPy is called only where And(h2 >= 0, k2 >= 0, h2 < inf, k2 < inf, n >= 0, n <= 10000, p >= 1, p <= 2 * n + 1); elsewhere every output is NaN.
     SciPy's quadratures raise ValueError for the whole call where a limit, sqrt(h2) or sqrt(k2), is NaN or infinite (h2 or k2 negative, infinite or NaN). SciPy's Lamé coefficients allocate about 270 bytes per unit of n and each integrand node costs O(n): at n = 2**30 - 1 it allocates 12 GB and crashes the interpreter (segmentation fault), for n from about 1e8 it raises MemoryError for the whole call, and at n = 1e7 an element takes a minute. SciPy's E^p_n (ellip_harm), squared in the integrands, was not finite for any n >= 6000 (3000 random h2 < k2 over 1e-3..1e3 at each of n = 6000, 1e4, 2e4; SciPy 1.17), so n <= 10000 changes no value SciPy returns. n < 0, p < 1 and p > 2n + 1 are NaN in SciPy, but an n or p beyond int32 raises OverflowError for the whole call.
 

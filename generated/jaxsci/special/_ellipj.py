@@ -82,6 +82,7 @@ def ellipj(u, m):
       dn: array of the promoted input dtype dn(u | m).
       ph: array of the promoted input dtype The amplitude am(u | m), continuous in u, with sn = sin(ph) and cn = cos(ph).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -51,6 +51,7 @@ def fresnel(z):
       s: array of the promoted input dtype S(z), the integral of sin(pi t^2 / 2) from 0 to z.
       c: array of the promoted input dtype C(z), the integral of cos(pi t^2 / 2) from 0 to z.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype. Complex values are accepted for z.

@@ -41,6 +41,7 @@ def fresnel_zeros(nt):
       zeros_sine: complex array of the promoted input precision Zeros of S(z).
       zeros_cosine: complex array of the promoted input precision Zeros of C(z).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -50,6 +50,7 @@ def gegenbauer(n, alpha, monic=False):
     Returns:
       P: SciPy's orthopoly1d (a numpy poly1d with roots and weights). The polynomial; on a JAX array x, eval_gegenbauer(n, alpha, x) (monic=False).
 
+
     References:
       - DLMF 18.3 (Table 18.3.1), https://dlmf.nist.gov/18.3
 

@@ -55,6 +55,7 @@ def it2j0y0(x):
       ij0: array of the promoted input dtype Integral of (1 - J_0(t))/t from 0 to x.
       iy0: array of the promoted input dtype Integral of Y_0(t)/t from x to infinity.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

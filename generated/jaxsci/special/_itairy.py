@@ -60,6 +60,7 @@ def itairy(x):
       ant: array of the promoted input dtype Integral of Ai(-t) from 0 to x.
       bnt: array of the promoted input dtype Integral of Bi(-t) from 0 to x.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -55,6 +55,7 @@ def iti0k0(x):
       ii0: array of the promoted input dtype Integral of I_0(t) from 0 to x.
       ik0: array of the promoted input dtype Integral of K_0(t) from 0 to x.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -52,6 +52,7 @@ def jacobi(n, alpha, beta, monic=False):
     Returns:
       P: SciPy's orthopoly1d (a numpy poly1d with roots and weights). The polynomial; on a JAX array x, eval_jacobi(n, alpha, beta, x) (monic=False).
 
+
     References:
       - DLMF 18.3 (Table 18.3.1), https://dlmf.nist.gov/18.3
 

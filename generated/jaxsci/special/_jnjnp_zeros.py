@@ -45,6 +45,7 @@ def jnjnp_zeros(nt):
       m: int32 array The serial number of each zero among those of its function.
       t: int32 array 0 for a zero of J_n, 1 for a zero of J_n'.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -45,6 +45,7 @@ def jnyn_zeros(n, nt):
       Yn: array of the promoted input dtype Zeros of Y_n.
       Ynp: array of the promoted input dtype Zeros of Y_n'.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

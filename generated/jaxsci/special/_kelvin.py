@@ -59,6 +59,7 @@ def kelvin(x):
       bep: complex array of the promoted input precision ber'(x) + i bei'(x).
       kep: complex array of the promoted input precision ker'(x) + i kei'(x).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

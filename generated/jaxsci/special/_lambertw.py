@@ -56,6 +56,7 @@ def lambertw(z, k=0, tol=1e-08):
     Returns:
       w: complex array of the promoted input precision W_k(z).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype. Complex values are accepted for z.

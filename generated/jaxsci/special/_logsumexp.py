@@ -135,6 +135,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
       res: array of the promoted input dtype log(abs(sum(b * exp(a)))) with return_sign, else log(sum(b * exp(a))).
       sgn: array of the promoted input dtype The sign of the sum (sum / abs(sum) for complex input); only with return_sign=True.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype. Complex values are accepted for a, b.

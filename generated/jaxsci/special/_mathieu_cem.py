@@ -83,6 +83,7 @@ def mathieu_cem(m, q, x):
       y: array of the promoted input dtype The value ce_m(x * pi / 180, q).
       yp: array of the promoted input dtype The derivative of ce_m with respect to its argument in radians.
 
+
     Guard: SciPy is called only where And(m <= 1000, abs(q) <= 1e7); elsewhere every output is NaN.
     SciPy's Zhang-Jin routine (MTU0) converts qm(q) + m/2 to an int, where qm grows like 0.0037 q**1.5: for NaN q, abs(q) >= 1e8 (about 7e7, where the conversion overflows) or m >= 2**31 it crashes the interpreter (segmentation fault), and at m = 2**31 - 1 it does not return. Where that int exceeds 251 (every abs(q) > 3e3 and every m > 502) SciPy returns NaN without computing, so the guard bounds abs(q) <= 1e7 and m <= 1000 change no value SciPy returns, and keep every crash out (probed with SciPy 1.17 in subprocesses over m up to 1e7 and 2**40, abs(q) up to 1e300, NaN and infinities, tests/tools/probe_zhang_jin.py).
 

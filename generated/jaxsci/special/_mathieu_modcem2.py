@@ -83,6 +83,7 @@ def mathieu_modcem2(m, q, x):
       y: array of the promoted input dtype The value Mc2_m(x, q).
       yp: array of the promoted input dtype The derivative of Mc2_m(x, q) with respect to x.
 
+
     Guard: SciPy is called only where And(m <= 1000, q <= 1e7); elsewhere every output is NaN.
     SciPy's Zhang-Jin routine (MTU12) converts qm(q) + m/2 to an int, where qm grows like 0.0037 q**1.5: for NaN q, q >= 1e8 (about 7e7, where the conversion overflows) or m >= 2**31 it crashes the interpreter (segmentation fault), and at m = 2**31 - 1 it does not return. Where that int reaches 251 (every q > 3e3 and every m > 502) SciPy returns NaN without computing, so the guard bounds q <= 1e7 and m <= 1000 change no value SciPy returns, and keep every crash out (negative q is NaN in SciPy either way; probed with SciPy 1.17 in subprocesses over m up to 1e7 and 2**40, q up to 1e300, NaN and infinities, tests/tools/probe_zhang_jin.py).
 

@@ -46,6 +46,7 @@ def mathieu_odd_coef(m, q):
     Returns:
       out: array of the promoted input dtype The Fourier coefficients, as many as SciPy returns for m and q.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -56,6 +56,7 @@ def modfresnelm(x):
       fm: complex array of the promoted input precision The integral of exp(-i t^2) from x to infinity.
       km: complex array of the promoted input precision exp(i (x^2 + pi/4)) fm / sqrt(pi).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

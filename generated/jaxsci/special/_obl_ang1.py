@@ -85,6 +85,7 @@ def obl_ang1(m, n, c, x):
       s: array of the promoted input dtype The value S_mn(c, x).
       sp: array of the promoted input dtype The derivative of S_mn(c, x) with respect to x.
 
+
     Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + c) <= 174, m <= 1000); elsewhere every output is NaN.
     SciPy's Zhang-Jin routines (SEGV, SDMN, SCKB) index fixed 200-entry arrays up to 25 + floor((n - m)/2 + c): beyond 174 they write past them, and the interpreter crashes (observed from c = 140 at n - m = 100 and c = 180 at n = m; NaN c crashes too). For c < 0 SciPy computes with c = 0 although the function depends on c only through c**2: wrong. Orders m above about 160 overflow SciPy's factorials (NaN), and the work grows with m (seconds per element at m = 1e7, crashes and hangs near 2**31), so m <= 1000 excludes only NaN there. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py.
 

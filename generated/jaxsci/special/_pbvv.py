@@ -91,6 +91,7 @@ def pbvv(v, x):
       vv: array of the promoted input dtype The value V_v(x).
       vp: array of the promoted input dtype The derivative V_v'(x).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -71,6 +71,7 @@ def pbwa(a, x):
       w: array of the promoted input dtype The value W(a, x).
       wp: array of the promoted input dtype The derivative W'(a, x).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

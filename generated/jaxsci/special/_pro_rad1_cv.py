@@ -70,6 +70,7 @@ def pro_rad1_cv(m, n, c, cv, x):
       s: array of the promoted input dtype The value R1_mn(c, x).
       sp: array of the promoted input dtype The derivative of R1_mn(c, x) with respect to x.
 
+
     Guard: SciPy is called only where And(c >= 0, floor((n - m)/2 + c) <= 174, m + 2*floor((n - m)/2) + 2*floor(c) <= 201); elsewhere every output is NaN.
     SciPy's Zhang-Jin routines (SDMN, RMN1) index fixed arrays: 200 entries up to 25 + floor((n - m)/2 + c), and 252 spherical Bessel values up to m + 2 (25 + floor((n - m)/2) + floor(c)). Past them they write outside the arrays, and the interpreter crashes (observed from c = 100 at m = 2, n = 5, from c = 50 at n - m = 198 or m >= 100, at every c from m = 1e5; NaN c crashes too). For c < 0 SciPy computes with c = 0 or crashes (the function depends on c**2). The bound is from the code, for every x; at small c x the Bessel recurrence may stop early and stay inside. Probed with SciPy 1.17 in subprocesses, tests/tools/probe_zhang_jin.py. SciPy does not check n - m <= 198 for this function (it does for the one without cv): the bounds keep n - m below 350, and the Bessel bound below 202.
 

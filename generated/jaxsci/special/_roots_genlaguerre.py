@@ -47,6 +47,7 @@ def roots_genlaguerre(n, alpha, mu=False):
       x: array of the promoted input dtype Nodes, in increasing order.
       w: array of the promoted input dtype Weights.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

@@ -48,6 +48,7 @@ def sh_chebyt(n, monic=False):
     Returns:
       P: SciPy's orthopoly1d (a numpy poly1d with roots and weights). The polynomial; on a JAX array x, eval_sh_chebyt(n, x) (monic=False).
 
+
     References:
       - DLMF 18.7.7, https://dlmf.nist.gov/18.7.E7
 

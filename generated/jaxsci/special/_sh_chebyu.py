@@ -48,6 +48,7 @@ def sh_chebyu(n, monic=False):
     Returns:
       P: SciPy's orthopoly1d (a numpy poly1d with roots and weights). The polynomial; on a JAX array x, eval_sh_chebyu(n, x) (monic=False).
 
+
     References:
       - DLMF 18.7.8, https://dlmf.nist.gov/18.7.E8
 

@@ -52,6 +52,7 @@ def sh_jacobi(n, p, q, monic=False):
     Returns:
       P: SciPy's orthopoly1d (a numpy poly1d with roots and weights). The polynomial; on a JAX array x, eval_sh_jacobi(n, p, q, x) (monic=False).
 
+
     References:
       - Abramowitz and Stegun 22.2.2
 

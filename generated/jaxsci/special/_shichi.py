@@ -57,6 +57,7 @@ def shichi(x):
       shi: array of the promoted input dtype Shi(x).
       chi: array of the promoted input dtype Chi(x).
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype. Complex values are accepted for x.

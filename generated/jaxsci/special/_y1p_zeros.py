@@ -45,6 +45,7 @@ def y1p_zeros(nt, complex=False):
       z1pn: complex array of the promoted input precision The zeros.
       y1z1pn: complex array of the promoted input precision The other function's value at each zero.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

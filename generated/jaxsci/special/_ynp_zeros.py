@@ -42,6 +42,7 @@ def ynp_zeros(n, nt):
     Returns:
       zeros: array of the promoted input dtype The first nt zeros of Y_n'.
 
+
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.

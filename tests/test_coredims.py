@@ -1,0 +1,132 @@
+"""Outputs with core dimensions sized by static arguments (riccati_jn, lqn): layout, vmap, errors.
+
+The generic suites compare values with SciPy element by element and every element's derivatives with
+mpmath; these tests pin down what they do not: the public layout under vmap with any in_axes and
+out_axes, the errors for bad static sizes, and the loader's errors for bad core grammar.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.special as sc
+
+from generator.errors import SpecError, SpecErrors
+from generator.derive import derive_all
+from generator.loader import parse_spec
+from jaxsci.special import lmbda, lqn, pbdn_seq, pbdv_seq, riccati_jn
+
+
+def test_layout_is_core_first_and_matches_scipy_per_element():
+    x = np.linspace(0.5, 3.0, 6).reshape(2, 3)
+    jn, djn = riccati_jn(3, jnp.asarray(x))
+    assert jn.shape == djn.shape == (4, 2, 3)
+    for index in np.ndindex(2, 3):
+        expected = sc.riccati_jn(3, x[index])
+        np.testing.assert_array_equal(np.asarray(jn)[(slice(None),) + index], expected[0])
+        np.testing.assert_array_equal(np.asarray(djn)[(slice(None),) + index], expected[1])
+
+
+@pytest.mark.parametrize("in_axes,out_axes", [(0, 0), (1, 0), (0, 1), (1, 2), (0, -1)])
+def test_vmap_any_axes(in_axes, out_axes):
+    z = jnp.asarray(np.linspace(-0.8, 0.8, 15).reshape(3, 5))
+    got = jax.vmap(lambda t: lqn(2, t), in_axes=in_axes, out_axes=out_axes)(z)
+    moved = jnp.moveaxis(z, in_axes, 0)
+    expected = jnp.stack([jnp.stack(lqn(2, row)) for row in moved])  # (batch, outputs, 3, rest)
+    for k in range(2):
+        np.testing.assert_array_equal(np.asarray(got[k]), np.asarray(jnp.moveaxis(expected[:, k], 0, out_axes)))
+
+
+def test_vmap_of_the_derivative_is_batched_and_right():
+    x = jnp.asarray([0.7, 1.3, 2.9])
+    d = jax.vmap(jax.jacfwd(lambda t: riccati_jn(2, t)[0]))(x)
+    np.testing.assert_allclose(np.asarray(d), np.stack([sc.riccati_jn(2, float(v))[1] for v in x]), rtol=1e-12)
+    jaxpr = str(jax.make_jaxpr(jax.vmap(lambda t: riccati_jn(2, t)[0]))(x))
+    assert jaxpr.count("jaxsci_evaluate") == 1  # one callback for the whole batch, no loop
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda: riccati_jn(-1, 1.0), ValueError, "n=-1"),
+    (lambda: riccati_jn(2.5, 1.0), TypeError, "'n'"),
+    (lambda: lqn(-4, 0.5), ValueError, "n=-4"),
+    (lambda: pbdv_seq(-1.5, 1.0), ValueError, "v=-1.5 is not >= 0: for negative v SciPy"),
+    (lambda: pbdv_seq(float("nan"), 1.0), ValueError, "v=nan"),
+    (lambda: lmbda(-0.5, 1.0), ValueError, "v=-0.5"),
+    (lambda: pbdn_seq(-2, 1.0), ValueError, "n=-2"),
+    (lambda: pbdn_seq(2, 1.0 + 1j), TypeError, "'z'"),
+])
+def test_bad_static_sizes_raise_naming_the_argument(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+_SPEC = """
+name: riccati_jn
+scipy: scipy.special.riccati_jn
+summary: s
+args:
+  - {name: n, kind: static_int}
+  - {name: x, kind: real}
+outputs:
+  - {name: jn, shape: [%s], index: [k]}
+  - {name: djn, shape: [%s], index: [k]}
+host_loop: "scalars only"
+derivatives:
+  x:
+    formulas:
+      jn: riccati_jn.djn(n, x)
+      djn: (k * (k + 1) / x**2 - 1) * riccati_jn.jn(n, x)
+    source: s
+reference:
+  mpmath: "(x, x)"
+tests:
+  domain: {x: [0.2, 20]}
+  statics: {n: [0, 1]}
+"""
+
+
+@pytest.mark.parametrize("size,other,words", [
+    ('"x + 1"', '"x + 1"', "traced argument"),
+    ('"m + 1"', '"m + 1"', "unknown name 'm'"),
+    ('"n / 2"', '"n / 2"', "not an integer expression"),
+    ('"n - 1"', '"n - 1"', "at least one element"),
+    ('"n + 2"', '"n + 1"', "must have the shape and index"),
+])
+def test_loader_rejects_bad_core_sizes_with_a_line(size, other, words):
+    with pytest.raises((SpecError, SpecErrors)) as info:
+        parse_spec(_SPEC % (size, other), "specs/special/riccati_jn.yaml", module="special", stem="riccati_jn")
+    assert words in str(info.value) and "riccati_jn.yaml:" in str(info.value)
+
+
+def test_sizes_from_a_static_float_follow_scipy():
+    for v, size in [(0.0, 2), (0.3, 2), (1.0, 2), (2.5, 3), (3.0, 4)]:
+        assert pbdv_seq(v, 1.0)[0].shape == (size,) == sc.pbdv_seq(v, 1.0)[0].shape
+    for v, size in [(0.0, 1), (0.3, 1), (2.5, 3)]:
+        assert lmbda(v, jnp.ones((2,)))[0].shape == (size, 2)
+
+
+def test_lmbda_guard_gives_nan_where_scipy_crashes():
+    vl, dl = lmbda(2.5, jnp.asarray([1.0, jnp.inf, jnp.nan, 1e10]))
+    assert np.isfinite(np.asarray(vl[:, 0])).all() and np.isnan(np.asarray(vl[:, 1:])).all()
+
+
+_RULE_SPEC = (_SPEC % ('"n + 1"', '"n + 1"')).replace(
+    'mpmath: "(x, x)"',
+    'mpmath: "(sqrt(pi * x / 2) * besselj(k + mpf(1) / 2, x), sqrt(pi / (2 * x)) * (x * besselj(k - mpf(1) / 2, x) - k * besselj(k + mpf(1) / 2, x)))"'
+).replace("statics: {n: [0, 1]}", "statics: {n: [3]}")
+
+
+def _derive(formula):
+    text = _RULE_SPEC.replace("(k * (k + 1) / x**2 - 1) * riccati_jn.jn(n, x)", formula)
+    return derive_all([parse_spec(text, "specs/special/riccati_jn.yaml", module="special", stem="riccati_jn")])
+
+
+def test_a_core_rule_is_checked_against_mpmath_per_position():
+    ((case,),) = [_derive("(k * (k + 1) / x**2 - 1) * riccati_jn.jn(n, x)")["riccati_jn"]]
+    assert case.rules[0].check.startswith("agrees with mpmath")
+    with pytest.raises((SpecError, SpecErrors), match="disagrees with mpmath.*k=1"):
+        _derive("(k * k / x**2 - 1) * riccati_jn.jn(n, x)")  # wrong for k > 0: the second position catches it
+
+
+def test_a_core_rule_may_not_call_other_functions():
+    with pytest.raises((SpecError, SpecErrors), match="its own outputs"):
+        _derive("riccati_jn.jn(n + 1, x)")  # another order: a value with another core shape
