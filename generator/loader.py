@@ -657,7 +657,8 @@ def _outputs(top: _Mapping, path: str, args: tuple) -> tuple:
         if dtype == "int32" and any(a.traced for a in args):
             raise SpecError(path, m.value_line("dtype"), f"output {name!r}: dtype int32 is for functions of static arguments "
                                                          "only (an integer output of traced arguments has no derivative)")
-        if m.has("shape") and any(a.traced for a in args):
+        # core dimensions of an output of traced arguments; `eager` is for static arguments only (below)
+        if m.has("shape") and any(a.traced for a in args) and m.data["shape"] != model.EAGER_SHAPE:
             core = coredims.output_core(m, path, name, args)
             m.done()
             outs.append(model.Output(name=name, dtype=dtype, doc=doc, loc=model.Location(path, line), core=core))
@@ -675,7 +676,8 @@ def _output_shape(m: _Mapping, path: str, name: str, args: tuple):
     traced = [a.name for a in args if a.traced]
     if traced:
         raise SpecError(path, m.value_line("shape"), f"output {name!r}: a shape is for functions of static arguments only; "
-                        f"{', '.join(traced)} {'is' if len(traced) == 1 else 'are'} traced (elementwise outputs broadcast)")
+                        f"{', '.join(traced)} {'is' if len(traced) == 1 else 'are'} traced (elementwise outputs broadcast; "
+                        f"core dimensions of traced arguments are a list of sizes with `index`)")
     if m.get("shape", (list, str)) == model.EAGER_SHAPE:
         return model.EAGER_SHAPE
     if isinstance(m.data["shape"], str):

@@ -239,7 +239,7 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
                 try:
                     function = lookup(qualname)
                     arguments = [arrays[i] for i in indices]
-                    if given and indices:  # outputs with core dimensions (coredims)
+                    if indices and getattr(function, "core_rank", 0):  # outputs with core dimensions (coredims)
                         coredims.evaluate_into(function, statics, arguments, mine)
                     elif where:
                         _evaluate_where(function.scipy_callable(), statics, arguments, mine, arrays, where)
@@ -266,11 +266,17 @@ def _read_only(array) -> np.ndarray:
     return view
 
 
+def _has_core(qualname: str) -> bool:
+    """Whether the function's outputs have core dimensions (coredims): its calls give their core shape."""
+    return bool(getattr(lookup(qualname), "core_rank", 0))
+
+
 def evaluate_calls(calls: tuple, *operands):
     """``pure_callback``'s host function: returns the flat outputs, allocated here.
 
-    Outputs have the operands' broadcast shape, followed by the call's given shape where it has one
-    (a function of static arguments only, or core dimensions).
+    Outputs have the operands' broadcast shape, or the call's given shapes where it has them (a function
+    of static arguments only, a reduction); outputs with core dimensions have the broadcast shape
+    followed by their given core shape.
     """
     try:
         arrays = [_read_only(o) for o in operands]
@@ -281,8 +287,8 @@ def evaluate_calls(calls: tuple, *operands):
         for output in outputs:
             _fill(output)
         return tuple(outputs)
-    outputs = [np.empty(shape + shapes[k] if shapes is not None else shape, dt)
-               for _, _, _, dtypes, shapes, _ in calls for k, dt in enumerate(dtypes)]
+    outputs = [np.empty(shape if shapes is None else (shape + shapes[k] if _has_core(qualname) else shapes[k]), dt)
+               for qualname, _, _, dtypes, shapes, _ in calls for k, dt in enumerate(dtypes)]
     run_calls(calls, arrays, outputs)
     return tuple(outputs)
 
