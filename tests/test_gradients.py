@@ -183,57 +183,61 @@ def _close(got, expected, tol, what):
     assert err <= tol.atol + tol.rtol * abs(expected), f"{what}: got {got}, mpmath {expected} (error {err:.3g})"
 
 
-# A derivative kernel's float32 evaluation is checked where it is used, by its parent's float32
-# second derivatives; its own float32 run would repeat that at the suite's cost.
-FORWARD_CASES = [(c, a, dtype) for dtype in ("float64", "float32") for c, a in DIFFERENTIABLE
-                 if not (dtype == "float32" and c.spec.kernel)]
-
-
-@pytest.mark.parametrize("case,arg,dtype", params(FORWARD_CASES, ids=lambda item: f"{_ids(item)}-{item[2]}"))
-def test_forward_and_reverse_modes_match_mpmath(case, arg, dtype):
-    """jvp and jvp-of-jvp against mpmath, real direction; in float64 also grad and grad-of-grad (a
-    complex output as its real and imaginary parts), compiled with the forward mode as one function."""
-    _check(case, arg, dtype, POINTS_PER_ARG, reverse=dtype == "float64")
+@pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
+def test_forward_and_reverse_modes_match_mpmath(case, arg):
+    """jvp and jvp-of-jvp against mpmath, real direction, in float64 and float32; grad and grad-of-grad
+    in float64 (a complex output as its real and imaginary parts). One compiled function computes them
+    all: compiling is most of this test's time."""
+    case.expected_failure("gradients", "float64")
+    # a derivative kernel's float32 evaluation is checked where it is used, by its parent's float32
+    # second derivatives; its own float32 run would repeat that at the suite's cost
+    failure32 = case.spec.tests.expected_failure("gradients", "float32")
+    float32 = not case.spec.kernel and failure32 is None
+    _check(case, arg, ("float64", "float32") if float32 else ("float64",), POINTS_PER_ARG, reverse=True)
+    if failure32 is not None:
+        pytest.xfail(f"float64 checked; float32 is an expected failure: {failure32.loc}: {failure32.reason}")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
 def test_sweep_matches_mpmath(case, arg):
     """The forward-mode check at many more points of the domain (run with -m slow)."""
-    _check(case, arg, "float64", SWEEP_POINTS, live=True)
+    case.expected_failure("gradients", "float64")
+    _check(case, arg, ("float64",), SWEEP_POINTS, live=True)
 
 
-def _check(case, arg, dtype, count, live=False, reverse=False):
-    case.expected_failure("gradients", dtype)
-    tol = case.spec.tests.gradient_tolerance[dtype]
+def _check(case, arg, dtypes, count, live=False, reverse=False):
+    """Forward mode in each of ``dtypes`` and, with ``reverse``, reverse mode in the first, at ``count``
+    sampled points and the spec's special points."""
     second = _second_order_checked(case, arg)
     f = _partial_function(case, arg)
     forward = _along(f, 1.0, second)
     derivatives = parts = None
     for point in gradient_points(case, arg, count):
-        x = real_x0(point[arg], dtype)
-        x0 = jnp.asarray(x, dtype=dtype)
-        others = _others(case, arg, point, dtype)
+        xs = [real_x0(point[arg], dtype) for dtype in dtypes]
+        inputs = [(jnp.asarray(x, dtype=dtype), _others(case, arg, point, dtype)) for x, dtype in zip(xs, dtypes)]
         if derivatives is None:
-            # one compilation for both modes: compiling is most of this test's time
-            parts, backward = _reverse(f, x0, others, flat_count(case), second) if reverse else ([], None)
-            derivatives = jax.jit(lambda x, o: (forward(x, o), backward(x, o) if reverse else []))
-        (d1, d2), grads = derivatives(x0, others)
-        d1, d2 = _outputs(d1), _outputs(d2) if second else None
-        ref1, ref2 = _mp_derivatives(case, arg, point, x, REAL, live=live)
-        if _outside_scipys_domain(case, point, arg, ref1):
-            assert all(np.isnan(np.asarray(d)).all() for d in d1), f"d/d{arg} at {point}: {d1}, where SciPy is NaN"
-            assert all(np.isnan(np.asarray(g1)).all() for g1, _ in grads), f"grad at {point}, where SciPy is NaN"
-            continue
-        for k in range(len(d1)):
-            _close(d1[k], ref1[k], tol, f"d/d{arg} at {point} ({dtype})")
-            if second:
-                _close(d2[k], ref2[k], _second_order(tol), f"d2/d{arg}2 at {point} ({dtype})")
-        for (k, part), (g1, g2) in zip(parts, grads):
-            mp_part = mpmath.re if part is jnp.real else mpmath.im
-            _close(g1, mp_part(ref1[k]), tol, f"grad {part.__name__} d/d{arg} at {point}")
-            if second:
-                _close(g2, mp_part(ref2[k]), _second_order(tol), f"grad {part.__name__} d2/d{arg}2 at {point}")
+            parts, backward = _reverse(f, *inputs[0], flat_count(case), second) if reverse else ([], None)
+            derivatives = jax.jit(lambda inputs: ([forward(x, o) for x, o in inputs],
+                                                  backward(*inputs[0]) if reverse else []))
+        directional, grads = derivatives(inputs)
+        for n, (dtype, x, (d1, d2)) in enumerate(zip(dtypes, xs, directional)):
+            tol = case.spec.tests.gradient_tolerance[dtype]
+            d1, d2 = _outputs(d1), _outputs(d2) if second else None
+            ref1, ref2 = _mp_derivatives(case, arg, point, x, REAL, live=live)
+            if _outside_scipys_domain(case, point, arg, ref1):
+                assert all(np.isnan(np.asarray(d)).all() for d in d1), f"d/d{arg} at {point}: {d1}, where SciPy is NaN"
+                assert n or all(np.isnan(np.asarray(g1)).all() for g1, _ in grads), f"grad at {point}, where SciPy is NaN"
+                continue
+            for k in range(len(d1)):
+                _close(d1[k], ref1[k], tol, f"d/d{arg} at {point} ({dtype})")
+                if second:
+                    _close(d2[k], ref2[k], _second_order(tol), f"d2/d{arg}2 at {point} ({dtype})")
+            for (k, part), (g1, g2) in zip(parts if n == 0 else (), grads):
+                mp_part = mpmath.re if part is jnp.real else mpmath.im
+                _close(g1, mp_part(ref1[k]), tol, f"grad {part.__name__} d/d{arg} at {point}")
+                if second:
+                    _close(g2, mp_part(ref2[k]), _second_order(tol), f"grad {part.__name__} d2/d{arg}2 at {point}")
 
 
 COMPLEX_DIFFERENTIABLE = [(c, a) for c, a in DIFFERENTIABLE if a in c.spec.tests.complex_domain]

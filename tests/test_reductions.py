@@ -36,13 +36,16 @@ def _x64():
 
 @pytest.fixture(params=PATHS)
 def path(request):
-    """Runs the test on the native path and on SciPy's (``jaxsci.config.native = False``)."""
+    """Runs the test on the native path and on SciPy's (``jaxsci.config.native = False``).
+
+    ``config.native`` is read when a function is traced; every function these tests trace is made in
+    the test (a lambda, a partial, a transformation), so no trace of the other path is reused, and the
+    compiled primitives both paths share stay cached (``jax.clear_caches`` here cost most of this file's
+    time)."""
     saved = jaxsci.config.native
     jaxsci.config.native = request.param == "native"
-    jax.clear_caches()
     yield request.param
     jaxsci.config.native = saved
-    jax.clear_caches()
 
 
 def _axes(ndim: int) -> list:
