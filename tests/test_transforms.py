@@ -73,9 +73,30 @@ def test_nested_vmap(case):
     _assert_scipys(got, case, grid, batched=2)
 
 
-# A derivative kernel goes through scan exactly as its parent does (the same evaluation primitive,
-# differing only in the host function), so the scan test runs on the specs of scipy's functions.
-@pytest.mark.parametrize("case", params([c for c in CASES if not c.spec.kernel]))
+# Under scan, every function is the same evaluation primitive, differing in its host function and in
+# the structure of its call: what can differ between specs is the structure. The default run scans one
+# spec of each structure (the first, by name, with several outputs, a complex output, a static argument,
+# an optional argument, an integer argument, a guard, core dimensions, a native implementation, three
+# or more arguments; and jv); `pytest -m slow` scans every spec of scipy's functions. A derivative kernel
+# goes through scan exactly as its parent does, so kernels are not scanned.
+_STRUCTURES = (
+    lambda s: s.name == "jv",
+    lambda s: len(s.outputs) > 1,
+    lambda s: any(o.dtype == "complex" for o in s.outputs),
+    lambda s: bool(s.static_args),
+    lambda s: any(a.optional for a in s.args),
+    lambda s: any(a.kind == "integer" for a in s.traced_args),
+    lambda s: s.guard is not None,
+    lambda s: bool(s.core),
+    lambda s: s.native is not None,
+    lambda s: len(s.traced_args) >= 3,
+)
+_SCANNED = [c for c in CASES if not c.spec.kernel]
+_REPRESENTATIVES = {next(c.id for c in _SCANNED if has(c.spec)) for has in _STRUCTURES}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=[] if c.id in _REPRESENTATIVES else [pytest.mark.slow])
+                                  for c in _SCANNED])
 def test_inside_scan(case):
     case.expected_failure("scan")
     arrays = [jnp.asarray(a) for a in sample(case, [(4,)], "float64", rng_for(case.id, "scan"))]
