@@ -130,3 +130,12 @@ def test_a_core_rule_is_checked_against_mpmath_per_position():
 def test_a_core_rule_may_not_call_other_functions():
     with pytest.raises((SpecError, SpecErrors), match="its own outputs"):
         _derive("riccati_jn.jn(n + 1, x)")  # another order: a value with another core shape
+
+
+def test_a_complex_argument_where_scipy_is_wrong_is_refused_with_the_right_reason():
+    # SciPy's pbdn_seq takes complex z but computes exp(-|z|**2/4) for exp(-z**2/4): the spec's z is real
+    with pytest.raises(TypeError, match=r"pbdn_seq: argument 'z' does not accept complex values \(see its docstring\)"):
+        pbdn_seq(2, jnp.asarray(0.5 + 0.5j))
+    from jaxsci.special import gammaln  # a ufunc without a complex loop says so
+    with pytest.raises(TypeError, match=r"gammaln: argument 'x' does not accept complex values \(SciPy has no complex loop"):
+        gammaln(jnp.asarray(0.5 + 0.5j))
