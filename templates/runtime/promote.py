@@ -78,7 +78,7 @@ def prepare(fn: Function, traced: tuple, statics: tuple):
             continue
         if kind == "c" and arg.kind != "complex":
             # a ufunc without a complex loop, or a function whose complex results are wrong (pbdn_seq's z)
-            why = "SciPy has no complex loop for it" if _is_ufunc(fn.scipy) else "see its docstring"
+            why = "SciPy has no complex loop for it" if fn.scipy_is_ufunc else "see its docstring"
             raise TypeError(f"{fn.public_name}: argument {arg.name!r} does not accept complex values ({why}), got {dtype}")
         if kind not in "iubfc":
             raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be real or complex numbers, got dtype {dtype}")
@@ -185,10 +185,3 @@ def no_tangent(function: str, argument: str, reason: str, x):
 def _no_tangent_jvp(function, argument, reason, primals, tangents):
     raise NonDifferentiableError(function, argument, reason)
 
-
-def _is_ufunc(path: str) -> bool:
-    """Whether the dotted ``path`` names a NumPy ufunc (SciPy's loops), not a Python function."""
-    import importlib
-
-    module, _, name = path.rpartition(".")
-    return isinstance(getattr(importlib.import_module(module), name, None), np.ufunc)

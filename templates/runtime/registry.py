@@ -5,6 +5,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from .guards import guarded
 
 REGISTRY: dict[str, "Function"] = {}
@@ -126,6 +128,11 @@ class Function:
                 cached = guarded(cached, self.guard)
             _SCIPY_CALLABLES[key] = cached
         return cached
+
+    @property
+    def scipy_is_ufunc(self) -> bool:
+        """Whether SciPy's callable is a NumPy ufunc (its loops decide the dtypes it takes)."""
+        return isinstance(_resolve(self.scipy), np.ufunc)
 
     def native_callable(self) -> Callable:
         """The spec's native JAX implementation (``native``), imported on first use."""

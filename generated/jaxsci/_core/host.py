@@ -240,7 +240,7 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
                 try:
                     function = lookup(qualname)
                     arguments = [arrays[i] for i in indices]
-                    if indices and getattr(function, "core_rank", 0):  # outputs with core dimensions (coredims)
+                    if indices and _has_core(qualname):  # outputs with core dimensions (coredims)
                         coredims.evaluate_into(function, statics, arguments, mine)
                     elif where:
                         _evaluate_where(function.scipy_callable(), statics, arguments, mine, arrays, where)
