@@ -1,14 +1,16 @@
 """Gradient correctness, driven by the specs: every differentiable argument, against mpmath.
 
-First and second derivatives, forward mode (jvp of jvp) and reverse mode (grad of grad), at sampled
-points of each spec's domain and at its special points, compared with ``mpmath.diff`` of the spec's
-reference at 30 digits (or, for specs whose ``reference`` is ``finite_differences``, with order-8
-central differences of SciPy's float64 values, and for the second order of the first derivative); complex arguments along the directions 1 and i. Then
-``jax.test_util.check_grads(order=2)``, and non-differentiable arguments must raise.
+First and second derivatives in float64, forward mode (jvp of jvp) and reverse mode (grad of grad, of
+a weighted sum of the outputs), and first derivatives in float32, at sampled points of each spec's
+domain and at its special points, compared with ``mpmath.diff`` of the spec's reference at 30 digits
+(or, for specs whose ``reference`` is ``finite_differences``, with order-8 central differences of
+SciPy's float64 values, and for the second order of the first derivative); complex arguments along the
+directions 1 and i. Non-differentiable arguments must raise.
 
 The mpmath derivatives at the default suite's points are stored in tests/data/references/ (made by
 ``tests/tools/make_references.py``; tests/refdata.py reads them and says when one is stale); the slow
-sweep (``-m slow``) samples other points and calls mpmath itself.
+run (``-m slow``) sweeps other points, float32 second derivatives included, calling mpmath itself, and
+runs ``jax.test_util.check_grads(order=2)``.
 """
 import jax
 import jax.numpy as jnp
