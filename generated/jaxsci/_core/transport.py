@@ -29,6 +29,7 @@ import warnings
 import jax
 import numpy as np
 from jax import lax
+from jax._src import core
 
 from .errors import ExportError, TransportWarning
 from .export import explain
@@ -199,6 +200,32 @@ def buffer_callback_available() -> bool:
     return buffer_callback_primitive() is not None
 
 
+def _eager_device(operands):
+    """Where an eager call's results go, or None for a call the callback must make.
+
+    A call outside any trace whose operands are concrete and on one device (or no device: numpy
+    arrays, Python numbers) is evaluated on the host directly, as the callback would evaluate it: binding
+    the callback would compile an XLA computation for each function and shape first (tens of
+    milliseconds, a thousand times the evaluation of a few numbers). Operands on several devices keep the
+    callback, which evaluates each shard where it lives; operands on different devices get JAX's error.
+    Returns ``(device,)``, with ``device`` None for the default device.
+    """
+    if not operands or not core.trace_ctx.is_top_level():
+        return None
+    devices = set()
+    for operand in operands:
+        if isinstance(operand, core.Tracer):
+            return None
+        if isinstance(operand, jax.Array):
+            if len(operand.sharding.device_set) != 1 or not operand.is_fully_addressable:
+                return None
+            if operand.committed:
+                devices |= operand.sharding.device_set
+    if len(devices) > 1:
+        return None
+    return (next(iter(devices)) if devices else None,)
+
+
 def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_method: str, transport: str,
                   elementwise: bool = True) -> tuple:
     """Evaluate ``host_calls`` (see ``host.run_calls``) on ``operands``; returns one array per result type.
@@ -206,6 +233,10 @@ def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_
     ``transport`` is ``config.callback`` as it was when the caller was traced. ``elementwise=False``
     (a reduction over an axis) keeps XLA from splitting the call across devices by shape alone.
     """
+    eager = _eager_device(operands)
+    if eager is not None:
+        outputs = _pure_function(host_calls)(*(np.asarray(o) for o in operands))
+        return tuple(jax.device_put(o, eager[0]) for o in outputs)
 
     def pure(*ops):
         return tuple(jax.pure_callback(_pure_function(host_calls), result_types, *ops, vmap_method=vmap_method))
