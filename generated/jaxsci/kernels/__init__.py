@@ -42,6 +42,7 @@ if _TYPE_CHECKING:
     from ._eval_jacobi_dalphadbeta import eval_jacobi_dalphadbeta as eval_jacobi_dalphadbeta
     from ._eval_jacobi_dbeta import eval_jacobi_dbeta as eval_jacobi_dbeta
     from ._eval_jacobi_dbeta2 import eval_jacobi_dbeta2 as eval_jacobi_dbeta2
+    from ._eval_jacobi_dparam import eval_jacobi_dparam as eval_jacobi_dparam
     from ._eval_sh_jacobi_dp import eval_sh_jacobi_dp as eval_sh_jacobi_dp
     from ._eval_sh_jacobi_dp2 import eval_sh_jacobi_dp2 as eval_sh_jacobi_dp2
     from ._eval_sh_jacobi_dpdq import eval_sh_jacobi_dpdq as eval_sh_jacobi_dpdq
@@ -188,6 +189,7 @@ __all__ = [
     'eval_jacobi_dalphadbeta',
     'eval_jacobi_dbeta',
     'eval_jacobi_dbeta2',
+    'eval_jacobi_dparam',
     'eval_sh_jacobi_dp',
     'eval_sh_jacobi_dp2',
     'eval_sh_jacobi_dpdq',
