@@ -37,6 +37,7 @@ if _TYPE_CHECKING:
     from ._eval_gegenbauer_dalpha2 import eval_gegenbauer_dalpha2 as eval_gegenbauer_dalpha2
     from ._eval_genlaguerre_dalpha import eval_genlaguerre_dalpha as eval_genlaguerre_dalpha
     from ._eval_genlaguerre_dalpha2 import eval_genlaguerre_dalpha2 as eval_genlaguerre_dalpha2
+    from ._eval_genlaguerre_dparam import eval_genlaguerre_dparam as eval_genlaguerre_dparam
     from ._eval_jacobi_dalpha import eval_jacobi_dalpha as eval_jacobi_dalpha
     from ._eval_jacobi_dalpha2 import eval_jacobi_dalpha2 as eval_jacobi_dalpha2
     from ._eval_jacobi_dalphadbeta import eval_jacobi_dalphadbeta as eval_jacobi_dalphadbeta
@@ -184,6 +185,7 @@ __all__ = [
     'eval_gegenbauer_dalpha2',
     'eval_genlaguerre_dalpha',
     'eval_genlaguerre_dalpha2',
+    'eval_genlaguerre_dparam',
     'eval_jacobi_dalpha',
     'eval_jacobi_dalpha2',
     'eval_jacobi_dalphadbeta',

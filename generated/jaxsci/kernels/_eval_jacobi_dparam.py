@@ -54,7 +54,7 @@ def _eval_jacobi_dparam_x_derivative(n, alpha, beta, x, values, needs, *, p, q):
 _FUNCTION = _core.register(
     _core.Function(
         qualname='kernels.eval_jacobi_dparam',
-        scipy='jaxsci._core.kernels.jacobi.eval_jacobi_dparam',
+        scipy='jaxsci._core.kernels.orthopoly.eval_jacobi_dparam',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
@@ -79,12 +79,12 @@ _FUNCTION = _core.register(
 def eval_jacobi_dparam(n, alpha, beta, x, p=1, q=0):
     """Exact parameter derivatives d^p/d alpha^p d^q/d beta^q of the Jacobi polynomial P_n^(alpha, beta)(x).
 
-    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.jacobi.eval_jacobi_dparam``, vectorised numpy evaluated on the
+    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.orthopoly.eval_jacobi_dparam``, vectorised numpy evaluated on the
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
     The three-term recurrence in the degree (DLMF 18.9.1), the forward recurrence SciPy's eval_jacobi
-    uses, evaluated in truncated Taylor arithmetic in alpha and beta (templates/runtime/kernels/jacobi.py):
+    uses, evaluated in truncated Taylor arithmetic in alpha and beta (templates/runtime/kernels/orthopoly.py):
     exact up to the recurrence's rounding at every order, and differentiable again (p + 1, q + 1). NaN
     for a degree that is not an integer (a negative one gives 0, the empty sum); a negative p or q gives 0.
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.special as sc
 
-from jaxsci._core.kernels import jacobi as J
+from jaxsci._core.kernels import orthopoly as J
 
 mpmath.mp.dps = 30
 
@@ -46,3 +46,20 @@ def test_high_degree_at_the_roots_stays_accurate():
     for x0, g in zip(nodes, got):
         ref = mpmath.diff(lambda s: mpmath.jacobi(60, s, -0.5, x0), 1.5)
         assert abs(g - ref) <= 1e-11 * abs(ref), (x0, g, ref)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_genlaguerre_against_mpmath_at_its_roots(p):
+    # at the roots, where roots_genlaguerre's rules evaluate it, up to a degree SciPy's rules reach
+    for n, a in [(1, 0.5), (5, -0.6), (20, 2.5), (60, 0.0)]:
+        nodes = sc.roots_genlaguerre(n, a)[0][[0, n // 2, -1]]
+        got = J.eval_genlaguerre_dparam(n, a, nodes, p)
+        for x0, g in zip(nodes, got):
+            ref = mpmath.diff(lambda s: mpmath.laguerre(n, s, mpmath.mpf(x0) + mpmath.mpf(2) ** -90), a, p)
+            assert abs(g - ref) <= 1e-11 * max(1e-300, abs(ref)), (n, a, x0, g, ref)
+
+
+def test_genlaguerre_edges():
+    assert J.eval_genlaguerre_dparam(1, 0.7, 2.0, 2) == 0                # L_1 = 1 + alpha - x is linear in alpha
+    assert J.eval_genlaguerre_dparam(-1, 0.7, 2.0) == 0 and np.isnan(J.eval_genlaguerre_dparam(1.5, 0.7, 2.0))
+    assert J.eval_genlaguerre_dparam(np.arange(3), 0.5, np.ones((2, 1)) + 1j).shape == (2, 3)
