@@ -46,3 +46,13 @@ def test_laguerre_nodes_sum_to_n_times_n_plus_alpha():
 def test_the_other_rules_masses_follow_their_parameters(rule, closed, at):
     np.testing.assert_allclose(jax.grad(rule)(at), jax.grad(closed)(at), rtol=1e-10)
     np.testing.assert_allclose(jax.grad(jax.grad(rule))(at), jax.grad(jax.grad(closed))(at), rtol=1e-9)
+
+
+def test_an_invalid_parameter_is_nan_alone_in_its_batch():
+    import scipy.special as sc
+
+    x, w = jax.vmap(lambda a: roots_jacobi(3, a, 0.5))(jnp.asarray([0.5, -2.0, jnp.nan, 1.5]))
+    assert np.isnan(np.asarray(x[1:3])).all() and np.isnan(np.asarray(w[1:3])).all()
+    for row, a in [(0, 0.5), (3, 1.5)]:
+        np.testing.assert_array_equal(np.asarray(x[row]), sc.roots_jacobi(3, a, 0.5)[0])
+        np.testing.assert_array_equal(np.asarray(w[row]), sc.roots_jacobi(3, a, 0.5)[1])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
 
@@ -39,6 +40,11 @@ def _roots_genlaguerre_core_shape(n, **_):
     return (n, )
 
 
+def _roots_genlaguerre_valid(alpha):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): alpha > -1"""
+    return (alpha > -1)
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.roots_genlaguerre',
@@ -53,6 +59,7 @@ _FUNCTION = _core.register(
         core_shape=_roots_genlaguerre_core_shape,
         core_rank=1,
         host_loop=True,
+        guard=_roots_genlaguerre_valid,
         rules={
             (('mu', False),): {
                 0: _core.Rule((_roots_genlaguerre_mu_false_alpha_needs, _roots_genlaguerre_mu_false_alpha_needs_stage2, ), _roots_genlaguerre_mu_false_alpha_derivative, statics=('n',)),
@@ -91,6 +98,9 @@ def roots_genlaguerre(n, alpha, mu=False):
       SciPy takes scalars only, so the host calls it once per element, in one callback (SciPy's roots_genlaguerre takes a scalar alpha only (it raises for arrays)).
 
 
+
+    Guard: SciPy is called only where alpha > -1; elsewhere every output is NaN.
+    SciPy's roots_genlaguerre raises ValueError outside alpha > -1 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
 
@@ -72,6 +73,11 @@ def _roots_jacobi_core_shape(n, **_):
     return (n, )
 
 
+def _roots_jacobi_valid(alpha, beta):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(alpha > -1, beta > -1)"""
+    return np.logical_and((alpha > -1), (beta > -1))
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.roots_jacobi',
@@ -87,6 +93,7 @@ _FUNCTION = _core.register(
         core_shape=_roots_jacobi_core_shape,
         core_rank=1,
         host_loop=True,
+        guard=_roots_jacobi_valid,
         rules={
             (('mu', False),): {
                 0: _core.Rule((_roots_jacobi_mu_false_alpha_needs, _roots_jacobi_mu_false_alpha_needs_stage2, ), _roots_jacobi_mu_false_alpha_derivative, statics=('n',)),
@@ -129,6 +136,9 @@ def roots_jacobi(n, alpha, beta, mu=False):
       SciPy takes scalars only, so the host calls it once per element, in one callback (SciPy's roots_jacobi takes scalar alpha and beta only (it raises for arrays)).
 
 
+
+    Guard: SciPy is called only where And(alpha > -1, beta > -1); elsewhere every output is NaN.
+    SciPy's roots_jacobi raises ValueError outside alpha and beta > -1 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
 
@@ -74,6 +75,11 @@ def _roots_sh_jacobi_core_shape(n, **_):
     return (n, )
 
 
+def _roots_sh_jacobi_valid(p1, q1):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(p1 - q1 > -1, q1 > 0)"""
+    return np.logical_and((p1 - q1 > -1), (q1 > 0))
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.roots_sh_jacobi',
@@ -89,6 +95,7 @@ _FUNCTION = _core.register(
         core_shape=_roots_sh_jacobi_core_shape,
         core_rank=1,
         host_loop=True,
+        guard=_roots_sh_jacobi_valid,
         rules={
             (('mu', False),): {
                 0: _core.Rule((_roots_sh_jacobi_mu_false_p1_needs, _roots_sh_jacobi_mu_false_p1_needs_stage2, ), _roots_sh_jacobi_mu_false_p1_derivative, statics=('n',)),
@@ -131,6 +138,9 @@ def roots_sh_jacobi(n, p1, q1, mu=False):
       SciPy takes scalars only, so the host calls it once per element, in one callback (SciPy's roots_sh_jacobi takes scalar p1 and q1 only (it raises for arrays)).
 
 
+
+    Guard: SciPy is called only where And(p1 - q1 > -1, q1 > 0); elsewhere every output is NaN.
+    SciPy's roots_sh_jacobi raises ValueError outside p1 - q1 > -1 and q1 > 0 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
