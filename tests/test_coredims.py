@@ -208,7 +208,7 @@ def _derive_roots(w_formula):
 
     root = Path(__file__).resolve().parent.parent / "specs"
     others = [parse_spec((root / module / f"{name}.yaml").read_text(), f"specs/{module}/{name}.yaml", module=module, stem=name)
-              for module, name in [("special", "riccati_jn"), ("kernels", "eval_jacobi_dparam")]]
+              for module, name in [("special", "riccati_jn"), ("special", "bernoulli"), ("kernels", "eval_jacobi_dparam")]]
     spec = parse_spec(_ROOTS_SPEC % w_formula, "specs/special/roots_jacobi.yaml", module="special", stem="roots_jacobi")
     return derive_all([spec, *others])
 
@@ -222,6 +222,7 @@ def test_a_core_rule_calls_elementwise_functions_after_its_values_at_their_shape
     assert all(need.stage >= 1 and all(a.same_as is None for a in need.args) for need in alpha_rule.needs)
 
 
-def test_a_core_rule_may_not_call_a_function_with_another_core():
-    with pytest.raises((SpecError, SpecErrors), match=r"roots_jacobi.yaml:\d+: derivatives.alpha: .*riccati_jn.*core dimensions"):
-        _derive_roots("riccati_jn.jn(n, alpha)")
+@pytest.mark.parametrize("call,name", [("riccati_jn.jn(n, alpha)", "riccati_jn"), ("bernoulli(n)", "bernoulli")])
+def test_a_core_rule_may_not_call_a_function_with_another_core_or_no_traced_arguments(call, name):
+    with pytest.raises((SpecError, SpecErrors), match=rf"roots_jacobi.yaml:\d+: derivatives.alpha: .*{name}.*core dimensions, an axis or no traced"):
+        _derive_roots(call)
