@@ -436,12 +436,8 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     planner = _Planner(deriver.catalog, spec, condition, arg, loc)
     derivative = [planner.replace_calls(e) for e in _with_points(exprs, points)]
     conjugate = [planner.replace_calls(e) for e in conj] if conj is not None else None
-    if spec.core and planner.needs:
-        # the rule functions see the loop dimensions only for the function's own outputs
-        calls = ", ".join(sorted(f"{info.spec.name}{tuple(info.traced)}" for _, info in planner.needs.values()))
-        raise _error(loc, f"derivatives.{arg.name}: a function with core dimensions may use its own outputs (with "
-                          f"its own arguments), its arguments, its index names and elementary functions only; "
-                          f"not {calls}")
+    if spec.core:
+        _check_core_needs(planner, arg, loc)
     code = planner.printer(derivative + (conjugate or []))
     statics, needs = planner.need_records(code, derivative + (conjugate or []))
     return (
@@ -450,6 +446,18 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
         tuple(code(e, "derivative") for e in derivative),
         tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
     )
+
+
+def _check_core_needs(planner, arg: model.Arg, loc: model.Location) -> None:
+    """A rule of a function with core dimensions may call elementwise functions only: they are
+    evaluated after the function, broadcast over its loop and core shape (``_Planner.core``), where a
+    callee with core dimensions of its own would add another core shape."""
+    wrong = sorted(f"{info.spec.name}{tuple(info.traced)}" for _, info in planner.needs.values()
+                   if info.spec.core or not info.spec.traced_args or info.spec.reduction is not None)
+    if wrong:
+        raise _error(loc, f"derivatives.{arg.name}: a function with core dimensions may use its own outputs (with "
+                          f"its own arguments), its arguments, its index names, elementary functions and elementwise "
+                          f"spec'd functions; not {', '.join(wrong)}, which has core dimensions, an axis or no traced arguments")
 
 
 class _Planner:
@@ -466,6 +474,7 @@ class _Planner:
         self.label_var: dict = {}  # "__need_<label>" symbol name -> var
         self.stages: dict = {}  # var -> stage
         self.canonical: dict = {}  # "__need_<label>" symbol -> the evaluation in placeholders, for keys
+        self.core = bool(spec.core)
 
     def stage_of(self, values) -> int:
         stage = 0
@@ -494,7 +503,9 @@ class _Planner:
             self.counters[info.spec.name] = self.counters.get(info.spec.name, 0) + 1
             var = f"{info.spec.name}_{self.counters[info.spec.name]}"
             self.needs[key] = (var, info)
-            self.stages[var] = self.stage_of(info.traced)
+            # with core dimensions every evaluation follows the function's own (a later round trip), at its
+            # loop and core shape: the values of a call of the loop shape alone would not broadcast against it
+            self.stages[var] = max(self.stage_of(info.traced), 1 if self.core else 0)
         var, _ = self.needs[key]
         label = var if len(info.spec.outputs) == 1 else f"{var}[{info.output}]"
         name = f"__need_{label}"
@@ -559,12 +570,13 @@ class _Planner:
             args = []
             for value in info.traced:
                 used_ints |= sympy.sympify(value).free_symbols & own_ints
-                if value in self.own_traced:
+                if value in self.own_traced and not self.core:  # with core dimensions: reshaped to broadcast
                     args.append(PlannedArg(same_as=self.own_traced.index(value), key=None, code=None))
                 else:
                     args.append(PlannedArg(same_as=None, key=self.key_text(value), code=code(value, f"argument of {var}")))
             records.append(PlannedNeed(var=var, spec=info.spec, statics=statics, args=tuple(args),
-                                       stage=self.stages[var], where=_special_point_where(info.traced, self.own_traced),
+                                       stage=self.stages[var],
+                                       where=() if self.core else _special_point_where(info.traced, self.own_traced),
                                        statics_code=statics_code))
         used = tuple(a.name for a in self.spec.args if self.symbols.get(a.name) in used_ints)
         return used, tuple(records)

@@ -139,3 +139,90 @@ def test_a_complex_argument_where_scipy_is_wrong_is_refused_with_the_right_reaso
     from jaxsci.special import gammaln  # a ufunc without a complex loop says so
     with pytest.raises(TypeError, match=r"gammaln: argument 'x' does not accept complex values \(SciPy has no complex loop"):
         gammaln(jnp.asarray(0.5 + 0.5j))
+
+
+def test_roots_of_traced_parameters_broadcast_and_match_scipy():
+    from jaxsci.special import roots_jacobi
+
+    alpha, beta = np.array([-0.5, 0.3, 2.0]), np.array([[0.5], [1.5]])
+    x, w = roots_jacobi(4, jnp.asarray(alpha), jnp.asarray(beta))
+    assert x.shape == w.shape == (4, 2, 3)
+    for j, i in np.ndindex(2, 3):
+        expected = sc.roots_jacobi(4, alpha[i], beta[j, 0])
+        np.testing.assert_array_equal(np.asarray(x)[:, j, i], expected[0])
+        np.testing.assert_array_equal(np.asarray(w)[:, j, i], expected[1])
+    x32, _ = roots_jacobi(4, jnp.float32(0.3), jnp.float32(0.5))
+    assert x32.dtype == jnp.float32
+
+
+def test_roots_vmapped_derivative_is_batched_and_every_order_matches_mpmath():
+    from jaxsci.special import roots_jacobi
+
+    import mpmath
+
+    nodes = lambda a: roots_jacobi(3, a, 1.5)  # noqa: E731
+    alphas = jnp.asarray([0.0, 0.7, 2.5])
+    d = jax.vmap(jax.jacfwd(nodes))(alphas)
+    for k, a in enumerate(alphas):
+        np.testing.assert_allclose(np.asarray(d[0][k]), np.asarray(jax.jacfwd(nodes)(a)[0]), rtol=1e-14)
+    for size in (3, 7):  # the callbacks do not multiply with the batch: one per round trip
+        jaxpr = str(jax.make_jaxpr(jax.vmap(jax.jacfwd(nodes)))(jnp.linspace(0, 1, size)))
+        assert jaxpr.count("jaxsci_evaluate") == 2
+    # the third derivative: the rules' kernels differentiate again (no order limit)
+    third = jax.jacfwd(jax.jacfwd(jax.jacfwd(lambda a: nodes(a)[1][0])))(0.7)
+    with mpmath.workdps(30):
+        ref = mpmath.diff(lambda a: mpmath.gauss_quadrature(3, "jacobi", a, mpmath.mpf(1.5))[1][0], mpmath.mpf(0.7), 3)
+    assert abs(float(third) - float(ref)) <= 1e-7 * abs(float(ref))
+
+
+_ROOTS_SPEC = """
+name: roots_jacobi
+scipy: scipy.special.roots_jacobi
+summary: s
+args:
+  - {name: n, kind: static_int}
+  - {name: alpha, kind: real}
+  - {name: beta, kind: real}
+  - {name: mu, kind: static_bool, default: false, choices: [false], why_choices: "w"}
+outputs:
+  - {name: x, shape: [n], index: [i]}
+  - {name: w, shape: [n], index: [i]}
+host_loop: "scalars only"
+derivatives:
+  alpha:
+    formulas:
+      x: -eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 1, 0) / eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 0, 0)
+      w: %s
+    source: s
+  beta: {formulas: {x: "0", w: "0"}, source: s}
+reference:
+  mpmath: "(alpha, beta)"
+tests:
+  domain: {alpha: [0, 1], beta: [0, 1]}
+  statics: {n: [2]}
+"""
+
+
+def _derive_roots(w_formula):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "specs"
+    others = [parse_spec((root / module / f"{name}.yaml").read_text(), f"specs/{module}/{name}.yaml", module=module, stem=name)
+              for module, name in [("special", "riccati_jn"), ("special", "bernoulli"), ("kernels", "eval_jacobi_dparam")]]
+    spec = parse_spec(_ROOTS_SPEC % w_formula, "specs/special/roots_jacobi.yaml", module="special", stem="roots_jacobi")
+    return derive_all([spec, *others])
+
+
+def test_a_core_rule_calls_elementwise_functions_after_its_values_at_their_shape():
+    # w's call uses the arguments only, yet it too has the outputs' shape (the derivative broadcasts it)
+    rules = _derive_roots("eval_jacobi_dparam(n, alpha, beta, alpha + 1, 1, 0) * roots_jacobi.w(n, alpha, beta)")["roots_jacobi"]
+    (alpha_rule, _) = rules[0].rules
+    assert len(alpha_rule.needs) == 3
+    # every call in a later round trip, every argument given by code (reshaped to broadcast), none shared
+    assert all(need.stage >= 1 and all(a.same_as is None for a in need.args) for need in alpha_rule.needs)
+
+
+@pytest.mark.parametrize("call,name", [("riccati_jn.jn(n, alpha)", "riccati_jn"), ("bernoulli(n)", "bernoulli")])
+def test_a_core_rule_may_not_call_a_function_with_another_core_or_no_traced_arguments(call, name):
+    with pytest.raises((SpecError, SpecErrors), match=rf"roots_jacobi.yaml:\d+: derivatives.alpha: .*{name}.*core dimensions, an axis or no traced"):
+        _derive_roots(call)

@@ -37,11 +37,13 @@ if _TYPE_CHECKING:
     from ._eval_gegenbauer_dalpha2 import eval_gegenbauer_dalpha2 as eval_gegenbauer_dalpha2
     from ._eval_genlaguerre_dalpha import eval_genlaguerre_dalpha as eval_genlaguerre_dalpha
     from ._eval_genlaguerre_dalpha2 import eval_genlaguerre_dalpha2 as eval_genlaguerre_dalpha2
+    from ._eval_genlaguerre_dparam import eval_genlaguerre_dparam as eval_genlaguerre_dparam
     from ._eval_jacobi_dalpha import eval_jacobi_dalpha as eval_jacobi_dalpha
     from ._eval_jacobi_dalpha2 import eval_jacobi_dalpha2 as eval_jacobi_dalpha2
     from ._eval_jacobi_dalphadbeta import eval_jacobi_dalphadbeta as eval_jacobi_dalphadbeta
     from ._eval_jacobi_dbeta import eval_jacobi_dbeta as eval_jacobi_dbeta
     from ._eval_jacobi_dbeta2 import eval_jacobi_dbeta2 as eval_jacobi_dbeta2
+    from ._eval_jacobi_dparam import eval_jacobi_dparam as eval_jacobi_dparam
     from ._eval_sh_jacobi_dp import eval_sh_jacobi_dp as eval_sh_jacobi_dp
     from ._eval_sh_jacobi_dp2 import eval_sh_jacobi_dp2 as eval_sh_jacobi_dp2
     from ._eval_sh_jacobi_dpdq import eval_sh_jacobi_dpdq as eval_sh_jacobi_dpdq
@@ -183,11 +185,13 @@ __all__ = [
     'eval_gegenbauer_dalpha2',
     'eval_genlaguerre_dalpha',
     'eval_genlaguerre_dalpha2',
+    'eval_genlaguerre_dparam',
     'eval_jacobi_dalpha',
     'eval_jacobi_dalpha2',
     'eval_jacobi_dalphadbeta',
     'eval_jacobi_dbeta',
     'eval_jacobi_dbeta2',
+    'eval_jacobi_dparam',
     'eval_sh_jacobi_dp',
     'eval_sh_jacobi_dp2',
     'eval_sh_jacobi_dpdq',

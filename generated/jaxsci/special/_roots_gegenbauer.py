@@ -3,8 +3,49 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
+
+
+def _roots_gegenbauer_mu_false_alpha_needs(alpha, values, needs, *, n):
+    """Evaluations d roots_gegenbauer / d alpha uses besides roots_gegenbauer itself."""
+    return ()
+
+
+def _roots_gegenbauer_mu_false_alpha_needs_stage2(alpha, values, needs, *, n):
+    """Evaluations d roots_gegenbauer / d alpha uses at its values: round trip 2."""
+    (x, w) = values
+    alpha = _core.coredims.loop_dims(alpha, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    return (
+        _core.Need('special.digamma', (), (('2*_0 + n', 2*alpha + n), )),
+        _core.Need('special.digamma', (), (('_0 + n + 1/2', alpha + n + 1/2), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 1)), (('n', n), ('_0 - 1/2', alpha - 1/2), ('_0 - 1/2', alpha - 1/2), ('__value_0', x), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 1), ('q', 0)), (('n', n), ('_0 - 1/2', alpha - 1/2), ('_0 - 1/2', alpha - 1/2), ('__value_0', x), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 0)), (('n - 1', n - 1), ('_0 + 1/2', alpha + 1/2), ('_0 + 1/2', alpha + 1/2), ('__value_0', x), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 1)), (('n - 1', n - 1), ('_0 + 1/2', alpha + 1/2), ('_0 + 1/2', alpha + 1/2), ('__value_0', x), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 1), ('q', 0)), (('n - 1', n - 1), ('_0 + 1/2', alpha + 1/2), ('_0 + 1/2', alpha + 1/2), ('__value_0', x), )),
+    )
+
+
+def _roots_gegenbauer_mu_false_alpha_derivative(alpha, values, needs, *, n):
+    """d roots_gegenbauer / d alpha (when mu=False): x: -2 * (eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / ((n + 2 * alpha) * eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0)); w: roots_gegenbauer.w(n, alpha) * (2 * digamma(n + alpha + 1/2) - 2 * digamma(n + 2 * alpha) + 2 * log(2) - 4 / (n + 2 * alpha) + 8 * alpha * roots_gegenbauer.x(n, alpha) * (eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / ((n + 2 * alpha) * eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0) * (1 - roots_gegenbauer.x(n, alpha)**2)) - 2 * (eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0)) [roots_jacobi's implicit-function rule and weight formula (DLMF 18.9.15, 3.5.29) at alpha - 1/2 = beta, C_n^(alpha) being a multiple of that Jacobi polynomial (DLMF 18.7.1)]"""
+    (x, w) = values
+    alpha = _core.coredims.loop_dims(alpha, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3, eval_jacobi_dparam_4, eval_jacobi_dparam_5) = needs
+    return (-2*(eval_jacobi_dparam_1 + eval_jacobi_dparam_2)/(eval_jacobi_dparam_3*(2*alpha + n)), w*(-2*digamma_1 + 2*digamma_2 + 2*jnp.log(2) - 4/(2*alpha + n) + 8*x*alpha*(eval_jacobi_dparam_1 + eval_jacobi_dparam_2)/(eval_jacobi_dparam_3*(1 - x**2)*(2*alpha + n)) - 2*(eval_jacobi_dparam_4 + eval_jacobi_dparam_5)/eval_jacobi_dparam_3), )
+
+
+def _roots_gegenbauer_core_shape(n, **_):
+    """The sizes of the core dimensions (i): n."""
+    return (n, )
+
+
+def _roots_gegenbauer_valid(alpha):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): alpha > -0.5"""
+    return (alpha > -0.5)
 
 
 _FUNCTION = _core.register(
@@ -13,13 +54,18 @@ _FUNCTION = _core.register(
         scipy='scipy.special.roots_gegenbauer',
         args=(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('alpha', 'static_float', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
         ),
-        outputs=(_core.Output('x', 'promoted', shape=('n',)), _core.Output('w', 'promoted', shape=('n',)), ),
+        outputs=(_core.Output('x', 'promoted'), _core.Output('w', 'promoted'), ),
         vmap_method='expand_dims',
+        core_shape=_roots_gegenbauer_core_shape,
+        core_rank=1,
+        host_loop=True,
+        guard=_roots_gegenbauer_valid,
         rules={
             (('mu', False),): {
+                0: _core.Rule((_roots_gegenbauer_mu_false_alpha_needs, _roots_gegenbauer_mu_false_alpha_needs_stage2, ), _roots_gegenbauer_mu_false_alpha_derivative, statics=('n',)),
             },
         },
     )
@@ -33,27 +79,40 @@ def roots_gegenbauer(n, alpha, mu=False):
     ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
     (and one per derivative order).
 
-    The n roots of the Gegenbauer polynomial C_n^(alpha) and the weights of the n-point Gauss rule for the weight (1 - x^2)^(alpha - 1/2) on [-1, 1], which
-    integrates polynomials of degree 2n - 1 against it exactly. The output shape follows from the static
-    argument n, so the function works under jit with n fixed; one host callback computes both. The parameters are static Python floats here: the nodes as differentiable functions of them (the implicit-function rule) need traced parameters, which the static-size grammar does not have yet.
+    The n roots of the Gegenbauer polynomial C_n^(alpha) and the weights of the n-point Gauss rule for
+    the weight (1 - x^2)^(alpha - 1/2) on [-1, 1], which integrates polynomials of degree 2n - 1 against
+    it exactly. n is a static Python int (it sets the size); alpha is a traced array: each output has the
+    shape (n, *alpha.shape), SciPy's (n,) for a scalar. C_n^(alpha) is a multiple of the Jacobi polynomial
+    P_n^(alpha - 1/2, alpha - 1/2), so the rule is the Jacobi rule there (SciPy's alpha = 0, the
+    Chebyshev rule, is its limit), and the nodes and weights are differentiable in alpha by the
+    implicit-function rule, to every order (jaxsci's exact kernel eval_jacobi_dparam).
 
     Args:
       n: static Python int. Quadrature order (number of nodes).
-      alpha: static Python float. Parameter, alpha > -1/2.
+      alpha: real array. Parameter, alpha > -1/2.
+        Differentiable: -2 * (eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / ((n + 2 * alpha) * eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0)); roots_gegenbauer.w(n, alpha) * (2 * digamma(n + alpha + 1/2) - 2 * digamma(n + 2 * alpha) + 2 * log(2) - 4 / (n + 2 * alpha) + 8 * alpha * roots_gegenbauer.x(n, alpha) * (eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / ((n + 2 * alpha) * eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0) * (1 - roots_gegenbauer.x(n, alpha)**2)) - 2 * (eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0)) (when mu=False) (roots_jacobi's implicit-function rule and weight formula (DLMF 18.9.15, 3.5.29) at alpha - 1/2 = beta, C_n^(alpha) being a multiple of that Jacobi polynomial (DLMF 18.7.1); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
       mu: static Python bool (default False). SciPy's mu flag; only False (nodes and weights) is supported.
         Supported values: False (mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead).
 
     Returns:
       x: array of the promoted input dtype Nodes, in increasing order.
       w: array of the promoted input dtype Weights.
+      Each output has the shape (n, *batch), batch the broadcast
+      shape of alpha: the core dimension first, as SciPy returns;
+      SciPy takes scalars only, so the host calls it once per element, in one callback (SciPy's roots_gegenbauer takes a scalar alpha only (it raises for arrays)).
 
+
+
+    Guard: SciPy is called only where alpha > -0.5; elsewhere every output is NaN.
+    SciPy's roots_gegenbauer raises ValueError outside alpha > -1/2 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.
 
     References:
-      - DLMF 18.3, https://dlmf.nist.gov/3.5#v
+      - DLMF 18.3, 18.7.1, https://dlmf.nist.gov/3.5#v
+      - DLMF 18.9.15 and 18.8.1, https://dlmf.nist.gov/18.9
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.roots_gegenbauer.html
     """

@@ -3,8 +3,79 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
+
+
+def _roots_jacobi_mu_false_alpha_needs(alpha, beta, values, needs, *, n):
+    """Evaluations d roots_jacobi / d alpha uses besides roots_jacobi itself."""
+    return ()
+
+
+def _roots_jacobi_mu_false_alpha_needs_stage2(alpha, beta, values, needs, *, n):
+    """Evaluations d roots_jacobi / d alpha uses at its values: round trip 2."""
+    (x, w) = values
+    alpha = _core.coredims.loop_dims(alpha, 1)
+    beta = _core.coredims.loop_dims(beta, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    return (
+        _core.Need('special.digamma', (), (('_0 + _1 + n + 1', alpha + beta + n + 1), )),
+        _core.Need('special.digamma', (), (('_0 + n + 1', alpha + n + 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 1), ('q', 0)), (('n', n), ('_0', alpha), ('_1', beta), ('__value_0', x), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 0)), (('n - 1', n - 1), ('_0 + 1', alpha + 1), ('_1 + 1', beta + 1), ('__value_0', x), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 1), ('q', 0)), (('n - 1', n - 1), ('_0 + 1', alpha + 1), ('_1 + 1', beta + 1), ('__value_0', x), )),
+    )
+
+
+def _roots_jacobi_mu_false_alpha_derivative(alpha, beta, values, needs, *, n):
+    """d roots_jacobi / d alpha (when mu=False): x: -2 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 1, 0) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)); w: roots_jacobi.w(n, alpha, beta) * (digamma(n + alpha + 1) - digamma(n + alpha + beta + 1) + log(2) - 4 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 1, 0) * (beta - alpha - (alpha + beta + 1) * roots_jacobi.x(n, alpha, beta)) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0) * (1 - roots_jacobi.x(n, alpha, beta)**2)) - 2 / (n + alpha + beta + 1) - 2 * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 1, 0) / eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)) [implicit-function rule on P_n^(alpha, beta)(x_i) = 0 (DLMF 18.9.15); the weights' closed form (DLMF 3.5.29, Szegő (15.3.5)) differentiated with x_i]"""
+    (x, w) = values
+    alpha = _core.coredims.loop_dims(alpha, 1)
+    beta = _core.coredims.loop_dims(beta, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3) = needs
+    return (-2*eval_jacobi_dparam_1/(eval_jacobi_dparam_2*(alpha + beta + n + 1)), w*(-digamma_1 + digamma_2 - 4*eval_jacobi_dparam_1*(-x*(alpha + beta + 1) - alpha + beta)/(eval_jacobi_dparam_2*(1 - x**2)*(alpha + beta + n + 1)) + jnp.log(2) - 2/(alpha + beta + n + 1) - 2*eval_jacobi_dparam_3/eval_jacobi_dparam_2), )
+
+
+def _roots_jacobi_mu_false_beta_needs(alpha, beta, values, needs, *, n):
+    """Evaluations d roots_jacobi / d beta uses besides roots_jacobi itself."""
+    return ()
+
+
+def _roots_jacobi_mu_false_beta_needs_stage2(alpha, beta, values, needs, *, n):
+    """Evaluations d roots_jacobi / d beta uses at its values: round trip 2."""
+    (x, w) = values
+    alpha = _core.coredims.loop_dims(alpha, 1)
+    beta = _core.coredims.loop_dims(beta, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    return (
+        _core.Need('special.digamma', (), (('_0 + _1 + n + 1', alpha + beta + n + 1), )),
+        _core.Need('special.digamma', (), (('_1 + n + 1', beta + n + 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 1)), (('n', n), ('_0', alpha), ('_1', beta), ('__value_0', x), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 0)), (('n - 1', n - 1), ('_0 + 1', alpha + 1), ('_1 + 1', beta + 1), ('__value_0', x), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 1)), (('n - 1', n - 1), ('_0 + 1', alpha + 1), ('_1 + 1', beta + 1), ('__value_0', x), )),
+    )
+
+
+def _roots_jacobi_mu_false_beta_derivative(alpha, beta, values, needs, *, n):
+    """d roots_jacobi / d beta (when mu=False): x: -2 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 0, 1) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)); w: roots_jacobi.w(n, alpha, beta) * (digamma(n + beta + 1) - digamma(n + alpha + beta + 1) + log(2) - 4 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 0, 1) * (beta - alpha - (alpha + beta + 1) * roots_jacobi.x(n, alpha, beta)) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0) * (1 - roots_jacobi.x(n, alpha, beta)**2)) - 2 / (n + alpha + beta + 1) - 2 * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 1) / eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)) [implicit-function rule on P_n^(alpha, beta)(x_i) = 0 (DLMF 18.9.15); the weights' closed form (DLMF 3.5.29, Szegő (15.3.5)) differentiated with x_i]"""
+    (x, w) = values
+    alpha = _core.coredims.loop_dims(alpha, 1)
+    beta = _core.coredims.loop_dims(beta, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3) = needs
+    return (-2*eval_jacobi_dparam_1/(eval_jacobi_dparam_2*(alpha + beta + n + 1)), w*(-digamma_1 + digamma_2 - 4*eval_jacobi_dparam_1*(-x*(alpha + beta + 1) - alpha + beta)/(eval_jacobi_dparam_2*(1 - x**2)*(alpha + beta + n + 1)) + jnp.log(2) - 2/(alpha + beta + n + 1) - 2*eval_jacobi_dparam_3/eval_jacobi_dparam_2), )
+
+
+def _roots_jacobi_core_shape(n, **_):
+    """The sizes of the core dimensions (i): n."""
+    return (n, )
+
+
+def _roots_jacobi_valid(alpha, beta):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(alpha > -1, beta > -1)"""
+    return np.logical_and((alpha > -1), (beta > -1))
 
 
 _FUNCTION = _core.register(
@@ -13,14 +84,20 @@ _FUNCTION = _core.register(
         scipy='scipy.special.roots_jacobi',
         args=(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('alpha', 'static_float', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('beta', 'static_float', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('beta', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
         ),
-        outputs=(_core.Output('x', 'promoted', shape=('n',)), _core.Output('w', 'promoted', shape=('n',)), ),
+        outputs=(_core.Output('x', 'promoted'), _core.Output('w', 'promoted'), ),
         vmap_method='expand_dims',
+        core_shape=_roots_jacobi_core_shape,
+        core_rank=1,
+        host_loop=True,
+        guard=_roots_jacobi_valid,
         rules={
             (('mu', False),): {
+                0: _core.Rule((_roots_jacobi_mu_false_alpha_needs, _roots_jacobi_mu_false_alpha_needs_stage2, ), _roots_jacobi_mu_false_alpha_derivative, statics=('n',)),
+                1: _core.Rule((_roots_jacobi_mu_false_beta_needs, _roots_jacobi_mu_false_beta_needs_stage2, ), _roots_jacobi_mu_false_beta_derivative, statics=('n',)),
             },
         },
     )
@@ -34,28 +111,43 @@ def roots_jacobi(n, alpha, beta, mu=False):
     ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
     (and one per derivative order).
 
-    The n roots of the Jacobi polynomial P_n^(alpha, beta) and the weights of the n-point Gauss rule for the weight (1 - x)^alpha (1 + x)^beta on [-1, 1], which
-    integrates polynomials of degree 2n - 1 against it exactly. The output shape follows from the static
-    argument n, so the function works under jit with n fixed; one host callback computes both. The parameters are static Python floats here: the nodes as differentiable functions of them (the implicit-function rule) need traced parameters, which the static-size grammar does not have yet.
+    The n roots of the Jacobi polynomial P_n^(alpha, beta) and the weights of the n-point Gauss rule for
+    the weight (1 - x)^alpha (1 + x)^beta on [-1, 1], which integrates polynomials of degree 2n - 1
+    against it exactly. n is a static Python int (it sets the size); alpha and beta are traced arrays,
+    broadcast against each other: each output has the shape (n, *broadcast(alpha, beta).shape), SciPy's
+    (n,) for scalars, and the nodes and weights are differentiable in alpha and beta by the
+    implicit-function rule (to every order: the rules use jaxsci's exact kernel eval_jacobi_dparam for the
+    parameter derivatives of P_n).
 
     Args:
       n: static Python int. Quadrature order (number of nodes).
-      alpha: static Python float. Parameter, alpha > -1.
-      beta: static Python float. Parameter, beta > -1.
+      alpha: real array. Parameter, alpha > -1.
+        Differentiable: -2 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 1, 0) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)); roots_jacobi.w(n, alpha, beta) * (digamma(n + alpha + 1) - digamma(n + alpha + beta + 1) + log(2) - 4 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 1, 0) * (beta - alpha - (alpha + beta + 1) * roots_jacobi.x(n, alpha, beta)) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0) * (1 - roots_jacobi.x(n, alpha, beta)**2)) - 2 / (n + alpha + beta + 1) - 2 * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 1, 0) / eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)) (when mu=False) (implicit-function rule on P_n^(alpha, beta)(x_i) = 0 (DLMF 18.9.15); the weights' closed form (DLMF 3.5.29, Szegő (15.3.5)) differentiated with x_i; agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
+      beta: real array. Parameter, beta > -1.
+        Differentiable: -2 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 0, 1) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)); roots_jacobi.w(n, alpha, beta) * (digamma(n + beta + 1) - digamma(n + alpha + beta + 1) + log(2) - 4 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 0, 1) * (beta - alpha - (alpha + beta + 1) * roots_jacobi.x(n, alpha, beta)) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0) * (1 - roots_jacobi.x(n, alpha, beta)**2)) - 2 / (n + alpha + beta + 1) - 2 * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 1) / eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)) (when mu=False) (implicit-function rule on P_n^(alpha, beta)(x_i) = 0 (DLMF 18.9.15); the weights' closed form (DLMF 3.5.29, Szegő (15.3.5)) differentiated with x_i; agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
       mu: static Python bool (default False). SciPy's mu flag; only False (nodes and weights) is supported.
         Supported values: False (mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead).
 
     Returns:
       x: array of the promoted input dtype Nodes, in increasing order.
       w: array of the promoted input dtype Weights.
+      Each output has the shape (n, *batch), batch the broadcast
+      shape of alpha, beta: the core dimension first, as SciPy returns;
+      SciPy takes scalars only, so the host calls it once per element, in one callback (SciPy's roots_jacobi takes scalar alpha and beta only (it raises for arrays)).
 
+
+
+    Guard: SciPy is called only where And(alpha > -1, beta > -1); elsewhere every output is NaN.
+    SciPy's roots_jacobi raises ValueError outside alpha and beta > -1 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
     own dtype.
 
     References:
-      - DLMF 18.3, 3.5.29, https://dlmf.nist.gov/3.5#v
+      - DLMF 18.3, 18.9.15 and 18.8.1, https://dlmf.nist.gov/18.3
+      - DLMF 3.5.29 (Gauss-Jacobi weights), https://dlmf.nist.gov/3.5#v
+      - G. Szegő, Orthogonal Polynomials, (15.3.5)
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.roots_jacobi.html
     """

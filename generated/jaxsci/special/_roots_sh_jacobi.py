@@ -3,8 +3,81 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _core
+
+
+def _roots_sh_jacobi_mu_false_p1_needs(p1, q1, values, needs, *, n):
+    """Evaluations d roots_sh_jacobi / d p1 uses besides roots_sh_jacobi itself."""
+    return ()
+
+
+def _roots_sh_jacobi_mu_false_p1_needs_stage2(p1, q1, values, needs, *, n):
+    """Evaluations d roots_sh_jacobi / d p1 uses at its values: round trip 2."""
+    (x, w) = values
+    p1 = _core.coredims.loop_dims(p1, 1)
+    q1 = _core.coredims.loop_dims(q1, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    return (
+        _core.Need('special.digamma', (), (('_0 + n', n + p1), )),
+        _core.Need('special.digamma', (), (('_0 - _1 + n + 1', n + p1 - q1 + 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 1), ('q', 0)), (('n', n), ('_0 - _1', p1 - q1), ('_1 - 1', q1 - 1), ('2*__value_0 - 1', 2*x - 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 0)), (('n - 1', n - 1), ('_0 - _1 + 1', p1 - q1 + 1), ('_1', q1), ('2*__value_0 - 1', 2*x - 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 1), ('q', 0)), (('n - 1', n - 1), ('_0 - _1 + 1', p1 - q1 + 1), ('_1', q1), ('2*__value_0 - 1', 2*x - 1), )),
+    )
+
+
+def _roots_sh_jacobi_mu_false_p1_derivative(p1, q1, values, needs, *, n):
+    """d roots_sh_jacobi / d p1 (when mu=False): x: -eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0) / ((n + p1) * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0)); w: roots_sh_jacobi.w(n, p1, q1) * (digamma(n + p1 - q1 + 1) - digamma(n + p1) - 2 / (n + p1) - eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0) * (2 * q1 - 1 - 2 * p1 * roots_sh_jacobi.x(n, p1, q1)) / ((n + p1) * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0) * roots_sh_jacobi.x(n, p1, q1) * (1 - roots_sh_jacobi.x(n, p1, q1))) - 2 * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0) / eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0)) [roots_jacobi's implicit-function rule and weight formula (DLMF 18.9.15, 3.5.29) at alpha = p1 - q1, beta = q1 - 1, by the chain rule]"""
+    (x, w) = values
+    p1 = _core.coredims.loop_dims(p1, 1)
+    q1 = _core.coredims.loop_dims(q1, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3) = needs
+    return (-eval_jacobi_dparam_1/(eval_jacobi_dparam_2*(n + p1)), w*(-digamma_1 + digamma_2 - eval_jacobi_dparam_1*(-2*x*p1 + 2*q1 - 1)/(eval_jacobi_dparam_2*x*(1 - x)*(n + p1)) - 2/(n + p1) - 2*eval_jacobi_dparam_3/eval_jacobi_dparam_2), )
+
+
+def _roots_sh_jacobi_mu_false_q1_needs(p1, q1, values, needs, *, n):
+    """Evaluations d roots_sh_jacobi / d q1 uses besides roots_sh_jacobi itself."""
+    return ()
+
+
+def _roots_sh_jacobi_mu_false_q1_needs_stage2(p1, q1, values, needs, *, n):
+    """Evaluations d roots_sh_jacobi / d q1 uses at its values: round trip 2."""
+    (x, w) = values
+    p1 = _core.coredims.loop_dims(p1, 1)
+    q1 = _core.coredims.loop_dims(q1, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    return (
+        _core.Need('special.digamma', (), (('_0 - _1 + n + 1', n + p1 - q1 + 1), )),
+        _core.Need('special.digamma', (), (('_1 + n', n + q1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 1)), (('n', n), ('_0 - _1', p1 - q1), ('_1 - 1', q1 - 1), ('2*__value_0 - 1', 2*x - 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 1), ('q', 0)), (('n', n), ('_0 - _1', p1 - q1), ('_1 - 1', q1 - 1), ('2*__value_0 - 1', 2*x - 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 0)), (('n - 1', n - 1), ('_0 - _1 + 1', p1 - q1 + 1), ('_1', q1), ('2*__value_0 - 1', 2*x - 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 1), ('q', 0)), (('n - 1', n - 1), ('_0 - _1 + 1', p1 - q1 + 1), ('_1', q1), ('2*__value_0 - 1', 2*x - 1), )),
+        _core.Need('kernels.eval_jacobi_dparam', (('p', 0), ('q', 1)), (('n - 1', n - 1), ('_0 - _1 + 1', p1 - q1 + 1), ('_1', q1), ('2*__value_0 - 1', 2*x - 1), )),
+    )
+
+
+def _roots_sh_jacobi_mu_false_q1_derivative(p1, q1, values, needs, *, n):
+    """d roots_sh_jacobi / d q1 (when mu=False): x: (eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0) - eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 1)) / ((n + p1) * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0)); w: roots_sh_jacobi.w(n, p1, q1) * (digamma(n + q1) - digamma(n + p1 - q1 + 1) - (eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 1) - eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0)) * (2 * q1 - 1 - 2 * p1 * roots_sh_jacobi.x(n, p1, q1)) / ((n + p1) * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0) * roots_sh_jacobi.x(n, p1, q1) * (1 - roots_sh_jacobi.x(n, p1, q1))) - 2 * (eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 1) - eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0)) / eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0)) [roots_jacobi's implicit-function rule and weight formula (DLMF 18.9.15, 3.5.29) at alpha = p1 - q1, beta = q1 - 1, by the chain rule]"""
+    (x, w) = values
+    p1 = _core.coredims.loop_dims(p1, 1)
+    q1 = _core.coredims.loop_dims(q1, 1)
+    (i,) = _core.coredims.indices(values[0], 1)
+    (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3, eval_jacobi_dparam_4, eval_jacobi_dparam_5) = needs
+    return ((-eval_jacobi_dparam_1 + eval_jacobi_dparam_2)/(eval_jacobi_dparam_3*(n + p1)), w*(-digamma_1 + digamma_2 - 2*(-eval_jacobi_dparam_4 + eval_jacobi_dparam_5)/eval_jacobi_dparam_3 - (eval_jacobi_dparam_1 - eval_jacobi_dparam_2)*(-2*x*p1 + 2*q1 - 1)/(eval_jacobi_dparam_3*x*(1 - x)*(n + p1))), )
+
+
+def _roots_sh_jacobi_core_shape(n, **_):
+    """The sizes of the core dimensions (i): n."""
+    return (n, )
+
+
+def _roots_sh_jacobi_valid(p1, q1):
+    """Where SciPy is called, on the host (the outputs are NaN elsewhere): And(p1 - q1 > -1, q1 > 0)"""
+    return np.logical_and((p1 - q1 > -1), (q1 > 0))
 
 
 _FUNCTION = _core.register(
@@ -13,14 +86,20 @@ _FUNCTION = _core.register(
         scipy='scipy.special.roots_sh_jacobi',
         args=(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('p1', 'static_float', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('q1', 'static_float', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('p1', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('q1', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
         ),
-        outputs=(_core.Output('x', 'promoted', shape=('n',)), _core.Output('w', 'promoted', shape=('n',)), ),
+        outputs=(_core.Output('x', 'promoted'), _core.Output('w', 'promoted'), ),
         vmap_method='expand_dims',
+        core_shape=_roots_sh_jacobi_core_shape,
+        core_rank=1,
+        host_loop=True,
+        guard=_roots_sh_jacobi_valid,
         rules={
             (('mu', False),): {
+                0: _core.Rule((_roots_sh_jacobi_mu_false_p1_needs, _roots_sh_jacobi_mu_false_p1_needs_stage2, ), _roots_sh_jacobi_mu_false_p1_derivative, statics=('n',)),
+                1: _core.Rule((_roots_sh_jacobi_mu_false_q1_needs, _roots_sh_jacobi_mu_false_q1_needs_stage2, ), _roots_sh_jacobi_mu_false_q1_derivative, statics=('n',)),
             },
         },
     )
@@ -34,21 +113,34 @@ def roots_sh_jacobi(n, p1, q1, mu=False):
     ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
     (and one per derivative order).
 
-    The n roots of the shifted Jacobi polynomial G_n^(p, q) and the weights of the n-point Gauss rule for the weight (1 - x)^(p - q) x^(q - 1) on [0, 1], which
-    integrates polynomials of degree 2n - 1 against it exactly. The output shape follows from the static
-    argument n, so the function works under jit with n fixed; one host callback computes both. The parameters are static Python floats here: the nodes as differentiable functions of them (the implicit-function rule) need traced parameters, which the static-size grammar does not have yet.
+    The n roots of the shifted Jacobi polynomial G_n^(p, q) and the weights of the n-point Gauss rule
+    for the weight (1 - x)^(p - q) x^(q - 1) on [0, 1], which integrates polynomials of degree 2n - 1
+    against it exactly. n is a static Python int (it sets the size); p1 and q1 are traced arrays,
+    broadcast against each other: each output has the shape (n, *broadcast(p1, q1).shape), SciPy's (n,)
+    for scalars. SciPy computes them as the Jacobi rule for alpha = p1 - q1, beta = q1 - 1, nodes mapped
+    by (t + 1)/2 and weights divided by 2^p1; the nodes and weights are differentiable in p1 and q1 by
+    the implicit-function rule, to every order (jaxsci's exact kernel eval_jacobi_dparam).
 
     Args:
       n: static Python int. Quadrature order (number of nodes).
-      p1: static Python float. Parameter, p1 - q1 > -1.
-      q1: static Python float. Parameter, q1 > 0.
+      p1: real array. Parameter, p1 - q1 > -1.
+        Differentiable: -eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0) / ((n + p1) * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0)); roots_sh_jacobi.w(n, p1, q1) * (digamma(n + p1 - q1 + 1) - digamma(n + p1) - 2 / (n + p1) - eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0) * (2 * q1 - 1 - 2 * p1 * roots_sh_jacobi.x(n, p1, q1)) / ((n + p1) * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0) * roots_sh_jacobi.x(n, p1, q1) * (1 - roots_sh_jacobi.x(n, p1, q1))) - 2 * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0) / eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0)) (when mu=False) (roots_jacobi's implicit-function rule and weight formula (DLMF 18.9.15, 3.5.29) at alpha = p1 - q1, beta = q1 - 1, by the chain rule; agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
+      q1: real array. Parameter, q1 > 0.
+        Differentiable: (eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0) - eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 1)) / ((n + p1) * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0)); roots_sh_jacobi.w(n, p1, q1) * (digamma(n + q1) - digamma(n + p1 - q1 + 1) - (eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 1) - eval_jacobi_dparam(n, p1 - q1, q1 - 1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0)) * (2 * q1 - 1 - 2 * p1 * roots_sh_jacobi.x(n, p1, q1)) / ((n + p1) * eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0) * roots_sh_jacobi.x(n, p1, q1) * (1 - roots_sh_jacobi.x(n, p1, q1))) - 2 * (eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 1) - eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 1, 0)) / eval_jacobi_dparam(n - 1, p1 - q1 + 1, q1, 2 * roots_sh_jacobi.x(n, p1, q1) - 1, 0, 0)) (when mu=False) (roots_jacobi's implicit-function rule and weight formula (DLMF 18.9.15, 3.5.29) at alpha = p1 - q1, beta = q1 - 1, by the chain rule; agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
       mu: static Python bool (default False). SciPy's mu flag; only False (nodes and weights) is supported.
         Supported values: False (mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead).
 
     Returns:
       x: array of the promoted input dtype Nodes, in increasing order.
       w: array of the promoted input dtype Weights.
+      Each output has the shape (n, *batch), batch the broadcast
+      shape of p1, q1: the core dimension first, as SciPy returns;
+      SciPy takes scalars only, so the host calls it once per element, in one callback (SciPy's roots_sh_jacobi takes scalar p1 and q1 only (it raises for arrays)).
 
+
+
+    Guard: SciPy is called only where And(p1 - q1 > -1, q1 > 0); elsewhere every output is NaN.
+    SciPy's roots_sh_jacobi raises ValueError outside p1 - q1 > -1 and q1 > 0 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their
@@ -56,6 +148,7 @@ def roots_sh_jacobi(n, p1, q1, mu=False):
 
     References:
       - DLMF 18.1, 18.3 (A&S 22.2.2), https://dlmf.nist.gov/3.5#v
+      - DLMF 18.9.15 and 18.8.1, https://dlmf.nist.gov/18.9
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.roots_sh_jacobi.html
     """
