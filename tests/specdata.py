@@ -57,10 +57,14 @@ class Case:
         args, kwargs = self._full(traced)
         return self.function()(*args, **kwargs)
 
-    def scipy_call(self, *traced):
+    def _widened(self, traced):
         if self.spec.core:  # computed in float64 (complex128), as jaxsci's host calls it, then cast
-            traced = [a.astype(np.result_type(a.dtype, np.float64)) if np.asarray(a).dtype.kind in "fc" else a
-                      for a in map(np.asarray, traced)]
+            return [a.astype(np.result_type(a.dtype, np.float64)) if np.asarray(a).dtype.kind in "fc" else a
+                    for a in map(np.asarray, traced)]
+        return traced
+
+    def scipy_call(self, *traced):
+        traced = self._widened(traced)
         if self.spec.host_loop is not None:
             return self._scipy_per_element(traced)
         args, kwargs = self._full(traced)
@@ -107,7 +111,7 @@ class Case:
         if admitted is None or admitted.all():
             return self.scipy_call(*traced)
         if self.spec.host_loop is not None:
-            return self._scipy_per_element(traced, admitted)
+            return self._scipy_per_element(self._widened(traced), admitted)
         picked = [np.broadcast_to(a, admitted.shape)[admitted] for a in traced]
         out = self.scipy_call(*picked)
         spread = []
