@@ -17,6 +17,7 @@ from sympy.core.function import AppliedUndef
 
 from . import model, mpcheck
 from .errors import SpecError, SpecErrors
+from . import shift
 from .formulas import Catalog, FormulaError, arg_symbols, index_symbols, parse, sympy_namespace
 from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
 
@@ -82,7 +83,8 @@ def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: mode
                 condition: bool = False):
     """A rule formula: a number-valued expression, or with ``condition`` a relation (``Eq(z, 0)``)."""
     try:
-        expr = parse(formula.text, catalog.rule_namespace(spec, statics))
+        expr = parse(formula.text, {**catalog.rule_namespace(spec, statics), **shift.namespace(spec, catalog)})
+        shift.check_range(spec, expr, what)
     except FormulaError as exc:
         raise _error(formula.loc, f"{what}: {exc}") from None
     if not condition:
@@ -436,12 +438,15 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     planner = _Planner(deriver.catalog, spec, condition, arg, loc)
     derivative = [planner.replace_calls(e) for e in _with_points(exprs, points)]
     conjugate = [planner.replace_calls(e) for e in conj] if conj is not None else None
-    if spec.core and planner.needs:
-        # the rule functions see the loop dimensions only for the function's own outputs
-        calls = ", ".join(sorted(f"{info.spec.name}{tuple(info.traced)}" for _, info in planner.needs.values()))
+    foreign = _foreign_core_needs(planner)
+    if spec.core and foreign:
+        # the rule functions see the loop dimensions only for the function's own outputs (its own
+        # evaluations at other traced arguments included: they have the same core shape)
+        calls = ", ".join(sorted(f"{info.spec.name}{tuple(info.traced)}" for info in foreign))
         raise _error(loc, f"derivatives.{arg.name}: a function with core dimensions may use its own outputs (with "
                           f"its own arguments), its arguments, its index names and elementary functions only; "
                           f"not {calls}")
+    _check_shifted(derivative + (conjugate or []), spec, arg, loc)
     code = planner.printer(derivative + (conjugate or []))
     statics, needs = planner.need_records(code, derivative + (conjugate or []))
     return (
@@ -450,6 +455,25 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
         tuple(code(e, "derivative") for e in derivative),
         tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
     )
+
+
+def _foreign_core_needs(planner) -> list:
+    """The needs of a core-dimension rule that are not the function itself at its own static values
+    (``legendre_p(n + 1, z, diff_n=diff_n)`` in legendre_p's rule has legendre_p's core shape)."""
+    spec, own = planner.spec, planner.symbols
+    return [info for _, info in planner.needs.values()
+            if not (info.spec.name == spec.name and _statics_match(info.statics, planner.condition)
+                    and all(value == own[name] for name, value in info.statics
+                            if spec.arg(name).kind not in ("static_bool", "static_str")))]
+
+
+def _check_shifted(exprs, spec: model.Spec, arg: model.Arg, loc: model.Location) -> None:
+    """``shift`` reads the function's own output (or its own evaluation), not an expression."""
+    for expr in exprs:
+        for node in expr.atoms(shift.Shift):
+            if not isinstance(node.args[0], sympy.Symbol):
+                raise _error(loc, f"derivatives.{arg.name}: shift of {node.args[0]}: only an output of {spec.name} "
+                                  "itself at the same static values can be shifted")
 
 
 class _Planner:

@@ -106,9 +106,30 @@ def _name_message(spec: model.Spec, arg: model.Arg, scipy_name: str, names: list
             f"SciPy's order, or keep this name and say scipy_name: {scipy_name}")
 
 
+def documented_signature(function) -> inspect.Signature:
+    """``inspect.signature``, except for SciPy's multi-ufuncs (legendre_p), which take ``(*args,
+    **kwargs)`` and document their signature on the docstring's first line, ``legendre_p(n, z, *,
+    diff_n=0)``: that one, parsed by Python's ``ast``."""
+    signature = inspect.signature(function)
+    params = list(signature.parameters.values())
+    if [p.kind for p in params] != [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
+        return signature
+    first = (inspect.getdoc(function) or "").strip().splitlines()[:1]
+    name = getattr(function, "__name__", "")
+    if not first or not first[0].startswith(f"{name}("):
+        return signature
+    try:
+        tree = ast.parse(f"def _{first[0][len(name):]}: pass")
+        namespace: dict = {}
+        exec(compile(tree, "<docstring signature>", "exec"), {"__builtins__": {}}, namespace)  # noqa: S102 - SciPy's own docstring, defaults are literals
+    except Exception:  # noqa: BLE001 - an undocumented form: keep the variadic signature
+        return signature
+    return inspect.signature(namespace["_"])
+
+
 def _check_python_function(spec: model.Spec, function, line: int | None) -> list[SpecError]:
     try:
-        signature = inspect.signature(function)
+        signature = documented_signature(function)
     except (TypeError, ValueError):  # nothing to compare with: the value tests call it
         return []
     params = signature.parameters

@@ -195,6 +195,8 @@ if _TYPE_CHECKING:
     from ._laguerre import laguerre as laguerre
     from ._lambertw import lambertw as lambertw
     from ._legendre import legendre as legendre
+    from ._legendre_p import legendre_p as legendre_p
+    from ._legendre_p_all import legendre_p_all as legendre_p_all
     from ._lmbda import lmbda as lmbda
     from ._log1p import log1p as log1p
     from ._log_expit import log_expit as log_expit
@@ -559,6 +561,8 @@ __all__ = [
     'laguerre',
     'lambertw',
     'legendre',
+    'legendre_p',
+    'legendre_p_all',
     'lmbda',
     'log1p',
     'log_expit',
