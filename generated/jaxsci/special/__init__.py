@@ -12,6 +12,8 @@ if _TYPE_CHECKING:
     from ._airy import airy as airy
     from ._airye import airye as airye
     from ._assoc_laguerre import assoc_laguerre as assoc_laguerre
+    from ._assoc_legendre_p import assoc_legendre_p as assoc_legendre_p
+    from ._assoc_legendre_p_all import assoc_legendre_p_all as assoc_legendre_p_all
     from ._bdtr import bdtr as bdtr
     from ._bdtrc import bdtrc as bdtrc
     from ._bdtri import bdtri as bdtri
@@ -368,6 +370,8 @@ __all__ = [
     'airy',
     'airye',
     'assoc_laguerre',
+    'assoc_legendre_p',
+    'assoc_legendre_p_all',
     'bdtr',
     'bdtrc',
     'bdtri',

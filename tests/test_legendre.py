@@ -1,0 +1,55 @@
+"""The Legendre family's cases the generic suites do not sample: branch_cut=3 off its cut (the suites'
+real domain lies on it), and every position's first and second derivative there against mpmath,
+forward and reverse."""
+import jax
+import jax.numpy as jnp
+import mpmath
+import numpy as np
+import pytest
+import scipy.special as sc
+
+from jaxsci.special import assoc_legendre_p, assoc_legendre_p_all
+
+
+def _mp(n, m, z, order, norm):
+    scale = mpmath.sqrt((2 * n + 1) * mpmath.factorial(n - m) / (2 * mpmath.factorial(n + m))) if norm else 1
+    # mpmath is slow at positive integer orders (a limit at a pole): DLMF 14.9.13 reaches them from -m
+    scale *= mpmath.factorial(n + m) / mpmath.factorial(n - m) if m > 0 else 1
+    return complex(scale * mpmath.diff(lambda t: mpmath.legenp(n, -abs(m), t, type=3), z, order))
+
+
+def _close(got, expected, rtol):
+    return abs(complex(got) - expected) <= rtol * max(1.0, abs(expected))
+
+
+@pytest.mark.parametrize("z", [1.5, 0.3 + 0.4j])
+@pytest.mark.parametrize("norm", [False, True])
+def test_branch_cut_3_derivatives_match_mpmath(z, norm):
+    n, m, diff_n = 3, -2, 1
+    real = isinstance(z, float)
+    value = jnp.asarray(z, dtype=jnp.float64 if jax.config.jax_enable_x64 else jnp.float32) if real else jnp.asarray(z)
+    np.testing.assert_allclose(assoc_legendre_p(n, m, value, branch_cut=3, norm=norm, diff_n=diff_n),
+                               sc.assoc_legendre_p(n, m, z, branch_cut=3, norm=norm, diff_n=diff_n), rtol=1e-5)
+    rtol = 1e-9 if jax.config.jax_enable_x64 else 2e-3
+    for d in range(diff_n + 1):
+        f = lambda x: assoc_legendre_p(n, m, x, branch_cut=3, norm=norm, diff_n=diff_n)[d]
+        first, second = _mp(n, m, z, d + 1, norm), _mp(n, m, z, d + 2, norm)
+        # compiled: the rule's branches are many small operations, slow one by one
+        if real:
+            assert _close(jax.jit(jax.grad(f))(value), first.real, rtol)
+            assert _close(jax.jit(jax.grad(jax.grad(f)))(value), second.real, 100 * rtol)
+            assert _close(jax.jit(jax.jacfwd(jax.jacrev(f)))(value), second.real, 100 * rtol)
+        else:
+            assert _close(jax.jit(jax.jacfwd(f, holomorphic=True))(value), first, rtol)
+            assert _close(jax.jit(jax.jacrev(jax.jacfwd(f, holomorphic=True), holomorphic=True))(value), second, 100 * rtol)
+
+
+def test_branch_cut_3_all_orders_and_degrees_match_mpmath():
+    z = 1.25
+    value = jnp.asarray(z, dtype=jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)
+    hessian = jax.jit(jax.hessian(lambda x: assoc_legendre_p_all(2, 1, x, branch_cut=3, diff_n=0)))(value)
+    rtol = 1e-7 if jax.config.jax_enable_x64 else 2e-2
+    for j in range(3):
+        for i, k in enumerate((0, 1, -1)):
+            expected = _mp(j, k, z, 2, False) if abs(k) <= j else 0.0
+            assert _close(hessian[0, j, i], expected.real if abs(k) <= j else 0.0, rtol), (j, k)
