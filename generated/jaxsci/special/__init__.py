@@ -326,6 +326,8 @@ if _TYPE_CHECKING:
     from ._softmax import softmax as softmax
     from ._softplus import softplus as softplus
     from ._spence import spence as spence
+    from ._sph_legendre_p import sph_legendre_p as sph_legendre_p
+    from ._sph_legendre_p_all import sph_legendre_p_all as sph_legendre_p_all
     from ._spherical_in import spherical_in as spherical_in
     from ._spherical_jn import spherical_jn as spherical_jn
     from ._spherical_kn import spherical_kn as spherical_kn
@@ -683,6 +685,8 @@ __all__ = [
     'softmax',
     'softplus',
     'spence',
+    'sph_legendre_p',
+    'sph_legendre_p_all',
     'spherical_in',
     'spherical_jn',
     'spherical_kn',
