@@ -445,7 +445,8 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
         calls = ", ".join(sorted(f"{info.spec.name}{tuple(info.traced)}" for info in foreign))
         raise _error(loc, f"derivatives.{arg.name}: a function with core dimensions may use its own outputs (with "
                           f"its own arguments), its arguments, its index names and elementary functions only; "
-                          f"not {calls}")
+                          f"not {calls} (an evaluation of {spec.name} itself passes its own static "
+                          f"arguments on, each as name=name)")
     _check_shifted(derivative + (conjugate or []), spec, arg, loc)
     code = planner.printer(derivative + (conjugate or []))
     statics, needs = planner.need_records(code, derivative + (conjugate or []))

@@ -53,3 +53,21 @@ def test_branch_cut_3_all_orders_and_degrees_match_mpmath():
         for i, k in enumerate((0, 1, -1)):
             expected = _mp(j, k, z, 2, False) if abs(k) <= j else 0.0
             assert _close(hessian[0, j, i], expected.real if abs(k) <= j else 0.0, rtol), (j, k)
+
+
+def test_sph_harm_y_derivatives_are_scipys_diff_n_parts():
+    # SciPy's diff_n=2 tuple (y, dy, ddy), which jaxsci cannot return, is jax's jacobian and hessian
+    # of jaxsci's diff_n=0 in (theta, phi)
+    from jaxsci.special import sph_harm_y
+
+    n, m, theta, phi = 3, -2, 0.7, 0.4
+    y, dy, ddy = sc.sph_harm_y(n, m, theta, phi, diff_n=2)
+    dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    angles = jnp.asarray([theta, phi], dtype=dtype)
+    f = jax.jit(lambda a: sph_harm_y(n, m, a[0], a[1]))
+    rtol = 1e-10 if jax.config.jax_enable_x64 else 1e-4
+    np.testing.assert_allclose(f(angles), y, rtol=rtol)
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(f))(angles), dy, rtol=rtol)
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(jax.jacfwd(f)))(angles), ddy, rtol=10 * rtol)
+    with pytest.raises(ValueError, match="different trailing shapes"):
+        sph_harm_y(n, m, theta, phi, diff_n=1)

@@ -326,6 +326,8 @@ if _TYPE_CHECKING:
     from ._softmax import softmax as softmax
     from ._softplus import softplus as softplus
     from ._spence import spence as spence
+    from ._sph_harm_y import sph_harm_y as sph_harm_y
+    from ._sph_harm_y_all import sph_harm_y_all as sph_harm_y_all
     from ._sph_legendre_p import sph_legendre_p as sph_legendre_p
     from ._sph_legendre_p_all import sph_legendre_p_all as sph_legendre_p_all
     from ._spherical_in import spherical_in as spherical_in
@@ -685,6 +687,8 @@ __all__ = [
     'softmax',
     'softplus',
     'spence',
+    'sph_harm_y',
+    'sph_harm_y_all',
     'sph_legendre_p',
     'sph_legendre_p_all',
     'spherical_in',
