@@ -119,12 +119,16 @@ def documented_signature(function) -> inspect.Signature:
     if not first or not first[0].startswith(f"{name}("):
         return signature
     try:
-        tree = ast.parse(f"def _{first[0][len(name):]}: pass")
-        namespace: dict = {}
-        exec(compile(tree, "<docstring signature>", "exec"), {"__builtins__": {}}, namespace)  # noqa: S102 - SciPy's own docstring, defaults are literals
-    except Exception:  # noqa: BLE001 - an undocumented form: keep the variadic signature
+        spec = ast.parse(f"def _{first[0][len(name):]}: pass").body[0].args
+        kind = inspect.Parameter
+        positional = spec.posonlyargs + spec.args
+        defaults = [kind.empty] * (len(positional) - len(spec.defaults)) + [ast.literal_eval(d) for d in spec.defaults]
+        params = [kind(a.arg, kind.POSITIONAL_OR_KEYWORD, default=d) for a, d in zip(positional, defaults)]
+        params += [kind(a.arg, kind.KEYWORD_ONLY, default=kind.empty if d is None else ast.literal_eval(d))
+                   for a, d in zip(spec.kwonlyargs, spec.kw_defaults)]
+        return inspect.Signature(params)
+    except (SyntaxError, ValueError, IndexError):  # an undocumented form: keep the variadic signature
         return signature
-    return inspect.signature(namespace["_"])
 
 
 def _check_python_function(spec: model.Spec, function, line: int | None) -> list[SpecError]:

@@ -98,3 +98,16 @@ def test_hessian_of_every_position_is_exact_forward_and_reverse(diff_n):
 def test_negative_degree_has_no_derivative():
     # SciPy documents n >= 0 and returns values of another degree below it: NaN, not that degree's slope
     assert np.isnan(float(jax.grad(lambda x: legendre_p(-2, x)[0])(0.3)))
+
+
+@pytest.mark.parametrize("old,new,words", [
+    ("  - name: z\n    kind: real", "  - name: z\n    scipy_name: x\n    kind: real", "has no parameter 'x'"),
+    ("    default: 0\n    keyword_only: true", "    default: 1\n    keyword_only: true", "default 1, but"),
+    ("    keyword_only: true\n", "", "is not parameter 3"),
+])
+def test_a_multi_ufunc_is_checked_against_its_documented_signature(old, new, words):
+    # SciPy's legendre_p takes (*args, **kwargs); its docstring says legendre_p(n, z, *, diff_n=0)
+    assert old in _TEXT
+    with pytest.raises((SpecError, SpecErrors)) as info:
+        parse_spec(_TEXT.replace(old, new), "specs/special/legendre_p.yaml", module="special", stem="legendre_p")
+    assert words in str(info.value) and "legendre_p.yaml:" in str(info.value), str(info.value)
