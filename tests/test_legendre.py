@@ -71,3 +71,17 @@ def test_sph_harm_y_derivatives_are_scipys_diff_n_parts():
     np.testing.assert_allclose(jax.jit(jax.jacfwd(jax.jacfwd(f)))(angles), ddy, rtol=10 * rtol)
     with pytest.raises(ValueError, match="different trailing shapes"):
         sph_harm_y(n, m, theta, phi, diff_n=1)
+
+
+def test_special_points_give_the_derivative_or_nan_never_another_number():
+    # z = +-1 and theta = 0: the rules past the last position divide by 1 - z^2 or sin(theta); a
+    # position whose derivative SciPy returns stays exact there in forward mode (reverse mode
+    # contracts every position's partial, NaN ones included, with the cotangent: NaN)
+    from jaxsci.special import legendre_p, sph_legendre_p
+
+    for z, slope in [(1.0, 6.0), (-1.0, 6.0)]:  # P_3'(+-1) = (+-1)^(n+1) n (n+1) / 2
+        assert float(jax.jit(jax.jacfwd(lambda x: legendre_p(3, x, diff_n=1)))(z)[0]) == slope
+        assert np.isnan(float(jax.jit(jax.grad(lambda x: legendre_p(3, x, diff_n=1)[0]))(z)))
+        assert np.isnan(float(jax.jit(jax.grad(lambda x: legendre_p(3, x, diff_n=1)[1]))(z)))
+        assert np.isnan(float(jax.jit(jax.grad(lambda x: legendre_p(3, x)[0]))(z)))
+    assert not np.isfinite(float(jax.jit(jax.grad(lambda t: sph_legendre_p(2, 1, t)[0]))(0.0)))
