@@ -15,9 +15,8 @@ from dataclasses import dataclass
 import sympy
 from sympy.core.function import AppliedUndef
 
-from . import model, mpcheck
+from . import model, mpcheck, shift
 from .errors import SpecError, SpecErrors
-from . import shift
 from .formulas import Catalog, FormulaError, arg_symbols, index_symbols, parse, sympy_namespace
 from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
 
