@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import sympy
 from sympy.core.function import AppliedUndef
 
-from . import model, mpcheck
+from . import model, mpcheck, shift
 from .errors import SpecError, SpecErrors
 from .formulas import Catalog, FormulaError, arg_symbols, index_symbols, parse, sympy_namespace
 from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
@@ -82,7 +82,8 @@ def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: mode
                 condition: bool = False):
     """A rule formula: a number-valued expression, or with ``condition`` a relation (``Eq(z, 0)``)."""
     try:
-        expr = parse(formula.text, catalog.rule_namespace(spec, statics))
+        expr = parse(formula.text, {**catalog.rule_namespace(spec, statics), **shift.namespace(spec, catalog)})
+        shift.check_range(spec, expr, what)
     except FormulaError as exc:
         raise _error(formula.loc, f"{what}: {exc}") from None
     if not condition:
@@ -438,6 +439,7 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     conjugate = [planner.replace_calls(e) for e in conj] if conj is not None else None
     if spec.core:
         _check_core_needs(planner, arg, loc)
+    _check_shifted(derivative + (conjugate or []), spec, arg, loc)
     code = planner.printer(derivative + (conjugate or []))
     statics, needs = planner.need_records(code, derivative + (conjugate or []))
     return (
@@ -449,15 +451,32 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
 
 
 def _check_core_needs(planner, arg: model.Arg, loc: model.Location) -> None:
-    """A rule of a function with core dimensions may call elementwise functions only: they are
-    evaluated after the function, broadcast over its loop and core shape (``_Planner.core``), where a
-    callee with core dimensions of its own would add another core shape."""
+    """A rule of a function with core dimensions may call the function itself at its own static values
+    (``legendre_p(n + 1, z, diff_n=diff_n)`` in legendre_p's rule: the same core shape) and elementwise
+    functions: those are evaluated after the function, broadcast over its loop and core shape
+    (``_Planner.core``), where a callee with core dimensions of its own would add another core shape."""
+    spec, own = planner.spec, planner.symbols
+
+    def itself(info) -> bool:
+        return info.spec.name == spec.name and _statics_match(info.statics, planner.condition) and all(
+            value == own[name] for name, value in info.statics if spec.arg(name).kind not in ("static_bool", "static_str"))
+
     wrong = sorted(f"{info.spec.name}{tuple(info.traced)}" for _, info in planner.needs.values()
-                   if info.spec.core or not info.spec.traced_args or info.spec.reduction is not None)
+                   if not itself(info) and (info.spec.core or not info.spec.traced_args or info.spec.reduction is not None))
     if wrong:
         raise _error(loc, f"derivatives.{arg.name}: a function with core dimensions may use its own outputs (with "
-                          f"its own arguments), its arguments, its index names, elementary functions and elementwise "
-                          f"spec'd functions; not {', '.join(wrong)}, which has core dimensions, an axis or no traced arguments")
+                          f"its own arguments), itself at its own static arguments (each passed on as name=name), its "
+                          f"arguments, its index names, elementary functions and elementwise spec'd functions; not "
+                          f"{', '.join(wrong)}, which has core dimensions, an axis or no traced arguments")
+
+
+def _check_shifted(exprs, spec: model.Spec, arg: model.Arg, loc: model.Location) -> None:
+    """``shift`` reads the function's own output (or its own evaluation), not an expression."""
+    for expr in exprs:
+        for node in expr.atoms(shift.Shift):
+            if not isinstance(node.args[0], sympy.Symbol):
+                raise _error(loc, f"derivatives.{arg.name}: shift of {node.args[0]}: only an output of {spec.name} "
+                                  "itself at the same static values can be shifted")
 
 
 class _Planner:
@@ -475,6 +494,11 @@ class _Planner:
         self.stages: dict = {}  # var -> stage
         self.canonical: dict = {}  # "__need_<label>" symbol -> the evaluation in placeholders, for keys
         self.core = bool(spec.core)
+
+    def after_values(self, info) -> bool:
+        """Whether an evaluation is made at the function's loop and core shape, after its values: an
+        elementwise callee of a function with core dimensions."""
+        return self.core and not info.spec.core
 
     def stage_of(self, values) -> int:
         stage = 0
@@ -503,9 +527,10 @@ class _Planner:
             self.counters[info.spec.name] = self.counters.get(info.spec.name, 0) + 1
             var = f"{info.spec.name}_{self.counters[info.spec.name]}"
             self.needs[key] = (var, info)
-            # with core dimensions every evaluation follows the function's own (a later round trip), at its
-            # loop and core shape: the values of a call of the loop shape alone would not broadcast against it
-            self.stages[var] = max(self.stage_of(info.traced), 1 if self.core else 0)
+            # with core dimensions an elementwise evaluation follows the function's own (a later round trip),
+            # at its loop and core shape: the values of a call of the loop shape alone would not broadcast
+            # against it; the function itself at other traced arguments has its core shape already
+            self.stages[var] = max(self.stage_of(info.traced), 1 if self.after_values(info) else 0)
         var, _ = self.needs[key]
         label = var if len(info.spec.outputs) == 1 else f"{var}[{info.output}]"
         name = f"__need_{label}"
@@ -570,7 +595,7 @@ class _Planner:
             args = []
             for value in info.traced:
                 used_ints |= sympy.sympify(value).free_symbols & own_ints
-                if value in self.own_traced and not self.core:  # with core dimensions: reshaped to broadcast
+                if value in self.own_traced and not self.after_values(info):  # else reshaped to broadcast
                     args.append(PlannedArg(same_as=self.own_traced.index(value), key=None, code=None))
                 else:
                     args.append(PlannedArg(same_as=None, key=self.key_text(value), code=code(value, f"argument of {var}")))

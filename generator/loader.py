@@ -693,7 +693,7 @@ def _output_shape(m: _Mapping, path: str, name: str, args: tuple):
                           (-1 if sign == "-" else 1, term) for sign, term in _SHAPE_TERM.findall(dim))
         if terms is not None and all(n is None or n in sizes for _, n in terms):
             dims.append(terms)
-        elif not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and dim not in sizes:
+        elif not (isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0) and not (isinstance(dim, str) and dim in sizes):
             raise SpecError(path, m.value_line("shape"), f"output {name!r}: each shape entry must be a non-negative "
                             f"integer, a static_int argument ({', '.join(sorted(sizes)) or 'there are none'}) or "
                             f"a sum of them and integers ('n + 1', 'n - m + 1'), got {dim!r}")

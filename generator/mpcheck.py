@@ -25,6 +25,7 @@ from sympy.core.function import AppliedUndef
 from . import coredims, model
 from .errors import SpecError
 from .scipycheck import REFERENCE_BUILTINS, resolve
+from .shift import Shift, evaluate_position
 
 POINTS = 2  # sample points per rule (a wrong formula disagrees almost everywhere; the suite checks many more)
 RTOL = 1e-6
@@ -71,8 +72,10 @@ def _argument(arg: model.Arg, value: complex):
 def _call(spec: model.Spec, arguments, statics: dict):
     """The host function at ``arguments``; a function with core dimensions (a Python function whose
     static arguments may come first, riccati_jn(n, x)) by keyword."""
-    if spec.core:
-        return _host_function(spec)(**{a.name: v for a, v in zip(spec.traced_args, arguments)}, **statics)
+    if spec.core:  # in SciPy's order, keyword-only ones by keyword (legendre_p(n, z, *, diff_n=0))
+        values = {**{a.name: v for a, v in zip(spec.traced_args, arguments)}, **statics}
+        return _host_function(spec)(*[values[a.name] for a in spec.args if not a.keyword_only],
+                                    **{a.name: values[a.name] for a in spec.args if a.keyword_only})
     return _host_function(spec)(*arguments, **statics)
 
 
@@ -81,6 +84,13 @@ def evaluate(catalog, expr, values: dict, position: tuple = ()) -> complex:
     a call of a function with core dimensions gives its element at ``position``."""
     import numpy as np
 
+    replacements = {}
+    for node in expr.atoms(Shift):  # its own output at the neighbouring position; NaN outside the core
+        moved = evaluate_position(node, position)
+        sizes = np.shape(_core_value(catalog, node.args[0], values))
+        inside = all(0 <= p < s for p, s in zip(moved, sizes))
+        replacements[node] = sympy.sympify(evaluate(catalog, node.args[0], values, moved)) if inside else sympy.nan
+    expr = expr.xreplace(replacements)
     replacements = {}
     for call in expr.atoms(AppliedUndef):
         info = catalog.info(call)
@@ -103,6 +113,19 @@ def evaluate(catalog, expr, values: dict, position: tuple = ()) -> complex:
     return _number(result.evalf(17))
 
 
+def _core_value(catalog, call, values: dict):
+    """The core shape of a call of a function with core dimensions, from SciPy's value at ``values``."""
+    import numpy as np
+
+    info = catalog.info(call)
+    arguments = [_argument(a, evaluate(catalog, v, values)) for a, v in zip(info.spec.traced_args, info.traced)]
+    statics = {k: _static_number(v.xreplace({s: sympy.sympify(values[s]) for s in v.free_symbols if s in values}))
+               if isinstance(v, sympy.Basic) else v for k, v in info.statics}
+    out = _call(info.spec, arguments, statics)
+    outs = out if isinstance(out, tuple) else (out,)
+    return np.asarray(outs[info.output])
+
+
 def _static_number(value):
     """A static argument's sympy value as a Python number, where it is one."""
     if value.is_Integer:
@@ -117,6 +140,16 @@ def _reference_text(spec: model.Spec, condition: tuple) -> str | None:
         if model.matches(case.when, condition):
             return case.value.text
     return None
+
+
+def _static_cases(spec: model.Spec, condition: tuple) -> list[dict]:
+    """The static values the rule is checked at: for core dimensions every tests.statics combination
+    (legendre_p's rule has a branch per diff_n), else one."""
+    first = _static_values(spec, condition)
+    tested = {n: v for n, v in spec.tests.statics.items() if n in first and n not in dict(condition)}
+    if not spec.core or not tested:
+        return [first]
+    return [{**first, **dict(zip(tested, values))} for values in itertools.product(*tested.values())]
 
 
 def _static_values(spec: model.Spec, condition: tuple) -> dict:
@@ -136,21 +169,21 @@ def check(catalog, spec: model.Spec, arg: model.Arg, condition: tuple, exprs, co
     if text is None or arg.kind not in ("real", "complex"):
         return "not cross-checked: no sympy expression and no mpmath reference (verified by the test suite)"
     names = [a.name for a in spec.traced_args]
-    statics = _static_values(spec, condition)
+    cases = _static_cases(spec, condition)
     scope = {"__builtins__": {n: getattr(builtins, n) for n in REFERENCE_BUILTINS},
-             **{k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}, **statics}
+             **{k: getattr(mpmath, k) for k in dir(mpmath) if not k.startswith("_")}}
     code = compile(text, "<reference>", "eval")
     rng = random.Random(f"mpmath:{spec.name}:{arg.name}:{condition}")
     checked = 0
     with mpmath.workdps(DPS):
-        for _ in range(POINTS):
+        for statics, _ in itertools.product(cases, range(POINTS)):
             point = {}
             for a in spec.traced_args:
                 lo, hi = spec.tests.domain[a.name]
                 point[a.name] = rng.randint(int(lo), int(hi)) if a.kind == "integer" else round(rng.uniform(lo, hi), 3)
 
             def along(t, k, at):
-                env = {**scope, **at, **{n: (mpmath.mpf(point[n]) + t if n == arg.name else mpmath.mpf(point[n])) for n in names}}
+                env = {**scope, **statics, **at, **{n: (mpmath.mpf(point[n]) + t if n == arg.name else mpmath.mpf(point[n])) for n in names}}
                 value = eval(code, env)  # noqa: S307 - spec files are project sources
                 return (value if isinstance(value, tuple) else (value,))[k]
 

@@ -111,6 +111,10 @@ class JaxsciPrinter(JaxPrinter):
         x, c = (self._print(a) for a in expr.args)
         return f"{self._module_format('jax.numpy.where')}({x} == {c}, {x}, {c})"
 
+    def _print_Shift(self, expr):
+        value, _, offset, axis = expr.args
+        return f"_core.coredims.shift({self._print(value)}, {int(axis)}, {int(offset)})"
+
     def _print_Piecewise(self, expr):
         where = self._module_format("jax.numpy.where")
         *branches, (last, last_cond) = expr.args

@@ -106,9 +106,34 @@ def _name_message(spec: model.Spec, arg: model.Arg, scipy_name: str, names: list
             f"SciPy's order, or keep this name and say scipy_name: {scipy_name}")
 
 
+def documented_signature(function) -> inspect.Signature:
+    """``inspect.signature``, except for SciPy's multi-ufuncs (legendre_p), which take ``(*args,
+    **kwargs)`` and document their signature on the docstring's first line, ``legendre_p(n, z, *,
+    diff_n=0)``: that one, parsed by Python's ``ast``."""
+    signature = inspect.signature(function)
+    params = list(signature.parameters.values())
+    if [p.kind for p in params] != [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
+        return signature
+    first = (inspect.getdoc(function) or "").strip().splitlines()[:1]
+    name = getattr(function, "__name__", "")
+    if not first or not first[0].startswith(f"{name}("):
+        return signature
+    try:
+        spec = ast.parse(f"def _{first[0][len(name):]}: pass").body[0].args
+        kind = inspect.Parameter
+        positional = spec.posonlyargs + spec.args
+        defaults = [kind.empty] * (len(positional) - len(spec.defaults)) + [ast.literal_eval(d) for d in spec.defaults]
+        params = [kind(a.arg, kind.POSITIONAL_OR_KEYWORD, default=d) for a, d in zip(positional, defaults)]
+        params += [kind(a.arg, kind.KEYWORD_ONLY, default=kind.empty if d is None else ast.literal_eval(d))
+                   for a, d in zip(spec.kwonlyargs, spec.kw_defaults)]
+        return inspect.Signature(params)
+    except (SyntaxError, ValueError, IndexError):  # an undocumented form: keep the variadic signature
+        return signature
+
+
 def _check_python_function(spec: model.Spec, function, line: int | None) -> list[SpecError]:
     try:
-        signature = inspect.signature(function)
+        signature = documented_signature(function)
     except (TypeError, ValueError):  # nothing to compare with: the value tests call it
         return []
     params = signature.parameters

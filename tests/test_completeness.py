@@ -11,6 +11,7 @@ import jaxsci
 from generator import ROOT
 from generator.pipeline import generate
 from generator.render import existing_files
+from generator.scipycheck import documented_signature
 from specdata import SPEC_ERRORS, SPECS, params
 from spectree import copy_specs
 
@@ -124,7 +125,8 @@ def test_signature_matches_scipy(spec):
     elif not hasattr(scipy_fn, "nin"):  # a Python function: names and defaults must match SciPy's exactly
         # except an `out=` array to write into, which JAX's immutable arrays have no use for (zeta), and
         # `**kwargs` passed on to a numpy ufunc (softplus's out=, where=, dtype=)
-        theirs = [p for p in inspect.signature(scipy_fn).parameters.values()
+        # (a multi-ufunc's, legendre_p's, is its docstring's: it takes *args, **kwargs)
+        theirs = [p for p in documented_signature(scipy_fn).parameters.values()
                   if p.name != "out" and p.kind is not inspect.Parameter.VAR_KEYWORD]
         assert [(p.name, p.default) for p in ours.parameters.values()] == [(p.name, p.default) for p in theirs]
     else:  # a ufunc: positional arguments and outputs must match in number

@@ -9,6 +9,7 @@ trailing axes of size 1. The public function moves them first, SciPy's ``(n + 1,
 from __future__ import annotations
 
 import jax.numpy as jnp
+from jax import lax
 import numpy as np
 
 
@@ -48,6 +49,20 @@ def indices(value, rank: int) -> tuple:
     return tuple(jnp.arange(size).reshape((size,) + (1,) * (rank - 1 - d)) for d, size in enumerate(sizes))
 
 
+def shift(value, axis: int, offset: int):
+    """``value`` at position i + offset along ``axis`` (a core axis, from the end): a rule's ``shift``
+    (generator/shift.py). Positions outside the dimension are zero: the generator proves that no rule
+    selects them (not NaN: reverse mode differentiates the branches ``where`` does not take)."""
+    value = jnp.asarray(value)
+    size = value.shape[axis]
+    kept = max(size - abs(offset), 0)
+    start = min(max(offset, 0), size)
+    taken = lax.slice_in_dim(value, start, start + kept, axis=axis)
+    pad = [(0, 0)] * value.ndim
+    pad[axis] = (size - kept, 0) if offset < 0 else (0, size - kept)
+    return jnp.pad(taken, pad)
+
+
 def public(outputs: tuple, rank: int) -> tuple:
     """Core dimensions first, as SciPy returns them."""
     return tuple(jnp.moveaxis(o, tuple(range(o.ndim - rank, o.ndim)), tuple(range(rank))) for o in outputs)
@@ -65,12 +80,12 @@ def evaluate_into(function, statics: dict, arguments, outputs) -> None:
     # returns NaN past its first value (riccati_jn(4, float32(1.5)))
     arguments = [a.astype(np.result_type(a.dtype, np.float64)) if a.dtype.kind in "fc" else a for a in arguments]
     host = function.scipy_callable()
-    names = [a.name for a in function.traced_args]  # by keyword: SciPy's static arguments may come first (n, x)
+    names = [a.name for a in function.traced_args]
     rank = function.core_rank
     loop = outputs[0].shape[:outputs[0].ndim - rank]
     core = outputs[0].shape[outputs[0].ndim - rank:]
     if not function.host_loop:
-        values = host(**dict(zip(names, arguments)), **statics)
+        values = _call_scipy(host, function, dict(zip(names, arguments)), statics)
         for value, output in zip(_tuple(values, len(outputs)), outputs):
             value = np.asarray(value)
             _check(function, value.shape[:rank], core)
@@ -92,11 +107,19 @@ def evaluate_into(function, statics: dict, arguments, outputs) -> None:
                 for row in rows:
                     row[i] = np.nan
                 continue
-        values = host(**dict(zip(names, scalars)), **statics)
+        values = _call_scipy(host, function, dict(zip(names, scalars)), statics)
         for value, row in zip(_tuple(values, count), rows):
             if np.shape(value) != core:
                 _check(function, np.shape(value), core)
             row[i] = value
+
+
+def _call_scipy(host, function, traced: dict, statics: dict):
+    """SciPy's call in its own order: its static arguments may come first (lqn(n, z)), and its
+    multi-ufuncs (legendre_p(n, z, *, diff_n=0)) take the arrays by position only."""
+    values = {**traced, **statics}
+    positional = [values[a.name] for a in function.args if not a.keyword_only]
+    return host(*positional, **{a.name: values[a.name] for a in function.args if a.keyword_only})
 
 
 def _tuple(values, count: int) -> tuple:
@@ -111,4 +134,4 @@ def _check(function, got: tuple, expected: tuple) -> None:
         raise ValueError(f"SciPy returned the core shape {tuple(got)}, the spec's sizes give {tuple(expected)}")
 
 
-__all__ = ["core_shape", "evaluate_into", "indices", "loop_dims", "output_shapes", "public"]
+__all__ = ["core_shape", "evaluate_into", "indices", "loop_dims", "output_shapes", "public", "shift"]

@@ -28,6 +28,9 @@ class Arg:
     why_eager: str | None = None
     minimum: float | None = None  # static int or float: the smallest value accepted, and why
     why_minimum: str | None = None
+    # SciPy takes it by keyword only (``*, diff_n=0``); the host of a core-dimension function passes
+    # the others by position, in SciPy's order (its multi-ufuncs take no keywords for the arrays)
+    keyword_only: bool = False
 
     @property
     def traced(self) -> bool:

@@ -12,6 +12,8 @@ if _TYPE_CHECKING:
     from ._airy import airy as airy
     from ._airye import airye as airye
     from ._assoc_laguerre import assoc_laguerre as assoc_laguerre
+    from ._assoc_legendre_p import assoc_legendre_p as assoc_legendre_p
+    from ._assoc_legendre_p_all import assoc_legendre_p_all as assoc_legendre_p_all
     from ._bdtr import bdtr as bdtr
     from ._bdtrc import bdtrc as bdtrc
     from ._bdtri import bdtri as bdtri
@@ -195,6 +197,8 @@ if _TYPE_CHECKING:
     from ._laguerre import laguerre as laguerre
     from ._lambertw import lambertw as lambertw
     from ._legendre import legendre as legendre
+    from ._legendre_p import legendre_p as legendre_p
+    from ._legendre_p_all import legendre_p_all as legendre_p_all
     from ._lmbda import lmbda as lmbda
     from ._log1p import log1p as log1p
     from ._log_expit import log_expit as log_expit
@@ -322,6 +326,10 @@ if _TYPE_CHECKING:
     from ._softmax import softmax as softmax
     from ._softplus import softplus as softplus
     from ._spence import spence as spence
+    from ._sph_harm_y import sph_harm_y as sph_harm_y
+    from ._sph_harm_y_all import sph_harm_y_all as sph_harm_y_all
+    from ._sph_legendre_p import sph_legendre_p as sph_legendre_p
+    from ._sph_legendre_p_all import sph_legendre_p_all as sph_legendre_p_all
     from ._spherical_in import spherical_in as spherical_in
     from ._spherical_jn import spherical_jn as spherical_jn
     from ._spherical_kn import spherical_kn as spherical_kn
@@ -366,6 +374,8 @@ __all__ = [
     'airy',
     'airye',
     'assoc_laguerre',
+    'assoc_legendre_p',
+    'assoc_legendre_p_all',
     'bdtr',
     'bdtrc',
     'bdtri',
@@ -559,6 +569,8 @@ __all__ = [
     'laguerre',
     'lambertw',
     'legendre',
+    'legendre_p',
+    'legendre_p_all',
     'lmbda',
     'log1p',
     'log_expit',
@@ -675,6 +687,10 @@ __all__ = [
     'softmax',
     'softplus',
     'spence',
+    'sph_harm_y',
+    'sph_harm_y_all',
+    'sph_legendre_p',
+    'sph_legendre_p_all',
     'spherical_in',
     'spherical_jn',
     'spherical_kn',

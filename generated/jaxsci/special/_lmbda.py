@@ -71,7 +71,7 @@ def lmbda(v, x):
       v: static Python float. The largest order, v >= 0.
         At least 0: SciPy's lmbda raises for v < 0
       x: real array. Argument.
-        Differentiable: lmbda.dl(v, x); -(2 * (v - floor(v) + k) + 1) / x * lmbda.dl(v, x) - lmbda.vl(v, x) (the output Lambda_nu' and Bessel's equation for x**-nu J_nu (DLMF 10.2.1); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
+        Differentiable: lmbda.dl(v, x); -(2 * (v - floor(v) + k) + 1) / x * lmbda.dl(v, x) - lmbda.vl(v, x) (the output Lambda_nu' and Bessel's equation for x**-nu J_nu (DLMF 10.2.1); agrees with mpmath's numerical derivative of the reference at 20 sample point(s))
 
     Returns:
       vl: array of the promoted input dtype Lambda_(v0 + k)(x).

@@ -61,7 +61,7 @@ def lqmn(m, n, z):
       m: static Python int. The largest order, m >= 0.
       n: static Python int. The largest degree, n >= 0.
       z: real or complex array. Argument.
-        Differentiable: lqmn.Qmn_d(m, n, z); (2 * z * lqmn.Qmn_d(m, n, z) - (k * (k + 1) - j**2 / (1 - z**2)) * lqmn.Qmn(m, n, z)) / (1 - z**2) (the output Q_k^j' and the associated Legendre equation (DLMF 14.2.2); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+        Differentiable: lqmn.Qmn_d(m, n, z); (2 * z * lqmn.Qmn_d(m, n, z) - (k * (k + 1) - j**2 / (1 - z**2)) * lqmn.Qmn(m, n, z)) / (1 - z**2) (the output Q_k^j' and the associated Legendre equation (DLMF 14.2.2); agrees with mpmath's numerical derivative of the reference at 24 sample point(s))
 
     Returns:
       Qmn: array of the promoted input dtype Q_k^j(z).

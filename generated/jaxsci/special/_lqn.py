@@ -59,7 +59,7 @@ def lqn(n, z):
     Args:
       n: static Python int. The largest degree, n >= 0.
       z: real or complex array. Argument.
-        Differentiable: lqn.Qd(n, z); (2 * z * lqn.Qd(n, z) - k * (k + 1) * lqn.Qn(n, z)) / (1 - z**2) (the output Q_k' and Legendre's equation (DLMF 14.2.1 with mu = 0); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
+        Differentiable: lqn.Qd(n, z); (2 * z * lqn.Qd(n, z) - k * (k + 1) * lqn.Qn(n, z)) / (1 - z**2) (the output Q_k' and Legendre's equation (DLMF 14.2.1 with mu = 0); agrees with mpmath's numerical derivative of the reference at 24 sample point(s))
 
     Returns:
       Qn: array of the promoted input dtype Q_k(z), k = 0, ..., n.

@@ -63,7 +63,7 @@ def pbdn_seq(n, z):
       n: static Python int. The largest order, n >= 0.
         At least 0: for negative n SciPy's pbdn_seq returns repeated or missing orders (pbdn_seq(-2, z)[0][2] is D_0(z))
       z: real array. Argument (real; see above).
-        Differentiable: pbdn_seq.cpd(n, z); (z**2 / 4 - k - 1 / 2) * pbdn_seq.cpb(n, z) (the output D_k' and Weber's equation (DLMF 12.2.4 with a = -k - 1/2); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
+        Differentiable: pbdn_seq.cpd(n, z); (z**2 / 4 - k - 1 / 2) * pbdn_seq.cpb(n, z) (the output D_k' and Weber's equation (DLMF 12.2.4 with a = -k - 1/2); agrees with mpmath's numerical derivative of the reference at 28 sample point(s))
 
     Returns:
       cpb: complex array of the promoted input precision D_k(z).

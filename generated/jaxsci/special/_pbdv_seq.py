@@ -63,7 +63,7 @@ def pbdv_seq(v, x):
       v: static Python float. The largest order, v >= 0.
         At least 0: for negative v SciPy's pbdv_seq returns values of other orders (pbdv_seq(-1.5, 1)[0][0] is D_0.5(1)) and zero derivatives
       x: real array. Argument.
-        Differentiable: pbdv_seq.dp(v, x); (x**2 / 4 - (v - floor(v) + k) - 1 / 2) * pbdv_seq.dv(v, x) (the output D_nu' and Weber's equation (DLMF 12.2.4 with a = -nu - 1/2); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
+        Differentiable: pbdv_seq.dp(v, x); (x**2 / 4 - (v - floor(v) + k) - 1 / 2) * pbdv_seq.dv(v, x) (the output D_nu' and Weber's equation (DLMF 12.2.4 with a = -nu - 1/2); agrees with mpmath's numerical derivative of the reference at 28 sample point(s))
 
     Returns:
       dv: array of the promoted input dtype D_(v0 + k)(x).

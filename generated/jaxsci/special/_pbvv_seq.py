@@ -64,7 +64,7 @@ def pbvv_seq(v, x):
       v: static Python float. The largest order, v >= 0.
         At least 0: for negative v SciPy's pbvv_seq returns values of other orders and zero derivatives (pbvv_seq(-0.5, 1)[1][1] is 0)
       x: real array. Argument.
-        Differentiable: pbvv_seq.dp(v, x); (x**2 / 4 - (v - floor(v) + k) - 1 / 2) * pbvv_seq.dv(v, x) (the output V_nu' and Weber's equation (DLMF 12.2.4, solved by V(a, x), DLMF 12.2.20); agrees with mpmath's numerical derivative of the reference at 8 sample point(s))
+        Differentiable: pbvv_seq.dp(v, x); (x**2 / 4 - (v - floor(v) + k) - 1 / 2) * pbvv_seq.dv(v, x) (the output V_nu' and Weber's equation (DLMF 12.2.4, solved by V(a, x), DLMF 12.2.20); agrees with mpmath's numerical derivative of the reference at 28 sample point(s))
 
     Returns:
       dv: array of the promoted input dtype V_(v0 + k)(x).

@@ -67,7 +67,7 @@ def riccati_jn(n, x):
     Args:
       n: static Python int. The largest order, n >= 0.
       x: real array. Argument.
-        Differentiable: riccati_jn.djn(n, x); (k * (k + 1) / x**2 - 1) * riccati_jn.jn(n, x) (the output S_k' and the Riccati-Bessel equation x^2 w'' + (x^2 - k(k+1)) w = 0 (DLMF 10.47.3 with w = x j_k(x)); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
+        Differentiable: riccati_jn.djn(n, x); (k * (k + 1) / x**2 - 1) * riccati_jn.jn(n, x) (the output S_k' and the Riccati-Bessel equation x^2 w'' + (x^2 - k(k+1)) w = 0 (DLMF 10.47.3 with w = x j_k(x)); agrees with mpmath's numerical derivative of the reference at 24 sample point(s))
 
     Returns:
       jn: array of the promoted input dtype S_k(x) = x j_k(x), k = 0, ..., n.

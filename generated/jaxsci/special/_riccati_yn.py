@@ -60,7 +60,7 @@ def riccati_yn(n, x):
     Args:
       n: static Python int. The largest order, n >= 0.
       x: real array. Argument.
-        Differentiable: riccati_yn.dyn(n, x); (k * (k + 1) / x**2 - 1) * riccati_yn.yn(n, x) (the output S_k' and the Riccati-Bessel equation x^2 w'' + (x^2 - k(k+1)) w = 0 (DLMF 10.47.3 with w = x y_k(x)); agrees with mpmath's numerical derivative of the reference at 4 sample point(s))
+        Differentiable: riccati_yn.dyn(n, x); (k * (k + 1) / x**2 - 1) * riccati_yn.yn(n, x) (the output S_k' and the Riccati-Bessel equation x^2 w'' + (x^2 - k(k+1)) w = 0 (DLMF 10.47.3 with w = x y_k(x)); agrees with mpmath's numerical derivative of the reference at 24 sample point(s))
 
     Returns:
       yn: array of the promoted input dtype S_k(x) = x y_k(x), k = 0, ..., n.

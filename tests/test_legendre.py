@@ -1,0 +1,87 @@
+"""The Legendre family's cases the generic suites do not sample: branch_cut=3 off its cut (the suites'
+real domain lies on it), and every position's first and second derivative there against mpmath,
+forward and reverse."""
+import jax
+import jax.numpy as jnp
+import mpmath
+import numpy as np
+import pytest
+import scipy.special as sc
+
+from jaxsci.special import assoc_legendre_p, assoc_legendre_p_all
+
+
+def _mp(n, m, z, order, norm):
+    scale = mpmath.sqrt((2 * n + 1) * mpmath.factorial(n - m) / (2 * mpmath.factorial(n + m))) if norm else 1
+    # mpmath is slow at positive integer orders (a limit at a pole): DLMF 14.9.13 reaches them from -m
+    scale *= mpmath.factorial(n + m) / mpmath.factorial(n - m) if m > 0 else 1
+    return complex(scale * mpmath.diff(lambda t: mpmath.legenp(n, -abs(m), t, type=3), z, order))
+
+
+def _close(got, expected, rtol):
+    return abs(complex(got) - expected) <= rtol * max(1.0, abs(expected))
+
+
+@pytest.mark.parametrize("z", [1.5, 0.3 + 0.4j])
+@pytest.mark.parametrize("norm", [False, True])
+def test_branch_cut_3_derivatives_match_mpmath(z, norm):
+    n, m, diff_n = 3, -2, 1
+    real = isinstance(z, float)
+    value = jnp.asarray(z, dtype=jnp.float64 if jax.config.jax_enable_x64 else jnp.float32) if real else jnp.asarray(z)
+    np.testing.assert_allclose(assoc_legendre_p(n, m, value, branch_cut=3, norm=norm, diff_n=diff_n),
+                               sc.assoc_legendre_p(n, m, z, branch_cut=3, norm=norm, diff_n=diff_n), rtol=1e-5)
+    rtol = 1e-9 if jax.config.jax_enable_x64 else 2e-3
+    for d in range(diff_n + 1):
+        f = lambda x: assoc_legendre_p(n, m, x, branch_cut=3, norm=norm, diff_n=diff_n)[d]
+        first, second = _mp(n, m, z, d + 1, norm), _mp(n, m, z, d + 2, norm)
+        # compiled: the rule's branches are many small operations, slow one by one
+        if real:
+            assert _close(jax.jit(jax.grad(f))(value), first.real, rtol)
+            assert _close(jax.jit(jax.grad(jax.grad(f)))(value), second.real, 100 * rtol)
+            assert _close(jax.jit(jax.jacfwd(jax.jacrev(f)))(value), second.real, 100 * rtol)
+        else:
+            assert _close(jax.jit(jax.jacfwd(f, holomorphic=True))(value), first, rtol)
+            assert _close(jax.jit(jax.jacrev(jax.jacfwd(f, holomorphic=True), holomorphic=True))(value), second, 100 * rtol)
+
+
+def test_branch_cut_3_all_orders_and_degrees_match_mpmath():
+    z = 1.25
+    value = jnp.asarray(z, dtype=jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)
+    hessian = jax.jit(jax.hessian(lambda x: assoc_legendre_p_all(2, 1, x, branch_cut=3, diff_n=0)))(value)
+    rtol = 1e-7 if jax.config.jax_enable_x64 else 2e-2
+    for j in range(3):
+        for i, k in enumerate((0, 1, -1)):
+            expected = _mp(j, k, z, 2, False) if abs(k) <= j else 0.0
+            assert _close(hessian[0, j, i], expected.real if abs(k) <= j else 0.0, rtol), (j, k)
+
+
+def test_sph_harm_y_derivatives_are_scipys_diff_n_parts():
+    # SciPy's diff_n=2 tuple (y, dy, ddy), which jaxsci cannot return, is jax's jacobian and hessian
+    # of jaxsci's diff_n=0 in (theta, phi)
+    from jaxsci.special import sph_harm_y
+
+    n, m, theta, phi = 3, -2, 0.7, 0.4
+    y, dy, ddy = sc.sph_harm_y(n, m, theta, phi, diff_n=2)
+    dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    angles = jnp.asarray([theta, phi], dtype=dtype)
+    f = jax.jit(lambda a: sph_harm_y(n, m, a[0], a[1]))
+    rtol = 1e-10 if jax.config.jax_enable_x64 else 1e-4
+    np.testing.assert_allclose(f(angles), y, rtol=rtol)
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(f))(angles), dy, rtol=rtol)
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(jax.jacfwd(f)))(angles), ddy, rtol=10 * rtol)
+    with pytest.raises(ValueError, match="different trailing shapes"):
+        sph_harm_y(n, m, theta, phi, diff_n=1)
+
+
+def test_special_points_give_the_derivative_or_nan_never_another_number():
+    # z = +-1 and theta = 0: the rules past the last position divide by 1 - z^2 or sin(theta); a
+    # position whose derivative SciPy returns stays exact there in forward mode (reverse mode
+    # contracts every position's partial, NaN ones included, with the cotangent: NaN)
+    from jaxsci.special import legendre_p, sph_legendre_p
+
+    for z, slope in [(1.0, 6.0), (-1.0, 6.0)]:  # P_3'(+-1) = (+-1)^(n+1) n (n+1) / 2
+        assert float(jax.jit(jax.jacfwd(lambda x: legendre_p(3, x, diff_n=1)))(z)[0]) == slope
+        assert np.isnan(float(jax.jit(jax.grad(lambda x: legendre_p(3, x, diff_n=1)[0]))(z)))
+        assert np.isnan(float(jax.jit(jax.grad(lambda x: legendre_p(3, x, diff_n=1)[1]))(z)))
+        assert np.isnan(float(jax.jit(jax.grad(lambda x: legendre_p(3, x)[0]))(z)))
+    assert not np.isfinite(float(jax.jit(jax.grad(lambda t: sph_legendre_p(2, 1, t)[0]))(0.0)))
