@@ -126,9 +126,19 @@ def _expected(reference, name, orders):
 
 
 # pure_callback differs from the buffer callback only below the primitive, so for it jv alone runs
-# by default; the functions with more outputs, a static argument or a second round trip run with -m slow.
+# by default. jv goes through every flow; the functions with more outputs, a static argument or a
+# second round trip go through the flows that transform the primitive differently (scan's partial
+# evaluation, with and without remat, a while loop's forward mode, vmap of a scan) by default: the
+# others (fori_loop with static bounds is a scan; cond and remat of an unrolled loop) run them with -m slow.
+_EVERY_FUNCTION = ("scan", "scan_remat", "while_loop", "vmap_scan")
+
+
+def _default(callback, name, flow):
+    return name == "jv" or (callback == "buffer" and flow in _EVERY_FUNCTION)
+
+
 CASES = [pytest.param(callback, name, flow, id=f"{callback}-{name}-{flow}",
-                      marks=[pytest.mark.slow] if callback == "pure" and name != "jv" else [])
+                      marks=[] if _default(callback, name, flow) else [pytest.mark.slow])
          for callback in ("buffer", "pure") for name in FUNCTIONS for flow in FLOWS]
 
 

@@ -38,12 +38,14 @@ def _assert_scipys(got, case, arrays, batched):
 def test_vmap_over_each_argument(case):
     case.expected_failure("vmap")
     traced = case.spec.traced_args
-    for i in range(len(traced)):
-        # the batched argument has rank 2 (batch 5 x 3), the others rank 0 and 1: mixed ranks
-        shapes = [(5, 3) if j == i else ((3,) if j % 2 else ()) for j in range(len(traced))]
-        arrays = [jnp.asarray(a) for a in sample(case, shapes, "float64", rng_for(case.id, "vmap", i))]
-        in_axes = tuple(0 if j == i else None for j in range(len(traced)))
-        _assert_scipys(jax.jit(jax.vmap(case.jax_call, in_axes=in_axes))(*arrays), case, arrays, batched=1)
+    # the batched argument has rank 2 (batch 5 x 3), the others rank 0 and 1: mixed ranks
+    inputs = [[jnp.asarray(a) for a in sample(case, [(5, 3) if j == i else ((3,) if j % 2 else ()) for j in range(len(traced))],
+                                              "float64", rng_for(case.id, "vmap", i))] for i in range(len(traced))]
+    # one compiled function vmaps over each argument in turn
+    batched = jax.jit(lambda inputs: [jax.vmap(case.jax_call, in_axes=tuple(0 if j == i else None for j in range(len(traced))))(*arrays)
+                                      for i, arrays in enumerate(inputs)])
+    for got, arrays in zip(batched(inputs), inputs):
+        _assert_scipys(got, case, arrays, batched=1)
 
 
 @pytest.mark.parametrize("case", params([c for c in CASES if not c.spec.kernel]))  # as for test_inside_scan
