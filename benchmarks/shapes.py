@@ -5,11 +5,13 @@
 Rows (issue 10's benchmark rows):
 - a function of static arguments only, computed in one host callback: ``roots_legendre(1000)``;
 - core dimensions, SciPy vectorised: ``lqn(10, z)`` on 10^4 points (SciPy's lqn takes an array z and
-  returns (11, *z.shape); SciPy has no ``*_all`` Legendre function jaxsci wraps yet, and this is the same
-  layout);
+  returns (11, *z.shape));
+- an ``_all`` function: ``legendre_p_all(10, z, diff_n=1)`` on 10^4 points, (2, 11, *z.shape);
 - core dimensions, SciPy scalar-only (``host_loop``): ``riccati_jn(10, x)`` on 10^4 points, against
   SciPy called in a Python loop, the only way SciPy computes it for many points;
-- a reduction: ``logsumexp`` over axis 1 of a (100, 100) array on SciPy's path (native off).
+- a reduction: ``logsumexp`` over axis 1 of a (100, 100) array on SciPy's path (native off);
+- an eager call (no jit) of a shape not called before: ``jv(v, z)`` on about 100 points, against SciPy
+  (sampling the inputs included on both sides).
 Each row is the median time of ``jax.jit`` of jaxsci's function (compiled first) over the median time of
 SciPy's own computation of the same values, from interleaved repetitions, so that load on the machine
 slows both alike: a ratio near 1 means the callback costs nothing beyond SciPy. Also printed: under
@@ -62,6 +64,10 @@ def rows(repeats: int):
     lqn = jax.jit(lambda z: js.lqn(10, z))
     yield "lqn(10, z), 1e4 points", _interleaved(lambda: lqn(zj), lambda: sc.lqn(10, z), repeats)
 
+    legendre_all = jax.jit(lambda z: js.legendre_p_all(10, z, diff_n=1))
+    yield ("legendre_p_all(10, z, diff_n=1), 1e4 points",
+           _interleaved(lambda: legendre_all(zj), lambda: sc.legendre_p_all(10, z, diff_n=1), repeats))
+
     x = rng.uniform(0.2, 20, 10_000)
     xj = jnp.asarray(x)
     riccati = jax.jit(lambda x: js.riccati_jn(10, x))
@@ -75,6 +81,23 @@ def rows(repeats: int):
     logsumexp = jax.jit(lambda a: js.logsumexp(a, axis=1)).lower(aj).compile()
     jaxsci.config.native = True
     yield "logsumexp(a, axis=1), (100, 100), SciPy path", _interleaved(lambda: logsumexp(aj), lambda: sc.logsumexp(a, axis=1), repeats)
+
+    # eager: each repetition a shape not called before, as a user's first call is; numpy inputs, so
+    # that JAX's own eager operations on new shapes are not what is measured
+    sizes = iter(range(100, 10_000))
+
+    def new_shape():
+        k = next(sizes)
+        return rng.uniform(0, 5, k), rng.uniform(0.1, 20, k)
+
+    def first_eager_call(call):
+        def run():
+            v, z = new_shape()
+            return call(v, z)
+        return run
+
+    yield ("jv(v, z) eagerly, about 100 points, each call a new shape",
+           _interleaved(first_eager_call(js.jv), first_eager_call(sc.jv), repeats))
 
     # vmap: one batched callback against 8 separate ones
     batch = jnp.asarray(rng.uniform(0.2, 20, (8, 1000)))
