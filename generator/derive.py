@@ -459,7 +459,8 @@ def _check_core_needs(planner, arg: model.Arg, loc: model.Location) -> None:
 
     def itself(info) -> bool:
         return info.spec.name == spec.name and _statics_match(info.statics, planner.condition) and all(
-            value == own[name] for name, value in info.statics if spec.arg(name).kind not in ("static_bool", "static_str"))
+            _same_static(spec.arg(name), value, own) for name, value in info.statics
+            if spec.arg(name).kind not in ("static_bool", "static_str"))
 
     wrong = sorted(f"{info.spec.name}{tuple(info.traced)}" for _, info in planner.needs.values()
                    if not itself(info) and (info.spec.core or not info.spec.traced_args or info.spec.reduction is not None))
@@ -468,6 +469,12 @@ def _check_core_needs(planner, arg: model.Arg, loc: model.Location) -> None:
                           f"its own arguments), itself at its own static arguments (each passed on as name=name), its "
                           f"arguments, its index names, elementary functions and elementwise spec'd functions; not "
                           f"{', '.join(wrong)}, which has core dimensions, an axis or no traced arguments")
+
+
+def _same_static(arg: model.Arg, value, symbols) -> bool:
+    """Whether a call's value for a numeric static is the caller's own: its symbol, or the only value
+    the argument admits (``sph_harm_y(n, m, theta, phi)`` in sph_harm_y's rule, whose diff_n is 0)."""
+    return value == symbols[arg.name] or (arg.choices is not None and len(arg.choices) == 1 and value == arg.choices[0])
 
 
 def _check_shifted(exprs, spec: model.Spec, arg: model.Arg, loc: model.Location) -> None:
@@ -518,7 +525,7 @@ class _Planner:
             raise _error(self.loc, f"derivatives.{self.arg.name}: cannot evaluate {call}: not a spec'd function")
         is_self = (info.spec.name == self.spec.name and info.traced == self.own_traced
                    and _statics_match(info.statics, self.condition)
-                   and all(value == self.symbols[name] for name, value in info.statics
+                   and all(_same_static(self.spec.arg(name), value, self.symbols) for name, value in info.statics
                            if self.spec.arg(name).kind == "static_int"))
         if is_self:
             return sympy.Symbol(f"__value_{info.output}")

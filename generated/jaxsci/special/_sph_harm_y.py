@@ -11,7 +11,6 @@ def _sph_harm_y_theta_needs(n, m, theta, phi, values, needs):
     """Evaluations d sph_harm_y / d theta uses besides sph_harm_y itself."""
     return (
         _core.Need('special.sph_harm_y', (('diff_n', 0),), (('_0 + 1', n + 1), 1, 2, 3, )),
-        _core.Need('special.sph_harm_y', (('diff_n', 0),), (0, 1, 2, 3, )),
     )
 
 
@@ -21,22 +20,19 @@ def _sph_harm_y_theta_derivative(n, m, theta, phi, values, needs):
           ((sqrt((2 * n + 1) * Max(0, (n + 1)**2 - m**2) / (2 * n + 3)) * sph_harm_y(n + 1, m, theta, phi)
             - (n + 1) * cos(theta) * sph_harm_y(n, m, theta, phi)) / sin(theta), True)) [DLMF 14.30.1 and 14.10.5]"""
     (y,) = values
-    (sph_harm_y_1, sph_harm_y_2) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((n < abs(m)), 0, (sph_harm_y_1*jnp.sqrt((2*n + 1)/(2*n + 3))*jnp.sqrt(jnp.maximum(0, -m**2 + (n + 1)**2)) - sph_harm_y_2*(n + 1)*jnp.cos(theta))/jnp.sin(theta))), )
+    (sph_harm_y_1,) = needs
+    return (jnp.where((n < 0), jnp.nan, jnp.where((n < abs(m)), 0, (sph_harm_y_1*jnp.sqrt((2*n + 1)/(2*n + 3))*jnp.sqrt(jnp.maximum(0, -m**2 + (n + 1)**2)) - y*(n + 1)*jnp.cos(theta))/jnp.sin(theta))), )
 
 
 def _sph_harm_y_phi_needs(n, m, theta, phi, values, needs):
     """Evaluations d sph_harm_y / d phi uses besides sph_harm_y itself."""
-    return (
-        _core.Need('special.sph_harm_y', (('diff_n', 0),), (0, 1, 2, 3, )),
-    )
+    return ()
 
 
 def _sph_harm_y_phi_derivative(n, m, theta, phi, values, needs):
     """d sph_harm_y / d phi: I * m * sph_harm_y(n, m, theta, phi) [DLMF 14.30.1: the factor exp(i m phi)]"""
     (y,) = values
-    (sph_harm_y_1,) = needs
-    return (1j*sph_harm_y_1*m, )
+    return (1j*y*m, )
 
 
 _FUNCTION = _core.register(
