@@ -72,10 +72,11 @@ def _per_output(kernel_of_one, function):
     return lambda *args: tuple(part(*args) for part in parts)
 
 
-def partial_derivative(function, index: int, order: int = 1):
+def partial_derivative(function, index: int, order: int = 1, step=None):
     """d^order function / d args[index]^order by Ridders' method, for order 1 or 2; a tuple of them
-    for a function with several outputs."""
-    kernel = _per_output(lambda f: _partial(f, index, order), function)
+    for a function with several outputs. ``step(arrays)``, if given, bounds the first step elementwise
+    (a function with a branch point near the argument must not be differenced across it)."""
+    kernel = _per_output(lambda f: _partial(f, index, order, step), function)
     kernel.__name__ = f"{getattr(function, '__name__', 'f')}_d{index}{'' if order == 1 else order}"
     kernel.__doc__ = (f"d{'' if order == 1 else order} {getattr(function, '__name__', 'f')} / d(argument {index})"
                       f"{'' if order == 1 else order}: Ridders' extrapolated central differences of SciPy, NaN where "
@@ -83,13 +84,15 @@ def partial_derivative(function, index: int, order: int = 1):
     return kernel
 
 
-def _partial(function, index: int, order: int):
+def _partial(function, index: int, order: int, step=None):
     def kernel(*args):
         with np.errstate(all="ignore"):
             arrays = np.broadcast_arrays(*_as_arrays(args))
             x = arrays[index]
             value = function(*arrays)
             h0 = STEP * np.maximum(1.0, np.sqrt(np.abs(x)))
+            if step is not None:
+                h0 = np.minimum(h0, step(arrays))
 
             def at(shift):
                 moved = list(arrays)
@@ -171,8 +174,17 @@ def _ellip_harm(h2, k2, n, p, s, signm, signn):
 
 
 _ellip_harm.nin = 7  # SciPy's ellip_harm is a Python function around a 7-input ufunc; _per_output probes by nin
-ellip_harm_ds = partial_derivative(_ellip_harm, 4)
-ellip_harm_ds2 = partial_derivative(_ellip_harm, 4, order=2)
+def _ellip_harm_step(arrays):
+    # E^p_n(s) carries the factors sqrt|s^2 - h^2| and sqrt|s^2 - k^2| (DLMF 29.12.1): branch points at
+    # s = +-h, +-k, whose expansion about s has that radius; steps of a quarter of the distance keep the
+    # differences' error series converging fast (a step of 0.22 at 0.27 from s = k left a NaN there)
+    h2, k2, s = arrays[0], arrays[1], arrays[4]
+    distance = np.min([np.abs(np.abs(s) - np.sqrt(np.abs(h2))), np.abs(np.abs(s) - np.sqrt(np.abs(k2)))], axis=0)
+    return np.where(distance > 0, distance / 4, np.inf)
+
+
+ellip_harm_ds = partial_derivative(_ellip_harm, 4, step=_ellip_harm_step)
+ellip_harm_ds2 = partial_derivative(_ellip_harm, 4, order=2, step=_ellip_harm_step)
 
 
 # d/dh2, d/dk2 (first, second and mixed) of the ellipsoidal harmonic of the second kind F^p_n(s) and of
