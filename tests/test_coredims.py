@@ -6,6 +6,7 @@ out_axes, the errors for bad static sizes, and the loader's errors for bad core 
 """
 import jax
 import jax.numpy as jnp
+import mpmath
 import numpy as np
 import pytest
 import scipy.special as sc
@@ -13,7 +14,8 @@ import scipy.special as sc
 from generator.errors import SpecError, SpecErrors
 from generator.derive import derive_all
 from generator.loader import parse_spec
-from jaxsci.special import lmbda, lqn, pbdn_seq, pbdv_seq, riccati_jn
+import jaxsci.special
+from jaxsci.special import lmbda, lqmn, lqn, pbdn_seq, pbdv_seq, riccati_jn
 
 
 def test_layout_is_core_first_and_matches_scipy_per_element():
@@ -226,3 +228,27 @@ def test_a_core_rule_calls_elementwise_functions_after_its_values_at_their_shape
 def test_a_core_rule_may_not_call_a_function_with_another_core_or_no_traced_arguments(call, name):
     with pytest.raises((SpecError, SpecErrors), match=rf"roots_jacobi.yaml:\d+: derivatives.alpha: .*{name}.*core dimensions, an axis or no traced"):
         _derive_roots(call)
+
+
+@pytest.mark.parametrize("function, call, reference", [
+    ("lqn", lambda z: lqn(3, z)[0], lambda k, z: mpmath.legenq(k, 0, z, type=3)),
+    ("lqmn", lambda z: lqmn(1, 3, z)[0][1], lambda k, z: mpmath.legenq(k, 1, z, type=3)),
+])
+def test_legendre_q_outside_minus_one_one_matches_scipy_and_mpmath(function, call, reference):
+    """The generic suites sample |z| < 1; for real |z| > 1 SciPy computes Q of type 3 (DLMF 14.3.7), and
+    the rules (the output's derivative, the associated Legendre equation) hold there too."""
+    z = np.array([1.5, 3.0, -2.5])
+    got = getattr(jaxsci.special, function)(*((3, jnp.asarray(z)) if function == "lqn" else (1, 3, jnp.asarray(z))))
+    expected = getattr(sc, function)(*((3, z) if function == "lqn" else (1, 3, z)))
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), e)
+    with mpmath.workdps(30):
+        for x in (1.5, 3.0):
+            first = jax.jit(jax.jacfwd(call))(x)
+            second = jax.jit(jax.hessian(call))(x)
+            for k in range(4):
+                d1 = complex(mpmath.diff(lambda t: reference(k, t), x))
+                d2 = complex(mpmath.diff(lambda t: reference(k, t), x, 2))
+                assert abs(d1.imag) <= 1e-25 and abs(d2.imag) <= 1e-25, (d1, d2)  # real for real z > 1
+                np.testing.assert_allclose(first[k], d1.real, rtol=1e-10)
+                np.testing.assert_allclose(second[k], d2.real, rtol=1e-8)
