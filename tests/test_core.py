@@ -459,3 +459,29 @@ def test_a_rules_constant_operands_batch_under_vmap(name):
         batched = jax.vmap(transform(f))(a, b)
         one_by_one = [transform(f)(x, y) for x, y in zip(a, b)]
         np.testing.assert_allclose(batched, one_by_one, rtol=1e-13)
+
+
+def test_an_eager_call_compiles_nothing_and_gives_what_the_jitted_call_gives():
+    """Outside any trace, concrete operands go to the host directly: a call of a new function and shape
+    compiles no XLA computation (binding the callback did, tens of milliseconds each). Under jit the
+    same call is compiled and evaluated by the callback, with the same values."""
+    from jax._src import monitoring
+
+    compiles = []
+
+    def listener(name, secs, **kwargs):
+        if name.endswith("backend_compile_duration"):
+            compiles.append(name)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        v, z = np.full(19, 1.5), np.linspace(1.0, 2.0, 19)
+        eager = jv(v, z)
+        assert compiles == []
+        assert isinstance(eager, jax.Array) and eager.shape == (19,) and eager.dtype == np.float64
+        jitted = jax.jit(jv)(v, z)
+        assert compiles, "jit compiles"
+    finally:
+        monitoring.unregister_event_duration_listener(listener)
+    np.testing.assert_array_equal(np.asarray(eager), np.asarray(jitted))
+    np.testing.assert_array_equal(np.asarray(eager), sc.jv(v, z))

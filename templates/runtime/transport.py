@@ -1,4 +1,5 @@
-"""The device-host boundary: every evaluation of the core crosses it here, in one callback.
+"""The device-host boundary: every evaluation of the core crosses it here, in one callback (or, for an
+eager call outside any trace, in a direct call of the same host function: ``_eager_device``).
 
 On CPU the core calls SciPy through XLA's buffer callback (the custom call behind
 ``jax.experimental.buffer_callback``): XLA hands the callback its operand and result buffers, which
