@@ -455,15 +455,8 @@ def _check_core_needs(planner, arg: model.Arg, loc: model.Location) -> None:
     (``legendre_p(n + 1, z, diff_n=diff_n)`` in legendre_p's rule: the same core shape) and elementwise
     functions: those are evaluated after the function, broadcast over its loop and core shape
     (``_Planner.core``), where a callee with core dimensions of its own would add another core shape."""
-    spec, own = planner.spec, planner.symbols
-
-    def itself(info) -> bool:
-        return info.spec.name == spec.name and _statics_match(info.statics, planner.condition) and all(
-            _same_static(spec.arg(name), value, own) for name, value in info.statics
-            if spec.arg(name).kind not in ("static_bool", "static_str"))
-
     wrong = sorted(f"{info.spec.name}{tuple(info.traced)}" for _, info in planner.needs.values()
-                   if not itself(info) and (info.spec.core or not info.spec.traced_args or info.spec.reduction is not None))
+                   if not planner.at_own_statics(info) and (info.spec.core or not info.spec.traced_args or info.spec.reduction is not None))
     if wrong:
         raise _error(loc, f"derivatives.{arg.name}: a function with core dimensions may use its own outputs (with "
                           f"its own arguments), itself at its own static arguments (each passed on as name=name), its "
@@ -502,6 +495,12 @@ class _Planner:
         self.canonical: dict = {}  # "__need_<label>" symbol -> the evaluation in placeholders, for keys
         self.core = bool(spec.core)
 
+    def at_own_statics(self, info) -> bool:
+        """Whether a call is of the function itself at its own static values (any traced arguments)."""
+        return info.spec.name == self.spec.name and _statics_match(info.statics, self.condition) and all(
+            _same_static(self.spec.arg(name), value, self.symbols) for name, value in info.statics
+            if self.spec.arg(name).kind not in ("static_bool", "static_str"))
+
     def after_values(self, info) -> bool:
         """Whether an evaluation is made at the function's loop and core shape, after its values: an
         elementwise callee of a function with core dimensions."""
@@ -523,11 +522,7 @@ class _Planner:
         info = self.catalog.info(call)
         if info is None:
             raise _error(self.loc, f"derivatives.{self.arg.name}: cannot evaluate {call}: not a spec'd function")
-        is_self = (info.spec.name == self.spec.name and info.traced == self.own_traced
-                   and _statics_match(info.statics, self.condition)
-                   and all(_same_static(self.spec.arg(name), value, self.symbols) for name, value in info.statics
-                           if self.spec.arg(name).kind == "static_int"))
-        if is_self:
+        if info.traced == self.own_traced and self.at_own_statics(info):
             return sympy.Symbol(f"__value_{info.output}")
         key = (info.spec.name, info.statics, info.traced)
         if key not in self.needs:
