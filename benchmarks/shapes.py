@@ -9,6 +9,8 @@ Rows (issue 10's benchmark rows):
 - an ``_all`` function: ``legendre_p_all(10, z, diff_n=1)`` on 10^4 points, (2, 11, *z.shape);
 - core dimensions, SciPy scalar-only (``host_loop``): ``riccati_jn(10, x)`` on 10^4 points, against
   SciPy called in a Python loop, the only way SciPy computes it for many points;
+- derivatives returned with the value: ``sph_harm_y(6, 2, theta, phi, diff_n=2)`` on 10^4 points, jitted
+  and eagerly;
 - a reduction: ``logsumexp`` over axis 1 of a (100, 100) array on SciPy's path (native off);
 - an eager call (no jit) of a shape not called before: ``jv(v, z)`` on about 100 points, against SciPy
   (sampling the inputs included on both sides).
@@ -67,6 +69,16 @@ def rows(repeats: int):
     legendre_all = jax.jit(lambda z: js.legendre_p_all(10, z, diff_n=1))
     yield ("legendre_p_all(10, z, diff_n=1), 1e4 points",
            _interleaved(lambda: legendre_all(zj), lambda: sc.legendre_p_all(10, z, diff_n=1), repeats))
+
+    # derivatives returned with the value (derivative_outputs): SciPy computes them in its recurrences,
+    # jaxsci in forward mode from its rules (the rules' own host evaluations, one jvp per order)
+    theta, phi = rng.uniform(0.1, 3.0, 10_000), rng.uniform(-3, 6, 10_000)
+    thetaj, phij = jnp.asarray(theta), jnp.asarray(phi)
+    harmonics = jax.jit(lambda t, p: js.sph_harm_y(6, 2, t, p, diff_n=2))
+    yield ("sph_harm_y(6, 2, theta, phi, diff_n=2), 1e4 points",
+           _interleaved(lambda: harmonics(thetaj, phij), lambda: sc.sph_harm_y(6, 2, theta, phi, diff_n=2), repeats))
+    yield ("the same, eagerly (no jit; compiled once per static values)",
+           _interleaved(lambda: js.sph_harm_y(6, 2, thetaj, phij, diff_n=2), lambda: sc.sph_harm_y(6, 2, theta, phi, diff_n=2), repeats))
 
     x = rng.uniform(0.2, 20, 10_000)
     xj = jnp.asarray(x)

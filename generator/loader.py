@@ -20,7 +20,7 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
-from . import coredims, model, scipycheck
+from . import coredims, derivative_outputs, model, scipycheck
 from . import reduction as reduction_spec
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse, parse_guard
@@ -377,6 +377,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         raise SpecError(path, native.loc.line, "native and guard cannot be combined: the native implementation "
                                                "would run where the guard keeps SciPy from running")
     aliases = _aliases(top, path, name)
+    derived = derivative_outputs.load(top, path, args, outputs, tests, _Mapping, _tolerances)
     host_loop = top.get("host_loop", str, default=None)
     host_loop_line = top.value_line("host_loop") if top.has("host_loop") else None
     top.done()
@@ -385,7 +386,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         references=references, args=args, outputs=outputs, vmap_method=vmap_method, sympy=sympy_cases,
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
         finite_differences=finite_differences, native=native, guard=guard, aliases=aliases, reduction=reduction,
-        host_loop=" ".join(host_loop.split()) if host_loop else None,
+        host_loop=" ".join(host_loop.split()) if host_loop else None, derivative_outputs=derived,
     )
     coredims.check_spec(spec, host_loop_line)
     if reduction is not None:

@@ -174,6 +174,18 @@ class Native:
 
 
 @dataclass(frozen=True)
+class DerivativeOutputs:
+    """SciPy returns the function's own derivatives with its value (``sph_harm_y(..., diff_n=2)``:
+    the value, the gradient and the hessian in ``args``); jaxsci computes them in forward mode from
+    the spec's rules, so they are within ``tolerance`` of SciPy's, not bit for bit."""
+
+    order: str  # the static_int argument that says how many orders are returned (SciPy's diff_n)
+    args: tuple  # the arguments along each derivative axis, in that order
+    tolerance: dict  # dtype -> Tolerance: against SciPy's own derivatives over the test domain (tested)
+    loc: Location
+
+
+@dataclass(frozen=True)
 class TestPlan:
     domain: dict  # arg -> (lo, hi): real sampling interval (inclusive integers for integer args)
     complex_domain: dict  # arg -> ((re lo, re hi), (im lo, im hi)); complex tests run when present
@@ -259,6 +271,7 @@ class Spec:
     # core dimensions: why SciPy is called once per element (it takes scalars only); None: SciPy takes
     # the arrays and returns the core dimensions leading, as its ``*_all`` functions do
     host_loop: str | None = None
+    derivative_outputs: DerivativeOutputs | None = None  # the function's derivatives returned with it
 
     @property
     def core(self) -> tuple:

@@ -324,7 +324,8 @@ def assert_matches_scipy(got, expected, dtype, tolerance=None, inputs=()):
     infinite = np.isinf(got) | np.isinf(expected)
     np.testing.assert_array_equal(got[infinite], expected[infinite], err_msg="infinities")
     finite = np.isfinite(got) & np.isfinite(expected)
-    g, e = got[finite].astype(np.float64), expected[finite].astype(np.float64)
+    wide = np.complex128 if got.dtype.kind == "c" or expected.dtype.kind == "c" else np.float64
+    g, e = got[finite].astype(wide), expected[finite].astype(wide)
     error = np.abs(g - e)
     bad = (error > tolerance.atol + tolerance.rtol * np.abs(e)) & (error >= np.finfo(dtype).tiny)
     assert not bad.any(), (f"{int(bad.sum())} of {bad.size} values differ from SciPy by more than "

@@ -632,3 +632,53 @@ def test_a_static_int_may_pass_on_as_an_integer_polynomial():
 def test_a_static_int_passed_on_must_be_an_integer_polynomial(order):
     error = error_of(derive, STATIC_ORDER.replace("FORMULA", f"dnz(v, z, {order})"), "dnz")
     assert "integer polynomial in the caller's static ints" in error.message or "is static; pass an integer" in error.message, error.message
+
+
+# ---- derivative_outputs: the function's own derivatives returned with its value (SciPy's diff_n) ------------
+SPH_HARM_Y_PATH = "specs/special/sph_harm_y.yaml"
+
+
+def _sph_harm_y(text=None):
+    from generator import ROOT
+
+    text = (ROOT / SPH_HARM_Y_PATH).read_text() if text is None else text
+    return parse_spec(text, SPH_HARM_Y_PATH, module="special", stem="sph_harm_y")
+
+
+def test_derivative_outputs_are_recorded():
+    spec = _sph_harm_y()
+    assert spec.derivative_outputs.order == "diff_n"
+    assert spec.derivative_outputs.args == ("theta", "phi")
+    assert set(spec.derivative_outputs.tolerance) == {"float32", "float64"}
+    assert load(GOOD).derivative_outputs is None
+
+
+@pytest.mark.parametrize(
+    "old, new, marker, message",
+    [
+        ("  order: diff_n\n", "  order: theta\n", "  order: theta", "derivative_outputs.order must name a static_int argument"),
+        ("    choices: [0, 1, 2]\n    why_choices: \"SciPy computes the derivatives up to order 2 only (ValueError beyond)\"\n", "",
+         "  order: diff_n", "derivative_outputs.order: argument 'diff_n' needs `choices`"),
+        ("  domain: {n: [0, 6]", "  statics: {diff_n: [0, 1]}\n  domain: {n: [0, 6]", "  order: diff_n",
+         "tests.statics must not list 'diff_n'"),
+        ("  args: [theta, phi]\n", "  args: [n, phi]\n", "  args: [n, phi]", "derivative_outputs.args: 'n' is not a differentiable real argument"),
+        ("  args: [theta, phi]\n", "  args: [theta, theta]\n", "  args: [theta, theta]", "derivative_outputs.args names 'theta' twice"),
+        ("  args: [theta, phi]\n", "  args: []\n", "  args: []", "derivative_outputs.args must name at least one argument"),
+        ("  order: diff_n\n", "  order: diff_n\n  orders: 2\n", "  orders: 2", "unknown key 'orders' in derivative_outputs; did you mean 'order'?"),
+        ("  tolerance: {float64: {rtol: 1.0e-11, atol: 1.0e-11}, float32: {rtol: 5.0e-4, atol: 5.0e-4}}\n", "",
+         "  order: diff_n", "derivative_outputs is missing required key 'tolerance'"),
+    ],
+    ids=["order-not-static-int", "order-without-choices", "order-in-tests-statics", "integer-arg", "repeated-arg", "no-args",
+         "unknown-key", "no-tolerance"],
+)
+def test_derivative_outputs_errors_are_located(old, new, marker, message):
+    from generator import ROOT
+
+    text = (ROOT / SPH_HARM_Y_PATH).read_text()
+    assert old in text
+    text = text.replace(old, new)
+    error = error_of(_sph_harm_y, text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith(marker))
+    assert message in error.message, str(error)
+    assert error.line == line, str(error)
+    assert str(error).startswith(f"{SPH_HARM_Y_PATH}:{line}: ")

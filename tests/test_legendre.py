@@ -55,9 +55,9 @@ def test_branch_cut_3_all_orders_and_degrees_match_mpmath():
             assert _close(hessian[0, j, i], expected.real if abs(k) <= j else 0.0, rtol), (j, k)
 
 
-def test_sph_harm_y_derivatives_are_scipys_diff_n_parts():
-    # SciPy's diff_n=2 tuple (y, dy, ddy), which jaxsci cannot return, is jax's jacobian and hessian
-    # of jaxsci's diff_n=0 in (theta, phi)
+def test_sph_harm_y_diff_n_parts_are_jaxs_jacobian_and_hessian():
+    # SciPy's diff_n=2 tuple (y, dy, ddy) is jax's jacobian and hessian of jaxsci's diff_n=0 in
+    # (theta, phi), and jaxsci's own diff_n=2 gives the same numbers
     from jaxsci.special import sph_harm_y
 
     n, m, theta, phi = 3, -2, 0.7, 0.4
@@ -67,10 +67,12 @@ def test_sph_harm_y_derivatives_are_scipys_diff_n_parts():
     f = jax.jit(lambda a: sph_harm_y(n, m, a[0], a[1]))
     rtol = 1e-10 if jax.config.jax_enable_x64 else 1e-4
     np.testing.assert_allclose(f(angles), y, rtol=rtol)
-    np.testing.assert_allclose(jax.jit(jax.jacfwd(f))(angles), dy, rtol=rtol)
-    np.testing.assert_allclose(jax.jit(jax.jacfwd(jax.jacfwd(f)))(angles), ddy, rtol=10 * rtol)
-    with pytest.raises(ValueError, match="different trailing shapes"):
-        sph_harm_y(n, m, theta, phi, diff_n=1)
+    jacobian, hessian = jax.jit(jax.jacfwd(f))(angles), jax.jit(jax.jacfwd(jax.jacfwd(f)))(angles)
+    np.testing.assert_allclose(jacobian, dy, rtol=rtol)
+    np.testing.assert_allclose(hessian, ddy, rtol=10 * rtol)
+    own = sph_harm_y(n, m, angles[0], angles[1], diff_n=2)
+    np.testing.assert_allclose(own[1], jacobian, rtol=rtol)
+    np.testing.assert_allclose(own[2], hessian, rtol=rtol)
 
 
 def test_special_points_give_the_derivative_or_nan_never_another_number():

@@ -102,6 +102,9 @@ class Function:
     core_shape: Callable | None = None
     core_rank: int = 0
     host_loop: bool = False
+    # (order argument, (argument, ...)): the function returns its own derivatives in those arguments up
+    # to that order with its value, as SciPy's diff_n does (derived.py)
+    derivative_outputs: tuple | None = None
 
     @property
     def public_name(self) -> str:

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import objects
-from . import coredims
+from . import coredims, derived
 from .config import config
 from .evaluate import Call, Plan, evaluate, evaluate_constant
 from .promote import no_tangent, prepare
@@ -31,6 +31,8 @@ def call(fn: Function, *args):
     static_items += tuple((name, None) for name in omitted)
     if not traced:
         return _constant(fn, static_items, public_dtypes)
+    if fn.derivative_outputs is not None and dict(static_items)[fn.derivative_outputs[0]]:
+        return derived.with_derivatives(fn, args, operands, public_dtypes[0], dict(static_items)[fn.derivative_outputs[0]], call)
     if fn.native is not None and config.native and not any(jnp.iscomplexobj(o) for o in operands):
         present = tuple(spec for spec in fn.traced_args if spec.name not in omitted)
         return _native(fn, present, operands, statics, public_dtypes)

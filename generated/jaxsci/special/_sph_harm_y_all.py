@@ -52,12 +52,13 @@ _FUNCTION = _core.register(
             _core.Arg('m', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, minimum=0, why_minimum="SciPy's sph_harm_y_all needs m >= 0"),
             _core.Arg('theta', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('phi', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('diff_n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(0,), why_choices='for diff_n > 0 SciPy returns a tuple whose parts have different trailing shapes ((2,), (2, 2)), which jaxsci cannot express yet; use jax.grad, jax.jacfwd or jax.hessian of sph_harm_y_all(..., diff_n=0)', keyword_only=True),
+            _core.Arg('diff_n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(0, 1, 2), why_choices='SciPy computes the derivatives up to order 2 only (ValueError beyond)', keyword_only=True),
         ),
         outputs=(_core.Output('y', 'complex'), ),
         vmap_method='expand_dims',
         core_shape=_sph_harm_y_all_core_shape,
         core_rank=2,
+        derivative_outputs=('diff_n', ('theta', 'phi')),
         rules={
             (): {
                 0: _core.Rule((_sph_harm_y_all_theta_needs, ), _sph_harm_y_all_theta_derivative, statics=('m',)),
@@ -78,10 +79,9 @@ def sph_harm_y_all(n, m, theta, phi, *, diff_n=0):
     For static Python ints n, m >= 0 and real angles. The output has the shape
     (n + 1, 2 m + 1, *broadcast(theta, phi).shape), as SciPy returns it: position (j, i) is Y_j^k with
     the order k = i for i <= m and k = i - (2 m + 1) after (the negative orders last); SciPy returns 0
-    for |k| > j. Only diff_n=0: SciPy returns, for diff_n > 0, a tuple whose parts have different
-    trailing shapes ((2,), (2, 2) after the broadcast shape), which jaxsci's core dimensions cannot
-    express yet; jax.grad, jax.jacfwd and jax.hessian of this function give those derivatives, exactly.
-    The theta-rule divides by sin(theta): at multiples of pi it is NaN.
+    for |k| > j. With diff_n = 1 or 2 it returns, as SciPy does, the tuple (Y, gradient) or
+    (Y, gradient, hessian) in (theta, phi): the gradient has the shape (n + 1, 2 m + 1, *B, 2) and the
+    hessian (n + 1, 2 m + 1, *B, 2, 2), B the broadcast shape of theta and phi. The theta-rule divides by sin(theta): at multiples of pi it is NaN.
 
     Args:
       n: static Python int. The largest degree, n >= 0.
@@ -95,13 +95,19 @@ def sph_harm_y_all(n, m, theta, phi, *, diff_n=0):
                 * shift(sph_harm_y_all(n, m, theta, phi, diff_n=diff_n), j, -1)) / sin(theta), True)) (DLMF 14.30.1 and 14.10.3; agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
       phi: real array. Azimuthal angle.
         Differentiable: I * Piecewise((i, i <= m), (i - 2 * m - 1, True)) * sph_harm_y_all(n, m, theta, phi, diff_n=diff_n) (DLMF 14.30.1: the factor exp(i k phi); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
-      diff_n: static Python int (default 0). The number of derivatives SciPy returns with the values (0 only, see above).
-        Supported values: 0 (for diff_n > 0 SciPy returns a tuple whose parts have different trailing shapes ((2,), (2, 2)), which jaxsci cannot express yet; use jax.grad, jax.jacfwd or jax.hessian of sph_harm_y_all(..., diff_n=0)).
+      diff_n: static Python int (default 0). The number of derivative orders in (theta, phi) returned with the values.
+        Supported values: 0, 1, 2 (SciPy computes the derivatives up to order 2 only (ValueError beyond)).
 
     Returns:
       y: complex array of the promoted input precision Y_j^k(theta, phi), k = i for i <= m, else i - (2 m + 1).
       Each output has the shape (n + 1, 2 * m + 1, *batch), batch the broadcast
       shape of theta, phi: the core dimensions first, as SciPy returns.
+
+      With diff_n = k > 0, the tuple (y, first, ..., k-th derivative) in
+      (theta, phi), as SciPy returns it: each order one more trailing axis of length 2
+      after y's shape. jaxsci computes them in forward mode from the derivative rules
+      above (differentiable again, like y), within rtol=1e-11, atol=1e-11 (float64)
+      and rtol=0.0005, atol=0.0005 (float32) of SciPy's over the tested domain.
 
 
 
