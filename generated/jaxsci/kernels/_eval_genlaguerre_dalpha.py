@@ -15,7 +15,7 @@ def _eval_genlaguerre_dalpha_alpha_needs(n, alpha, x, values, needs):
 
 
 def _eval_genlaguerre_dalpha_alpha_derivative(n, alpha, x, values, needs):
-    """d eval_genlaguerre_dalpha / d alpha: eval_genlaguerre_dalpha2(n, alpha, x) [the second derivative in alpha, by the same extrapolation]"""
+    """d eval_genlaguerre_dalpha / d alpha: eval_genlaguerre_dalpha2(n, alpha, x) [the second derivative in alpha, by the same method (recurrence or extrapolation)]"""
     (out,) = values
     (eval_genlaguerre_dalpha2_1,) = needs
     return (eval_genlaguerre_dalpha2_1, )
@@ -38,7 +38,7 @@ def _eval_genlaguerre_dalpha_x_derivative(n, alpha, x, values, needs):
 _FUNCTION = _core.register(
     _core.Function(
         qualname='kernels.eval_genlaguerre_dalpha',
-        scipy='jaxsci._core.kernels.numeric.eval_genlaguerre_dalpha',
+        scipy='jaxsci._core.kernels.orthopoly.eval_genlaguerre_dalpha',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
@@ -59,19 +59,22 @@ _FUNCTION = _core.register(
 def eval_genlaguerre_dalpha(n, alpha, x):
     """The derivative in the parameter of the generalized Laguerre polynomial, d/dalpha L_n^(alpha)(x).
 
-    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.numeric.eval_genlaguerre_dalpha``, vectorised numpy evaluated on the
+    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.orthopoly.eval_genlaguerre_dalpha``, vectorised numpy evaluated on the
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Ridders' extrapolated central differences of SciPy (templates/runtime/kernels/numeric.py): NaN where the
-    tableau's error estimate exceeds 1e-9 of the derivative (or of 1e-3 times the function where that is larger).
+    For an integer degree (SciPy's polynomial), exact: the Laguerre (DLMF 18.9.13) three-term recurrence in
+    truncated Taylor arithmetic, as the kernel eval_genlaguerre_dparam (templates/runtime/kernels/orthopoly.py).
+    For a float degree, Ridders' extrapolated central differences of SciPy (kernels/numeric.py): NaN
+    where the tableau's error estimate exceeds 1e-9 of the derivative (or of 1e-3 times the function
+    where that is larger).
 
     Args:
       n: integer array.
       alpha: real array.
-        Differentiable: eval_genlaguerre_dalpha2(n, alpha, x) (the second derivative in alpha, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: eval_genlaguerre_dalpha2(n, alpha, x) (the second derivative in alpha, by the same method (recurrence or extrapolation); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real or complex array.
-        Differentiable: -eval_genlaguerre_dalpha(n - 1, alpha + 1, x) (DLMF 18.9.23 (dL_n^(a)/dx = -L_(n-1)^(a+1)), differentiated in alpha; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: -eval_genlaguerre_dalpha(n - 1, alpha + 1, x) (DLMF 18.9.23 (dL_n^(a)/dx = -L_(n-1)^(a+1)), differentiated in alpha; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype
@@ -82,6 +85,7 @@ def eval_genlaguerre_dalpha(n, alpha, x):
     own dtype. Complex values are accepted for x.
 
     References:
+      - DLMF 18.9, https://dlmf.nist.gov/18.9
       - C. J. F. Ridders, Accurate computation of F'(x) and F'(x) F''(x), Adv. Eng. Software 4 (1982) 75-76
     """
     return _core.call(_FUNCTION, n, alpha, x)

@@ -10,7 +10,7 @@ from .. import _core
 _FUNCTION = _core.register(
     _core.Function(
         qualname='kernels.eval_genlaguerre_dalpha2',
-        scipy='jaxsci._core.kernels.numeric.eval_genlaguerre_dalpha2',
+        scipy='jaxsci._core.kernels.orthopoly.eval_genlaguerre_dalpha2',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=False, why="a third derivative in the parameter is not provided (jaxsci's parameter derivatives go to second order)", accepts_float=False, truncates_float=False),
@@ -29,12 +29,15 @@ _FUNCTION = _core.register(
 def eval_genlaguerre_dalpha2(n, alpha, x):
     """The second derivative in the parameter of the generalized Laguerre polynomial.
 
-    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.numeric.eval_genlaguerre_dalpha2``, vectorised numpy evaluated on the
+    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.orthopoly.eval_genlaguerre_dalpha2``, vectorised numpy evaluated on the
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Ridders' extrapolated central differences of SciPy (templates/runtime/kernels/numeric.py): NaN where the
-    tableau's error estimate exceeds 1e-7 of the derivative (or of 1e-3 times the function where that is larger).
+    For an integer degree (SciPy's polynomial), exact: the Laguerre (DLMF 18.9.13) three-term recurrence in
+    truncated Taylor arithmetic, as the kernel eval_genlaguerre_dparam (templates/runtime/kernels/orthopoly.py).
+    For a float degree, Ridders' extrapolated central differences of SciPy (kernels/numeric.py): NaN
+    where the tableau's error estimate exceeds 1e-7 of the derivative (or of 1e-3 times the function
+    where that is larger).
 
     Args:
       n: integer array.
@@ -52,6 +55,7 @@ def eval_genlaguerre_dalpha2(n, alpha, x):
     own dtype. Complex values are accepted for x.
 
     References:
+      - DLMF 18.9, https://dlmf.nist.gov/18.9
       - C. J. F. Ridders, Accurate computation of F'(x) and F'(x) F''(x), Adv. Eng. Software 4 (1982) 75-76
     """
     return _core.call(_FUNCTION, n, alpha, x)

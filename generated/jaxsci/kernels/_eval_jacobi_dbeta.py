@@ -15,7 +15,7 @@ def _eval_jacobi_dbeta_alpha_needs(n, alpha, beta, x, values, needs):
 
 
 def _eval_jacobi_dbeta_alpha_derivative(n, alpha, beta, x, values, needs):
-    """d eval_jacobi_dbeta / d alpha: eval_jacobi_dalphadbeta(n, alpha, beta, x) [the mixed derivative in alpha and beta, by extrapolated cross differences]"""
+    """d eval_jacobi_dbeta / d alpha: eval_jacobi_dalphadbeta(n, alpha, beta, x) [the mixed derivative in alpha and beta, by the same method (recurrence or extrapolated cross differences)]"""
     (out,) = values
     (eval_jacobi_dalphadbeta_1,) = needs
     return (eval_jacobi_dalphadbeta_1, )
@@ -29,7 +29,7 @@ def _eval_jacobi_dbeta_beta_needs(n, alpha, beta, x, values, needs):
 
 
 def _eval_jacobi_dbeta_beta_derivative(n, alpha, beta, x, values, needs):
-    """d eval_jacobi_dbeta / d beta: eval_jacobi_dbeta2(n, alpha, beta, x) [the second derivative in beta, by the same extrapolation]"""
+    """d eval_jacobi_dbeta / d beta: eval_jacobi_dbeta2(n, alpha, beta, x) [the second derivative in beta, by the same method (recurrence or extrapolation)]"""
     (out,) = values
     (eval_jacobi_dbeta2_1,) = needs
     return (eval_jacobi_dbeta2_1, )
@@ -53,7 +53,7 @@ def _eval_jacobi_dbeta_x_derivative(n, alpha, beta, x, values, needs):
 _FUNCTION = _core.register(
     _core.Function(
         qualname='kernels.eval_jacobi_dbeta',
-        scipy='jaxsci._core.kernels.numeric.eval_jacobi_dbeta',
+        scipy='jaxsci._core.kernels.orthopoly.eval_jacobi_dbeta',
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
@@ -76,21 +76,24 @@ _FUNCTION = _core.register(
 def eval_jacobi_dbeta(n, alpha, beta, x):
     """The derivative in the parameter beta of the Jacobi polynomial P_n^(alpha, beta)(x).
 
-    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.numeric.eval_jacobi_dbeta``, vectorised numpy evaluated on the
+    A derivative kernel of jaxsci's own: ``jaxsci._core.kernels.orthopoly.eval_jacobi_dbeta``, vectorised numpy evaluated on the
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Ridders' extrapolated central differences of SciPy (templates/runtime/kernels/numeric.py): NaN where the
-    tableau's error estimate exceeds 1e-9 of the derivative (or of 1e-3 times the function where that is larger).
+    For an integer degree (SciPy's polynomial), exact: the Jacobi (DLMF 18.9.1) three-term recurrence in
+    truncated Taylor arithmetic, as the kernel eval_jacobi_dparam (templates/runtime/kernels/orthopoly.py).
+    For a float degree, Ridders' extrapolated central differences of SciPy (kernels/numeric.py): NaN
+    where the tableau's error estimate exceeds 1e-9 of the derivative (or of 1e-3 times the function
+    where that is larger).
 
     Args:
       n: integer array.
       alpha: real array.
-        Differentiable: eval_jacobi_dalphadbeta(n, alpha, beta, x) (the mixed derivative in alpha and beta, by extrapolated cross differences; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: eval_jacobi_dalphadbeta(n, alpha, beta, x) (the mixed derivative in alpha and beta, by the same method (recurrence or extrapolated cross differences); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       beta: real array.
-        Differentiable: eval_jacobi_dbeta2(n, alpha, beta, x) (the second derivative in beta, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: eval_jacobi_dbeta2(n, alpha, beta, x) (the second derivative in beta, by the same method (recurrence or extrapolation); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real or complex array.
-        Differentiable: eval_jacobi(n - 1, alpha + 1, beta + 1, x) / 2 + (n + alpha + beta + 1) / 2 * eval_jacobi_dbeta(n - 1, alpha + 1, beta + 1, x) (DLMF 18.9.15 (dP_n/dx = (n + alpha + beta + 1)/2 P_(n-1)^(alpha+1, beta+1)), differentiated in beta; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: eval_jacobi(n - 1, alpha + 1, beta + 1, x) / 2 + (n + alpha + beta + 1) / 2 * eval_jacobi_dbeta(n - 1, alpha + 1, beta + 1, x) (DLMF 18.9.15 (dP_n/dx = (n + alpha + beta + 1)/2 P_(n-1)^(alpha+1, beta+1)), differentiated in beta; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype
@@ -101,6 +104,7 @@ def eval_jacobi_dbeta(n, alpha, beta, x):
     own dtype. Complex values are accepted for x.
 
     References:
+      - DLMF 18.9, https://dlmf.nist.gov/18.9
       - C. J. F. Ridders, Accurate computation of F'(x) and F'(x) F''(x), Adv. Eng. Software 4 (1982) 75-76
     """
     return _core.call(_FUNCTION, n, alpha, beta, x)

@@ -15,7 +15,7 @@ def _eval_jacobi_alpha_needs(n, alpha, beta, x, values, needs):
 
 
 def _eval_jacobi_alpha_derivative(n, alpha, beta, x, values, needs):
-    """d eval_jacobi / d alpha: eval_jacobi_dalpha(n, alpha, beta, x) [jaxsci's kernel eval_jacobi_dalpha, Ridders' extrapolated differences of SciPy]"""
+    """d eval_jacobi / d alpha: eval_jacobi_dalpha(n, alpha, beta, x) [jaxsci's kernel eval_jacobi_dalpha, exact at integer degrees, Ridders' extrapolated differences of SciPy at float ones]"""
     (out,) = values
     (eval_jacobi_dalpha_1,) = needs
     return (eval_jacobi_dalpha_1, )
@@ -29,7 +29,7 @@ def _eval_jacobi_beta_needs(n, alpha, beta, x, values, needs):
 
 
 def _eval_jacobi_beta_derivative(n, alpha, beta, x, values, needs):
-    """d eval_jacobi / d beta: eval_jacobi_dbeta(n, alpha, beta, x) [jaxsci's kernel eval_jacobi_dbeta, Ridders' extrapolated differences of SciPy]"""
+    """d eval_jacobi / d beta: eval_jacobi_dbeta(n, alpha, beta, x) [jaxsci's kernel eval_jacobi_dbeta, exact at integer degrees, Ridders' extrapolated differences of SciPy at float ones]"""
     (out,) = values
     (eval_jacobi_dbeta_1,) = needs
     return (eval_jacobi_dbeta_1, )
@@ -86,9 +86,9 @@ def eval_jacobi(n, alpha, beta, x):
     Args:
       n: integer array. Degree (an integer; a float degree gives the Jacobi function of that degree).
       alpha: real array. Parameter, alpha > -1.
-        Differentiable: eval_jacobi_dalpha(n, alpha, beta, x) (jaxsci's kernel eval_jacobi_dalpha, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: eval_jacobi_dalpha(n, alpha, beta, x) (jaxsci's kernel eval_jacobi_dalpha, exact at integer degrees, Ridders' extrapolated differences of SciPy at float ones; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       beta: real array. Parameter, beta > -1.
-        Differentiable: eval_jacobi_dbeta(n, alpha, beta, x) (jaxsci's kernel eval_jacobi_dbeta, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: eval_jacobi_dbeta(n, alpha, beta, x) (jaxsci's kernel eval_jacobi_dbeta, exact at integer degrees, Ridders' extrapolated differences of SciPy at float ones; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real or complex array. Argument.
         Differentiable: (n + alpha + beta + 1) / 2 * eval_jacobi(n - 1, alpha + 1, beta + 1, x) (DLMF 18.9.15; agrees with sympy's derivative of jacobi(n, alpha, beta, x) at 9 sample points)
 

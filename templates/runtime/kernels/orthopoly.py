@@ -30,7 +30,10 @@ import math
 
 import numpy as np
 
-__all__ = ["eval_genlaguerre_dparam", "eval_jacobi_dparam"]
+from . import numeric
+
+__all__ = ["eval_genlaguerre_dalpha", "eval_genlaguerre_dalpha2", "eval_genlaguerre_dparam", "eval_jacobi_dalpha",
+           "eval_jacobi_dalpha2", "eval_jacobi_dalphadbeta", "eval_jacobi_dbeta", "eval_jacobi_dbeta2", "eval_jacobi_dparam"]
 
 _NMAX = 100000  # the recurrence's length: a cap on the loop, far beyond any quadrature order
 
@@ -125,3 +128,41 @@ def eval_genlaguerre_dparam(n, alpha, x, p=1):
 
     result = _recurrence(degree, (c(1 - x) + a).astype(x.dtype), step, (p, 0))
     return np.where(valid, math.factorial(p) * result[p, 0], np.nan)
+
+
+def _exact_at_integer_degrees(exact, differences, name: str):
+    """The parameter derivative of SciPy's eval_jacobi or eval_genlaguerre for any degree: ``exact`` (the
+    recurrence above) where the degree is an integer, SciPy's polynomial; ``differences`` (Ridders'
+    extrapolated differences of SciPy, kernels/numeric.py) where it is not, SciPy's hypergeometric
+    function of a float degree. The differences' second derivatives reach about 1e-6 only, at larger
+    degrees (assoc_laguerre's d^2/dk^2 at n = 12), where the recurrence is exact to rounding."""
+
+    def kernel(*args):  # n first, then the parameters and x, as the kernel spec lists them
+        arrays = np.broadcast_arrays(*(np.asarray(v) for v in args))
+        _, integer = _degrees(arrays[0])
+        result = np.array(exact(*arrays))
+        if not integer.all():
+            other = ~integer
+            result = result.astype(np.result_type(result, *(a for a in arrays[1:] if np.iscomplexobj(a))))
+            result[other] = differences(*(a[other] for a in arrays))
+        return result
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = f"{name}: exact at integer degrees (Taylor recurrence), Ridders' differences of SciPy elsewhere."
+    return kernel
+
+
+eval_jacobi_dalpha = _exact_at_integer_degrees(lambda n, a, b, x: eval_jacobi_dparam(n, a, b, x, 1, 0),
+                                               numeric.eval_jacobi_dalpha, "eval_jacobi_dalpha")
+eval_jacobi_dbeta = _exact_at_integer_degrees(lambda n, a, b, x: eval_jacobi_dparam(n, a, b, x, 0, 1),
+                                              numeric.eval_jacobi_dbeta, "eval_jacobi_dbeta")
+eval_jacobi_dalpha2 = _exact_at_integer_degrees(lambda n, a, b, x: eval_jacobi_dparam(n, a, b, x, 2, 0),
+                                                numeric.eval_jacobi_dalpha2, "eval_jacobi_dalpha2")
+eval_jacobi_dbeta2 = _exact_at_integer_degrees(lambda n, a, b, x: eval_jacobi_dparam(n, a, b, x, 0, 2),
+                                               numeric.eval_jacobi_dbeta2, "eval_jacobi_dbeta2")
+eval_jacobi_dalphadbeta = _exact_at_integer_degrees(lambda n, a, b, x: eval_jacobi_dparam(n, a, b, x, 1, 1),
+                                                    numeric.eval_jacobi_dalphadbeta, "eval_jacobi_dalphadbeta")
+eval_genlaguerre_dalpha = _exact_at_integer_degrees(lambda n, a, x: eval_genlaguerre_dparam(n, a, x, 1),
+                                                    numeric.eval_genlaguerre_dalpha, "eval_genlaguerre_dalpha")
+eval_genlaguerre_dalpha2 = _exact_at_integer_degrees(lambda n, a, x: eval_genlaguerre_dparam(n, a, x, 2),
+                                                     numeric.eval_genlaguerre_dalpha2, "eval_genlaguerre_dalpha2")
