@@ -63,3 +63,34 @@ def test_genlaguerre_edges():
     assert J.eval_genlaguerre_dparam(1, 0.7, 2.0, 2) == 0                # L_1 = 1 + alpha - x is linear in alpha
     assert J.eval_genlaguerre_dparam(-1, 0.7, 2.0) == 0 and np.isnan(J.eval_genlaguerre_dparam(1.5, 0.7, 2.0))
     assert J.eval_genlaguerre_dparam(np.arange(3), 0.5, np.ones((2, 1)) + 1j).shape == (2, 3)
+
+
+@pytest.mark.parametrize("name, p, q", [("eval_jacobi_dalpha", 1, 0), ("eval_jacobi_dbeta", 0, 1), ("eval_jacobi_dalpha2", 2, 0),
+                                        ("eval_jacobi_dbeta2", 0, 2), ("eval_jacobi_dalphadbeta", 1, 1)])
+def test_jacobi_parameter_kernels_exact_at_integer_degrees_differences_elsewhere(name, p, q):
+    # the kernels the specs' rules call: the recurrence where the degree is an integer (exact, also at
+    # degree 12, where second differences of SciPy lose digits), Ridders' differences of SciPy's float-degree
+    # function elsewhere; one call mixes both
+    from jaxsci._core.kernels import numeric
+
+    n = np.array([12, 12.5, 3, 0.25])
+    a, b, x = 0.4, 1.3, np.array([0.35, 0.35, 0.2, -0.6])
+    got = getattr(J, name)(n, a, b, x)
+    assert got.shape == (4,)
+    np.testing.assert_array_equal(got[[0, 2]], J.eval_jacobi_dparam(n[[0, 2]], a, b, x[[0, 2]], p, q))
+    np.testing.assert_array_equal(got[[1, 3]], getattr(numeric, name)(n[[1, 3]], a, b, x[[1, 3]]))
+    for n0, x0, g in zip(n, x, got):
+        ref = mpmath.diff(lambda s, t: mpmath.jacobi(n0, s, t, x0), (a, b), (p, q))
+        assert abs(g - ref) <= 1e-7 * max(1, abs(ref)), (n0, x0, g, ref)
+
+
+@pytest.mark.parametrize("name, p", [("eval_genlaguerre_dalpha", 1), ("eval_genlaguerre_dalpha2", 2)])
+def test_genlaguerre_parameter_kernels_exact_at_integer_degrees(name, p):
+    n = np.array([12, 11.5, 0, -1])
+    got = getattr(J, name)(n, 2.3, 7.0)
+    for n0, g in zip(n[:3], got):
+        ref = mpmath.diff(lambda s: mpmath.laguerre(n0, s, 7.0), 2.3, p)
+        tolerance = 1e-12 if n0 == int(n0) else 1e-7  # the recurrence, or differences of SciPy
+        assert abs(g - ref) <= tolerance * max(1, abs(ref)), (n0, g, ref)
+    assert got[3] == 0  # a negative degree: the empty sum, as SciPy's eval_genlaguerre(-1, ...) is
+    assert sc.eval_genlaguerre(-1, 2.3, 7.0) == 0
