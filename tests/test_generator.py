@@ -665,7 +665,7 @@ def test_derivative_outputs_are_recorded():
         ("  args: [theta, phi]\n", "  args: [theta, theta]\n", "  args: [theta, theta]", "derivative_outputs.args names 'theta' twice"),
         ("  args: [theta, phi]\n", "  args: []\n", "  args: []", "derivative_outputs.args must name at least one argument"),
         ("  order: diff_n\n", "  order: diff_n\n  orders: 2\n", "  orders: 2", "unknown key 'orders' in derivative_outputs; did you mean 'order'?"),
-        ("  tolerance: {float64: {rtol: 1.0e-11, atol: 1.0e-11}, float32: {rtol: 5.0e-4, atol: 5.0e-4}}\n", "",
+        ("  tolerance: {float64: {rtol: 1.0e-13, atol: 1.0e-13}, float32: {rtol: 1.0e-5, atol: 1.0e-5}}\n", "",
          "  order: diff_n", "derivative_outputs is missing required key 'tolerance'"),
     ],
     ids=["order-not-static-int", "order-without-choices", "order-in-tests-statics", "integer-arg", "repeated-arg", "no-args",

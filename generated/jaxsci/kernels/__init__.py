@@ -138,6 +138,7 @@ if _TYPE_CHECKING:
     from ._pro_rad2_dc2 import pro_rad2_dc2 as pro_rad2_dc2
     from ._smirnov_dd import smirnov_dd as smirnov_dd
     from ._smirnov_dd2 import smirnov_dd2 as smirnov_dd2
+    from ._sph_legendre_p_dtheta import sph_legendre_p_dtheta as sph_legendre_p_dtheta
     from ._struve_dv import struve_dv as struve_dv
     from ._struve_dv2 import struve_dv2 as struve_dv2
     from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
@@ -286,6 +287,7 @@ __all__ = [
     'pro_rad2_dc2',
     'smirnov_dd',
     'smirnov_dd2',
+    'sph_legendre_p_dtheta',
     'struve_dv',
     'struve_dv2',
     'wright_bessel_da',

@@ -9,23 +9,31 @@ from .. import _core
 
 def _legendre_p_z_needs(n, z, values, needs, *, diff_n):
     """Evaluations d legendre_p / d z uses besides legendre_p itself."""
+    return ()
+
+
+def _legendre_p_z_needs_stage2(n, z, values, needs, *, diff_n):
+    """Evaluations d legendre_p / d z uses at its values: round trip 2."""
+    (p,) = values
+    n = _core.coredims.loop_dims(n, 1)
+    z = _core.coredims.loop_dims(z, 1)
+    (d,) = _core.coredims.indices(values[0], 1)
     return (
-        _core.Need('special.legendre_p', (('diff_n', diff_n), ), (('_0 + 1', n + 1), 1, )),
+        _core.Need('special.eval_gegenbauer', (), (('_0 - d - 1', -d + n - 1), ('d + 3/2', d + 3/2), ('_1', z), )),
+        _core.Need('special.gamma', (), (('d + 3/2', d + 3/2), )),
     )
 
 
 def _legendre_p_z_derivative(n, z, values, needs, *, diff_n):
     """d legendre_p / d z: Piecewise((nan, n < 0),
           (shift(legendre_p(n, z, diff_n=diff_n), d, 1), d < diff_n),
-          ((n + 1) * (z * legendre_p(n, z, diff_n=diff_n) - legendre_p(n + 1, z, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-          ((2 * d * z * legendre_p(n, z, diff_n=diff_n)
-            - (n * (n + 1) - (d - 1) * d) * shift(legendre_p(n, z, diff_n=diff_n), d, -1)) / (1 - z**2), True)) [the next position; past it DLMF 14.2.1 (mu = 0) differentiated d - 1 times, and DLMF 14.10.5 for d = 0]"""
+          (2**(d + 1) * gamma(d + Rational(3, 2)) / sqrt(pi) * eval_gegenbauer(n - d - 1, d + Rational(3, 2), z), True)) [the next position; past it DLMF 18.7.9 and 18.9.19 (P_n^(d+1) = (2d+1)!! C_(n-d-1)^(d+3/2))]"""
     (p,) = values
     n = _core.coredims.loop_dims(n, 1)
     z = _core.coredims.loop_dims(z, 1)
     (d,) = _core.coredims.indices(values[0], 1)
-    (legendre_p_1,) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), jnp.where((d == 0), (-legendre_p_1 + p*z)*(n + 1)/(1 - z**2), (2*p*d*z - (-d*(d - 1) + n*(n + 1))*_core.coredims.shift(p, -1, -1))/(1 - z**2)))), )
+    (eval_gegenbauer_1, gamma_1) = needs
+    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), 2**(d + 1)*eval_gegenbauer_1*gamma_1/jnp.sqrt(jnp.pi))), )
 
 
 def _legendre_p_core_shape(diff_n, **_):
@@ -48,7 +56,7 @@ _FUNCTION = _core.register(
         core_rank=1,
         rules={
             (): {
-                1: _core.Rule((_legendre_p_z_needs, ), _legendre_p_z_derivative, statics=('diff_n',)),
+                1: _core.Rule((_legendre_p_z_needs, _legendre_p_z_needs_stage2, ), _legendre_p_z_derivative, statics=('diff_n',)),
             },
         },
     )
@@ -72,9 +80,7 @@ def legendre_p(n, z, *, diff_n=0):
       z: real array. Argument.
         Differentiable: Piecewise((nan, n < 0),
               (shift(legendre_p(n, z, diff_n=diff_n), d, 1), d < diff_n),
-              ((n + 1) * (z * legendre_p(n, z, diff_n=diff_n) - legendre_p(n + 1, z, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-              ((2 * d * z * legendre_p(n, z, diff_n=diff_n)
-                - (n * (n + 1) - (d - 1) * d) * shift(legendre_p(n, z, diff_n=diff_n), d, -1)) / (1 - z**2), True)) (the next position; past it DLMF 14.2.1 (mu = 0) differentiated d - 1 times, and DLMF 14.10.5 for d = 0; agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+              (2**(d + 1) * gamma(d + Rational(3, 2)) / sqrt(pi) * eval_gegenbauer(n - d - 1, d + Rational(3, 2), z), True)) (the next position; past it DLMF 18.7.9 and 18.9.19 (P_n^(d+1) = (2d+1)!! C_(n-d-1)^(d+3/2)); agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
       diff_n: static Python int (default 0). The number of z-derivatives stacked after the value.
         Supported values: 0, 1, 2 (SciPy computes the derivatives up to order 2 only (NotImplementedError beyond)).
 
@@ -90,8 +96,8 @@ def legendre_p(n, z, *, diff_n=0):
     own dtype.
 
     References:
-      - DLMF 14.2.1, https://dlmf.nist.gov/14.2.E1
-      - DLMF 14.10.5, https://dlmf.nist.gov/14.10.E5
+      - DLMF 18.7.9, https://dlmf.nist.gov/18.7.E9
+      - DLMF 18.9.19, https://dlmf.nist.gov/18.9.E19
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.legendre_p.html
     """

@@ -12,16 +12,25 @@ def _legendre_p_all_z_needs(z, values, needs, *, diff_n):
     return ()
 
 
-def _legendre_p_all_z_derivative(z, values, needs, *, diff_n):
-    """d legendre_p_all / d z: Piecewise((shift(legendre_p_all(n, z, diff_n=diff_n), d, 1), d < diff_n),
-          (0, And(Eq(d, 0), Eq(k, 0))),
-          (k * (shift(legendre_p_all(n, z, diff_n=diff_n), k, -1) - z * legendre_p_all(n, z, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-          ((2 * d * z * legendre_p_all(n, z, diff_n=diff_n)
-            - (k * (k + 1) - (d - 1) * d) * shift(legendre_p_all(n, z, diff_n=diff_n), d, -1)) / (1 - z**2), True)) [the next position; past it DLMF 14.2.1 (mu = 0) differentiated d - 1 times, and DLMF 14.10.5 for d = 0]"""
+def _legendre_p_all_z_needs_stage2(z, values, needs, *, diff_n):
+    """Evaluations d legendre_p_all / d z uses at its values: round trip 2."""
     (p,) = values
     z = _core.coredims.loop_dims(z, 2)
     (d, k) = _core.coredims.indices(values[0], 2)
-    return (jnp.where((d < diff_n), _core.coredims.shift(p, -2, 1), jnp.where(jnp.logical_and((d == 0), (k == 0)), 0, jnp.where((d == 0), k*(-p*z + _core.coredims.shift(p, -1, -1))/(1 - z**2), (2*p*d*z - (-d*(d - 1) + k*(k + 1))*_core.coredims.shift(p, -2, -1))/(1 - z**2)))), )
+    return (
+        _core.Need('special.eval_gegenbauer', (), (('-d + k - 1', -d + k - 1), ('d + 3/2', d + 3/2), ('_0', z), )),
+        _core.Need('special.gamma', (), (('d + 3/2', d + 3/2), )),
+    )
+
+
+def _legendre_p_all_z_derivative(z, values, needs, *, diff_n):
+    """d legendre_p_all / d z: Piecewise((shift(legendre_p_all(n, z, diff_n=diff_n), d, 1), d < diff_n),
+          (2**(d + 1) * gamma(d + Rational(3, 2)) / sqrt(pi) * eval_gegenbauer(k - d - 1, d + Rational(3, 2), z), True)) [the next position; past it DLMF 18.7.9 and 18.9.19 (P_k^(d+1) = (2d+1)!! C_(k-d-1)^(d+3/2))]"""
+    (p,) = values
+    z = _core.coredims.loop_dims(z, 2)
+    (d, k) = _core.coredims.indices(values[0], 2)
+    (eval_gegenbauer_1, gamma_1) = needs
+    return (jnp.where((d < diff_n), _core.coredims.shift(p, -2, 1), 2**(d + 1)*eval_gegenbauer_1*gamma_1/jnp.sqrt(jnp.pi)), )
 
 
 def _legendre_p_all_core_shape(diff_n, n, **_):
@@ -44,7 +53,7 @@ _FUNCTION = _core.register(
         core_rank=2,
         rules={
             (): {
-                0: _core.Rule((_legendre_p_all_z_needs, ), _legendre_p_all_z_derivative, statics=('diff_n',)),
+                0: _core.Rule((_legendre_p_all_z_needs, _legendre_p_all_z_needs_stage2, ), _legendre_p_all_z_derivative, statics=('diff_n',)),
             },
         },
     )
@@ -67,10 +76,7 @@ def legendre_p_all(n, z, *, diff_n=0):
         At least 0: SciPy's legendre_p_all needs n >= 0
       z: real array. Argument.
         Differentiable: Piecewise((shift(legendre_p_all(n, z, diff_n=diff_n), d, 1), d < diff_n),
-              (0, And(Eq(d, 0), Eq(k, 0))),
-              (k * (shift(legendre_p_all(n, z, diff_n=diff_n), k, -1) - z * legendre_p_all(n, z, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-              ((2 * d * z * legendre_p_all(n, z, diff_n=diff_n)
-                - (k * (k + 1) - (d - 1) * d) * shift(legendre_p_all(n, z, diff_n=diff_n), d, -1)) / (1 - z**2), True)) (the next position; past it DLMF 14.2.1 (mu = 0) differentiated d - 1 times, and DLMF 14.10.5 for d = 0; agrees with mpmath's numerical derivative of the reference at 30 sample point(s))
+              (2**(d + 1) * gamma(d + Rational(3, 2)) / sqrt(pi) * eval_gegenbauer(k - d - 1, d + Rational(3, 2), z), True)) (the next position; past it DLMF 18.7.9 and 18.9.19 (P_k^(d+1) = (2d+1)!! C_(k-d-1)^(d+3/2)); agrees with mpmath's numerical derivative of the reference at 30 sample point(s))
       diff_n: static Python int (default 0). The number of z-derivatives stacked before the degrees.
         Supported values: 0, 1, 2 (SciPy computes the derivatives up to order 2 only (NotImplementedError beyond)).
 
@@ -86,8 +92,8 @@ def legendre_p_all(n, z, *, diff_n=0):
     own dtype.
 
     References:
-      - DLMF 14.2.1, https://dlmf.nist.gov/14.2.E1
-      - DLMF 14.10.5, https://dlmf.nist.gov/14.10.E5
+      - DLMF 18.7.9, https://dlmf.nist.gov/18.7.E9
+      - DLMF 18.9.19, https://dlmf.nist.gov/18.9.E19
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.legendre_p_all.html
     """

@@ -12,24 +12,27 @@ def _sph_legendre_p_all_theta_needs(theta, values, needs, *, m, diff_n):
     return ()
 
 
-def _sph_legendre_p_all_theta_derivative(theta, values, needs, *, m, diff_n):
-    """d sph_legendre_p_all / d theta: Piecewise((shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, 1), d < diff_n),
-          (0, Or(Eq(j, 0), abs(Piecewise((i, i <= m), (i - 2 * m - 1, True))) > j)),
-          ((j * cos(theta) * sph_legendre_p_all(n, m, theta, diff_n=diff_n)
-            - sqrt((2 * j + 1) * Max(0, j**2 - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2) / Max(1, 2 * j - 1))
-            * shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), j, -1)) / sin(theta), Eq(d, 0)),
-          (-cos(theta) / sin(theta) * sph_legendre_p_all(n, m, theta, diff_n=diff_n)
-           - (j * (j + 1) - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / sin(theta)**2)
-           * shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, -1), Eq(d, 1)),
-          (-cos(theta) / sin(theta) * sph_legendre_p_all(n, m, theta, diff_n=diff_n)
-           + ((1 + Piecewise((i, i <= m), (i - 2 * m - 1, True))**2) / sin(theta)**2 - j * (j + 1))
-           * shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, -1)
-           - 2 * Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 * cos(theta) / sin(theta)**3
-           * shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, -2), True)) [the next position; past it DLMF 14.2.2 in x = cos(theta) (and once differentiated), and DLMF 14.10.3 for d = 0]"""
+def _sph_legendre_p_all_theta_needs_stage2(theta, values, needs, *, m, diff_n):
+    """Evaluations d sph_legendre_p_all / d theta uses at its values: round trip 2."""
     (p,) = values
     theta = _core.coredims.loop_dims(theta, 3)
     (d, j, i) = _core.coredims.indices(values[0], 3)
-    return (jnp.where((d < diff_n), _core.coredims.shift(p, -3, 1), jnp.where(jnp.where((i <= m), jnp.logical_or((j == 0), (i > j)), jnp.logical_or((j == 0), (j < jnp.where((i - 2*m <= 1), -i + 2*m + 1, i - 2*m - 1)))), 0, jnp.where((d == 0), (p*j*jnp.cos(theta) - jnp.sqrt(2*j + 1)*_core.coredims.shift(p, -2, -1)*jnp.sqrt(jnp.maximum(0, j**2 - jnp.where((i <= m), i**2, (i - 2*m - 1)**2)))/jnp.sqrt(jnp.maximum(1, 2*j - 1)))/jnp.sin(theta), jnp.where((d == 1), -p*jnp.cos(theta)/jnp.sin(theta) - (j*(j + 1) - jnp.where((i <= m), i**2, (i - 2*m - 1)**2)/jnp.sin(theta)**2)*_core.coredims.shift(p, -3, -1), -p*jnp.cos(theta)/jnp.sin(theta) + (-j*(j + 1) + (jnp.where((i <= m), i**2, (i - 2*m - 1)**2) + 1)/jnp.sin(theta)**2)*_core.coredims.shift(p, -3, -1) - 2*jnp.where((i <= m), i**2, (i - 2*m - 1)**2)*jnp.cos(theta)*_core.coredims.shift(p, -3, -2)/jnp.sin(theta)**3)))), )
+    return (
+        _core.Need('kernels.sph_legendre_p_dtheta', (), (('j', j), ('Piecewise((i, i <= m), (i - 2*m - 1, True)) + 1', jnp.where((i <= m), i, i - 2*m - 1) + 1), ('_0', theta), ('d', d), )),
+        _core.Need('kernels.sph_legendre_p_dtheta', (), (('j', j), ('Piecewise((i, i <= m), (i - 2*m - 1, True)) - 1', jnp.where((i <= m), i, i - 2*m - 1) - 1), ('_0', theta), ('d', d), )),
+    )
+
+
+def _sph_legendre_p_all_theta_derivative(theta, values, needs, *, m, diff_n):
+    """d sph_legendre_p_all / d theta: Piecewise((shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, 1), d < diff_n),
+          (0, abs(Piecewise((i, i <= m), (i - 2 * m - 1, True))) > j),
+          ((sqrt(Max(0, (j - Piecewise((i, i <= m), (i - 2 * m - 1, True))) * (j + Piecewise((i, i <= m), (i - 2 * m - 1, True)) + 1))) * sph_legendre_p_dtheta(j, Piecewise((i, i <= m), (i - 2 * m - 1, True)) + 1, theta, d)
+            - sqrt(Max(0, (j + Piecewise((i, i <= m), (i - 2 * m - 1, True))) * (j - Piecewise((i, i <= m), (i - 2 * m - 1, True)) + 1))) * sph_legendre_p_dtheta(j, Piecewise((i, i <= m), (i - 2 * m - 1, True)) - 1, theta, d)) / 2, True)) [the next position; past it the angular-momentum ladder operators in the order (DLMF 14.30.1 at phi = 0)]"""
+    (p,) = values
+    theta = _core.coredims.loop_dims(theta, 3)
+    (d, j, i) = _core.coredims.indices(values[0], 3)
+    (sph_legendre_p_dtheta_1, sph_legendre_p_dtheta_2) = needs
+    return (jnp.where((d < diff_n), _core.coredims.shift(p, -3, 1), jnp.where(jnp.where((i <= m), (i > j), (j < jnp.where((i - 2*m <= 1), -i + 2*m + 1, i - 2*m - 1))), 0, (1/2)*sph_legendre_p_dtheta_1*jnp.sqrt(jnp.maximum(0, (j - jnp.where((i <= m), i, i - 2*m - 1))*(j + jnp.where((i <= m), i, i - 2*m - 1) + 1))) - 1/2*sph_legendre_p_dtheta_2*jnp.sqrt(jnp.maximum(0, (j + jnp.where((i <= m), i, i - 2*m - 1))*(j - jnp.where((i <= m), i, i - 2*m - 1) + 1))))), )
 
 
 def _sph_legendre_p_all_core_shape(diff_n, m, n, **_):
@@ -53,7 +56,7 @@ _FUNCTION = _core.register(
         core_rank=3,
         rules={
             (): {
-                0: _core.Rule((_sph_legendre_p_all_theta_needs, ), _sph_legendre_p_all_theta_derivative, statics=('m', 'diff_n')),
+                0: _core.Rule((_sph_legendre_p_all_theta_needs, _sph_legendre_p_all_theta_needs_stage2, ), _sph_legendre_p_all_theta_derivative, statics=('m', 'diff_n')),
             },
         },
     )
@@ -70,8 +73,9 @@ def sph_legendre_p_all(n, m, theta, *, diff_n=0):
     For static Python ints n, m >= 0 and real theta. The output has the shape
     (diff_n + 1, n + 1, 2 m + 1, *theta.shape), as SciPy returns it: position (d, j, i) is the d-th
     theta-derivative of Y_j^k(theta, 0) with the order k = i for i <= m and k = i - (2 m + 1) after (the
-    negative orders last). SciPy returns 0 for |k| > j and computes diff_n = 0, 1, 2 only. The rules
-    divide by sin(theta): at multiples of pi they are NaN.
+    negative orders last). SciPy returns 0 for |k| > j and computes diff_n = 0, 1, 2 only. The rule
+    past the last position (the ladder operators in the order) has no division by sin(theta): exact at
+    and near the poles.
 
     Args:
       n: static Python int. The largest degree, n >= 0.
@@ -80,18 +84,9 @@ def sph_legendre_p_all(n, m, theta, *, diff_n=0):
         At least 0: SciPy's sph_legendre_p_all needs m >= 0
       theta: real array. Polar angle.
         Differentiable: Piecewise((shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, 1), d < diff_n),
-              (0, Or(Eq(j, 0), abs(Piecewise((i, i <= m), (i - 2 * m - 1, True))) > j)),
-              ((j * cos(theta) * sph_legendre_p_all(n, m, theta, diff_n=diff_n)
-                - sqrt((2 * j + 1) * Max(0, j**2 - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2) / Max(1, 2 * j - 1))
-                * shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), j, -1)) / sin(theta), Eq(d, 0)),
-              (-cos(theta) / sin(theta) * sph_legendre_p_all(n, m, theta, diff_n=diff_n)
-               - (j * (j + 1) - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / sin(theta)**2)
-               * shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, -1), Eq(d, 1)),
-              (-cos(theta) / sin(theta) * sph_legendre_p_all(n, m, theta, diff_n=diff_n)
-               + ((1 + Piecewise((i, i <= m), (i - 2 * m - 1, True))**2) / sin(theta)**2 - j * (j + 1))
-               * shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, -1)
-               - 2 * Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 * cos(theta) / sin(theta)**3
-               * shift(sph_legendre_p_all(n, m, theta, diff_n=diff_n), d, -2), True)) (the next position; past it DLMF 14.2.2 in x = cos(theta) (and once differentiated), and DLMF 14.10.3 for d = 0; agrees with mpmath's numerical derivative of the reference at 18 sample point(s))
+              (0, abs(Piecewise((i, i <= m), (i - 2 * m - 1, True))) > j),
+              ((sqrt(Max(0, (j - Piecewise((i, i <= m), (i - 2 * m - 1, True))) * (j + Piecewise((i, i <= m), (i - 2 * m - 1, True)) + 1))) * sph_legendre_p_dtheta(j, Piecewise((i, i <= m), (i - 2 * m - 1, True)) + 1, theta, d)
+                - sqrt(Max(0, (j + Piecewise((i, i <= m), (i - 2 * m - 1, True))) * (j - Piecewise((i, i <= m), (i - 2 * m - 1, True)) + 1))) * sph_legendre_p_dtheta(j, Piecewise((i, i <= m), (i - 2 * m - 1, True)) - 1, theta, d)) / 2, True)) (the next position; past it the angular-momentum ladder operators in the order (DLMF 14.30.1 at phi = 0); agrees with mpmath's numerical derivative of the reference at 18 sample point(s))
       diff_n: static Python int (default 0). The number of theta-derivatives stacked before the degrees.
         Supported values: 0, 1, 2 (SciPy computes the derivatives up to order 2 only (NotImplementedError beyond)).
 
@@ -108,7 +103,7 @@ def sph_legendre_p_all(n, m, theta, *, diff_n=0):
 
     References:
       - DLMF 14.2.2 and 14.30.1, https://dlmf.nist.gov/14.30
-      - DLMF 14.10.3, https://dlmf.nist.gov/14.10.E3
+      - The angular-momentum ladder operators L+- on Y_n^m (e.g. A. R. Edmonds, Angular Momentum in Quantum Mechanics, 1957); the generator checks the rule against mpmath
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.sph_legendre_p_all.html
     """
