@@ -24,10 +24,17 @@ _TEXT = (Path(ROOT) / "specs" / "special" / "legendre_p.yaml").read_text()
 _RULE = _TEXT[_TEXT.index("    formula: >-"):_TEXT.index("    source: \"the next position")]
 
 
+# eval_gegenbauer, which the rule past the last position calls, and the kernels its own rules call
+_CALLEES = [parse_spec((Path(ROOT) / "specs" / module / f"{name}.yaml").read_text(), f"specs/{module}/{name}.yaml",
+                       module=module, stem=name)
+            for module, name in (("special", "eval_gegenbauer"), ("kernels", "eval_gegenbauer_dalpha"),
+                                 ("kernels", "eval_gegenbauer_dalpha2"))]
+
+
 def _derive(formula):
     text = _TEXT.replace(_RULE, f'    formula: "{formula}"\n')
     spec = parse_spec(text, "specs/special/legendre_p.yaml", module="special", stem="legendre_p")
-    return derive_all([spec])
+    return derive_all([spec, *_CALLEES])
 
 
 def _raises(formula, words):

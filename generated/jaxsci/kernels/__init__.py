@@ -7,6 +7,7 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from ._assoc_legendre_p_dz import assoc_legendre_p_dz as assoc_legendre_p_dz
     from ._besselpoly_dlmb import besselpoly_dlmb as besselpoly_dlmb
     from ._besselpoly_dlmb2 import besselpoly_dlmb2 as besselpoly_dlmb2
     from ._besselpoly_dlmbdnu import besselpoly_dlmbdnu as besselpoly_dlmbdnu
@@ -156,6 +157,7 @@ if _TYPE_CHECKING:
     from ._zetac_dx2 import zetac_dx2 as zetac_dx2
 
 __all__ = [
+    'assoc_legendre_p_dz',
     'besselpoly_dlmb',
     'besselpoly_dlmb2',
     'besselpoly_dlmbdnu',

@@ -9,64 +9,62 @@ from .. import _core
 
 def _assoc_legendre_p_norm_false_z_needs(n, m, z, values, needs, *, branch_cut, diff_n):
     """Evaluations d assoc_legendre_p / d z uses besides assoc_legendre_p itself."""
+    return ()
+
+
+def _assoc_legendre_p_norm_false_z_needs_stage2(n, m, z, values, needs, *, branch_cut, diff_n):
+    """Evaluations d assoc_legendre_p / d z uses at its values: round trip 2."""
+    (p,) = values
+    n = _core.coredims.loop_dims(n, 1)
+    m = _core.coredims.loop_dims(m, 1)
+    z = _core.coredims.loop_dims(z, 1)
+    (d,) = _core.coredims.indices(values[0], 1)
     return (
-        _core.Need('special.assoc_legendre_p', (('branch_cut', branch_cut), ('norm', False), ('diff_n', diff_n), ), (('_0 + 1', n + 1), 1, 2, )),
+        _core.Need('kernels.assoc_legendre_p_dz', (('branch_cut', branch_cut), ('norm', False), ), (('_0', n), ('_1', m), ('_2', z), ('d + 1', d + 1), )),
     )
 
 
 def _assoc_legendre_p_norm_false_z_derivative(n, m, z, values, needs, *, branch_cut, diff_n):
     """d assoc_legendre_p / d z (when norm=False): Piecewise((nan, n < 0),
           (shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-          (0, abs(m) > n),
-          (((n + 1) * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            - Piecewise((sqrt((2 * n + 1) * Max(0, (n + 1)**2 - m**2) / (2 * n + 3)), norm), (n + 1 - m, True))
-            * assoc_legendre_p(n + 1, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-          ((2 * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            - (n * (n + 1) - m**2 / (1 - z**2))
-            * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)) / (1 - z**2), Eq(d, 1)),
-          ((4 * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            + (2 - n * (n + 1) + m**2 / (1 - z**2))
-            * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)
-            + 2 * z * m**2 / (1 - z**2)**2
-            * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -2)) / (1 - z**2), True)) [the next position; past it DLMF 14.2.2 (and once differentiated), and DLMF 14.10.5 for d = 0]"""
+          (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) [the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz)]"""
     (p,) = values
     n = _core.coredims.loop_dims(n, 1)
     m = _core.coredims.loop_dims(m, 1)
     z = _core.coredims.loop_dims(z, 1)
     (d,) = _core.coredims.indices(values[0], 1)
-    (assoc_legendre_p_1,) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), jnp.where((n < abs(m)), 0, jnp.where((d == 0), (-assoc_legendre_p_1*(-m + n + 1) + p*z*(n + 1))/(1 - z**2), jnp.where((d == 1), (2*p*z - (-m**2/(1 - z**2) + n*(n + 1))*_core.coredims.shift(p, -1, -1))/(1 - z**2), (4*p*z + 2*m**2*z*_core.coredims.shift(p, -1, -2)/(1 - z**2)**2 + (m**2/(1 - z**2) - n*(n + 1) + 2)*_core.coredims.shift(p, -1, -1))/(1 - z**2)))))), )
+    (assoc_legendre_p_dz_1,) = needs
+    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), assoc_legendre_p_dz_1)), )
 
 
 def _assoc_legendre_p_norm_true_z_needs(n, m, z, values, needs, *, branch_cut, diff_n):
     """Evaluations d assoc_legendre_p / d z uses besides assoc_legendre_p itself."""
+    return ()
+
+
+def _assoc_legendre_p_norm_true_z_needs_stage2(n, m, z, values, needs, *, branch_cut, diff_n):
+    """Evaluations d assoc_legendre_p / d z uses at its values: round trip 2."""
+    (p,) = values
+    n = _core.coredims.loop_dims(n, 1)
+    m = _core.coredims.loop_dims(m, 1)
+    z = _core.coredims.loop_dims(z, 1)
+    (d,) = _core.coredims.indices(values[0], 1)
     return (
-        _core.Need('special.assoc_legendre_p', (('branch_cut', branch_cut), ('norm', True), ('diff_n', diff_n), ), (('_0 + 1', n + 1), 1, 2, )),
+        _core.Need('kernels.assoc_legendre_p_dz', (('branch_cut', branch_cut), ('norm', True), ), (('_0', n), ('_1', m), ('_2', z), ('d + 1', d + 1), )),
     )
 
 
 def _assoc_legendre_p_norm_true_z_derivative(n, m, z, values, needs, *, branch_cut, diff_n):
     """d assoc_legendre_p / d z (when norm=True): Piecewise((nan, n < 0),
           (shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-          (0, abs(m) > n),
-          (((n + 1) * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            - Piecewise((sqrt((2 * n + 1) * Max(0, (n + 1)**2 - m**2) / (2 * n + 3)), norm), (n + 1 - m, True))
-            * assoc_legendre_p(n + 1, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-          ((2 * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            - (n * (n + 1) - m**2 / (1 - z**2))
-            * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)) / (1 - z**2), Eq(d, 1)),
-          ((4 * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            + (2 - n * (n + 1) + m**2 / (1 - z**2))
-            * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)
-            + 2 * z * m**2 / (1 - z**2)**2
-            * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -2)) / (1 - z**2), True)) [the next position; past it DLMF 14.2.2 (and once differentiated), and DLMF 14.10.5 for d = 0]"""
+          (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) [the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz)]"""
     (p,) = values
     n = _core.coredims.loop_dims(n, 1)
     m = _core.coredims.loop_dims(m, 1)
     z = _core.coredims.loop_dims(z, 1)
     (d,) = _core.coredims.indices(values[0], 1)
-    (assoc_legendre_p_1,) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), jnp.where((n < abs(m)), 0, jnp.where((d == 0), (-assoc_legendre_p_1*jnp.sqrt((2*n + 1)/(2*n + 3))*jnp.sqrt(jnp.maximum(0, -m**2 + (n + 1)**2)) + p*z*(n + 1))/(1 - z**2), jnp.where((d == 1), (2*p*z - (-m**2/(1 - z**2) + n*(n + 1))*_core.coredims.shift(p, -1, -1))/(1 - z**2), (4*p*z + 2*m**2*z*_core.coredims.shift(p, -1, -2)/(1 - z**2)**2 + (m**2/(1 - z**2) - n*(n + 1) + 2)*_core.coredims.shift(p, -1, -1))/(1 - z**2)))))), )
+    (assoc_legendre_p_dz_1,) = needs
+    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), assoc_legendre_p_dz_1)), )
 
 
 def _assoc_legendre_p_core_shape(diff_n, **_):
@@ -92,10 +90,10 @@ _FUNCTION = _core.register(
         core_rank=1,
         rules={
             (('norm', False),): {
-                2: _core.Rule((_assoc_legendre_p_norm_false_z_needs, ), _assoc_legendre_p_norm_false_z_derivative, statics=('branch_cut', 'diff_n')),
+                2: _core.Rule((_assoc_legendre_p_norm_false_z_needs, _assoc_legendre_p_norm_false_z_needs_stage2, ), _assoc_legendre_p_norm_false_z_derivative, statics=('branch_cut', 'diff_n')),
             },
             (('norm', True),): {
-                2: _core.Rule((_assoc_legendre_p_norm_true_z_needs, ), _assoc_legendre_p_norm_true_z_derivative, statics=('branch_cut', 'diff_n')),
+                2: _core.Rule((_assoc_legendre_p_norm_true_z_needs, _assoc_legendre_p_norm_true_z_needs_stage2, ), _assoc_legendre_p_norm_true_z_derivative, statics=('branch_cut', 'diff_n')),
             },
         },
     )
@@ -123,31 +121,9 @@ def assoc_legendre_p(n, m, z, *, branch_cut=2, norm=False, diff_n=0):
       z: real or complex array. Argument.
         Differentiable: Piecewise((nan, n < 0),
               (shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-              (0, abs(m) > n),
-              (((n + 1) * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                - Piecewise((sqrt((2 * n + 1) * Max(0, (n + 1)**2 - m**2) / (2 * n + 3)), norm), (n + 1 - m, True))
-                * assoc_legendre_p(n + 1, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-              ((2 * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                - (n * (n + 1) - m**2 / (1 - z**2))
-                * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)) / (1 - z**2), Eq(d, 1)),
-              ((4 * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                + (2 - n * (n + 1) + m**2 / (1 - z**2))
-                * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)
-                + 2 * z * m**2 / (1 - z**2)**2
-                * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -2)) / (1 - z**2), True)) (when norm=False) (the next position; past it DLMF 14.2.2 (and once differentiated), and DLMF 14.10.5 for d = 0; agrees with mpmath's numerical derivative of the reference at 12 sample point(s)); Piecewise((nan, n < 0),
+              (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) (when norm=False) (the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite)); Piecewise((nan, n < 0),
               (shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-              (0, abs(m) > n),
-              (((n + 1) * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                - Piecewise((sqrt((2 * n + 1) * Max(0, (n + 1)**2 - m**2) / (2 * n + 3)), norm), (n + 1 - m, True))
-                * assoc_legendre_p(n + 1, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-              ((2 * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                - (n * (n + 1) - m**2 / (1 - z**2))
-                * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)) / (1 - z**2), Eq(d, 1)),
-              ((4 * z * assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                + (2 - n * (n + 1) + m**2 / (1 - z**2))
-                * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)
-                + 2 * z * m**2 / (1 - z**2)**2
-                * shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -2)) / (1 - z**2), True)) (when norm=True) (the next position; past it DLMF 14.2.2 (and once differentiated), and DLMF 14.10.5 for d = 0; agrees with mpmath's numerical derivative of the reference at 12 sample point(s))
+              (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) (when norm=True) (the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       branch_cut: static Python int (default 2). 2: the cut on the real axis |z| > 1; 3: the cut on -1 < z < 1.
         Supported values: 2, 3 (SciPy has the branch cuts 2 (|z| > 1) and 3 (-1 < z < 1) only).
       norm: static Python bool (default False). If True, the normalized function.
@@ -166,8 +142,8 @@ def assoc_legendre_p(n, m, z, *, branch_cut=2, norm=False, diff_n=0):
     own dtype. Complex values are accepted for z.
 
     References:
-      - DLMF 14.2.2, https://dlmf.nist.gov/14.2.E2
-      - DLMF 14.10.5, https://dlmf.nist.gov/14.10.E5
+      - DLMF 14.6.1 and 14.6.3, https://dlmf.nist.gov/14.6
+      - DLMF 18.9.19, https://dlmf.nist.gov/18.9.E19
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.assoc_legendre_p.html
     """

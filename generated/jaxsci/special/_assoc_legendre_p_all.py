@@ -7,56 +7,54 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _assoc_legendre_p_all_norm_false_z_needs(z, values, needs, *, m, diff_n):
+def _assoc_legendre_p_all_norm_false_z_needs(z, values, needs, *, m, branch_cut, diff_n):
     """Evaluations d assoc_legendre_p_all / d z uses besides assoc_legendre_p_all itself."""
     return ()
 
 
-def _assoc_legendre_p_all_norm_false_z_derivative(z, values, needs, *, m, diff_n):
+def _assoc_legendre_p_all_norm_false_z_needs_stage2(z, values, needs, *, m, branch_cut, diff_n):
+    """Evaluations d assoc_legendre_p_all / d z uses at its values: round trip 2."""
+    (p,) = values
+    z = _core.coredims.loop_dims(z, 3)
+    (d, j, i) = _core.coredims.indices(values[0], 3)
+    return (
+        _core.Need('kernels.assoc_legendre_p_dz', (('branch_cut', branch_cut), ('norm', False), ), (('j', j), ('Piecewise((i, i <= m), (i - 2*m - 1, True))', jnp.where((i <= m), i, i - 2*m - 1)), ('_0', z), ('d + 1', d + 1), )),
+    )
+
+
+def _assoc_legendre_p_all_norm_false_z_derivative(z, values, needs, *, m, branch_cut, diff_n):
     """d assoc_legendre_p_all / d z (when norm=False): Piecewise((shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-          (0, Or(Eq(j, 0), abs(Piecewise((i, i <= m), (i - 2 * m - 1, True))) > j)),
-          ((Piecewise((sqrt((2 * j + 1) * Max(0, j**2 - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2) / Max(1, 2 * j - 1)), norm),
-                      (j + Piecewise((i, i <= m), (i - 2 * m - 1, True)), True))
-            * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), j, -1)
-            - j * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-          ((2 * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            - (j * (j + 1) - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2))
-            * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)) / (1 - z**2), Eq(d, 1)),
-          ((4 * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            + (2 - j * (j + 1) + Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2))
-            * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)
-            + 2 * z * Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2)**2
-            * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -2)) / (1 - z**2), True)) [the next position; past it DLMF 14.2.2 (and once differentiated), and DLMF 14.10.3 for d = 0]"""
+          (assoc_legendre_p_dz(j, Piecewise((i, i <= m), (i - 2 * m - 1, True)), z, d + 1, branch_cut, norm), True)) [the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz)]"""
     (p,) = values
     z = _core.coredims.loop_dims(z, 3)
     (d, j, i) = _core.coredims.indices(values[0], 3)
-    return (jnp.where((d < diff_n), _core.coredims.shift(p, -3, 1), jnp.where(jnp.where((i <= m), jnp.logical_or((j == 0), (i > j)), jnp.logical_or((j == 0), (j < jnp.where((i - 2*m <= 1), -i + 2*m + 1, i - 2*m - 1)))), 0, jnp.where((d == 0), (-p*j*z + (j + jnp.where((i <= m), i, i - 2*m - 1))*_core.coredims.shift(p, -2, -1))/(1 - z**2), jnp.where((d == 1), (2*p*z - (j*(j + 1) - jnp.where((i <= m), i**2, (i - 2*m - 1)**2)/(1 - z**2))*_core.coredims.shift(p, -3, -1))/(1 - z**2), (4*p*z + 2*z*jnp.where((i <= m), i**2, (i - 2*m - 1)**2)*_core.coredims.shift(p, -3, -2)/(1 - z**2)**2 + (-j*(j + 1) + 2 + jnp.where((i <= m), i**2, (i - 2*m - 1)**2)/(1 - z**2))*_core.coredims.shift(p, -3, -1))/(1 - z**2))))), )
+    (assoc_legendre_p_dz_1,) = needs
+    return (jnp.where((d < diff_n), _core.coredims.shift(p, -3, 1), assoc_legendre_p_dz_1), )
 
 
-def _assoc_legendre_p_all_norm_true_z_needs(z, values, needs, *, m, diff_n):
+def _assoc_legendre_p_all_norm_true_z_needs(z, values, needs, *, m, branch_cut, diff_n):
     """Evaluations d assoc_legendre_p_all / d z uses besides assoc_legendre_p_all itself."""
     return ()
 
 
-def _assoc_legendre_p_all_norm_true_z_derivative(z, values, needs, *, m, diff_n):
-    """d assoc_legendre_p_all / d z (when norm=True): Piecewise((shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-          (0, Or(Eq(j, 0), abs(Piecewise((i, i <= m), (i - 2 * m - 1, True))) > j)),
-          ((Piecewise((sqrt((2 * j + 1) * Max(0, j**2 - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2) / Max(1, 2 * j - 1)), norm),
-                      (j + Piecewise((i, i <= m), (i - 2 * m - 1, True)), True))
-            * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), j, -1)
-            - j * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-          ((2 * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            - (j * (j + 1) - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2))
-            * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)) / (1 - z**2), Eq(d, 1)),
-          ((4 * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-            + (2 - j * (j + 1) + Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2))
-            * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)
-            + 2 * z * Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2)**2
-            * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -2)) / (1 - z**2), True)) [the next position; past it DLMF 14.2.2 (and once differentiated), and DLMF 14.10.3 for d = 0]"""
+def _assoc_legendre_p_all_norm_true_z_needs_stage2(z, values, needs, *, m, branch_cut, diff_n):
+    """Evaluations d assoc_legendre_p_all / d z uses at its values: round trip 2."""
     (p,) = values
     z = _core.coredims.loop_dims(z, 3)
     (d, j, i) = _core.coredims.indices(values[0], 3)
-    return (jnp.where((d < diff_n), _core.coredims.shift(p, -3, 1), jnp.where(jnp.where((i <= m), jnp.logical_or((j == 0), (i > j)), jnp.logical_or((j == 0), (j < jnp.where((i - 2*m <= 1), -i + 2*m + 1, i - 2*m - 1)))), 0, jnp.where((d == 0), (-p*j*z + jnp.sqrt(2*j + 1)*_core.coredims.shift(p, -2, -1)*jnp.sqrt(jnp.maximum(0, j**2 - jnp.where((i <= m), i**2, (i - 2*m - 1)**2)))/jnp.sqrt(jnp.maximum(1, 2*j - 1)))/(1 - z**2), jnp.where((d == 1), (2*p*z - (j*(j + 1) - jnp.where((i <= m), i**2, (i - 2*m - 1)**2)/(1 - z**2))*_core.coredims.shift(p, -3, -1))/(1 - z**2), (4*p*z + 2*z*jnp.where((i <= m), i**2, (i - 2*m - 1)**2)*_core.coredims.shift(p, -3, -2)/(1 - z**2)**2 + (-j*(j + 1) + 2 + jnp.where((i <= m), i**2, (i - 2*m - 1)**2)/(1 - z**2))*_core.coredims.shift(p, -3, -1))/(1 - z**2))))), )
+    return (
+        _core.Need('kernels.assoc_legendre_p_dz', (('branch_cut', branch_cut), ('norm', True), ), (('j', j), ('Piecewise((i, i <= m), (i - 2*m - 1, True))', jnp.where((i <= m), i, i - 2*m - 1)), ('_0', z), ('d + 1', d + 1), )),
+    )
+
+
+def _assoc_legendre_p_all_norm_true_z_derivative(z, values, needs, *, m, branch_cut, diff_n):
+    """d assoc_legendre_p_all / d z (when norm=True): Piecewise((shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
+          (assoc_legendre_p_dz(j, Piecewise((i, i <= m), (i - 2 * m - 1, True)), z, d + 1, branch_cut, norm), True)) [the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz)]"""
+    (p,) = values
+    z = _core.coredims.loop_dims(z, 3)
+    (d, j, i) = _core.coredims.indices(values[0], 3)
+    (assoc_legendre_p_dz_1,) = needs
+    return (jnp.where((d < diff_n), _core.coredims.shift(p, -3, 1), assoc_legendre_p_dz_1), )
 
 
 def _assoc_legendre_p_all_core_shape(diff_n, m, n, **_):
@@ -82,10 +80,10 @@ _FUNCTION = _core.register(
         core_rank=3,
         rules={
             (('norm', False),): {
-                0: _core.Rule((_assoc_legendre_p_all_norm_false_z_needs, ), _assoc_legendre_p_all_norm_false_z_derivative, statics=('m', 'diff_n')),
+                0: _core.Rule((_assoc_legendre_p_all_norm_false_z_needs, _assoc_legendre_p_all_norm_false_z_needs_stage2, ), _assoc_legendre_p_all_norm_false_z_derivative, statics=('m', 'branch_cut', 'diff_n')),
             },
             (('norm', True),): {
-                0: _core.Rule((_assoc_legendre_p_all_norm_true_z_needs, ), _assoc_legendre_p_all_norm_true_z_derivative, statics=('m', 'diff_n')),
+                0: _core.Rule((_assoc_legendre_p_all_norm_true_z_needs, _assoc_legendre_p_all_norm_true_z_needs_stage2, ), _assoc_legendre_p_all_norm_true_z_derivative, statics=('m', 'branch_cut', 'diff_n')),
             },
         },
     )
@@ -112,32 +110,8 @@ def assoc_legendre_p_all(n, m, z, *, branch_cut=2, norm=False, diff_n=0):
         At least 0: SciPy's assoc_legendre_p_all needs m >= 0
       z: real or complex array. Argument.
         Differentiable: Piecewise((shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-              (0, Or(Eq(j, 0), abs(Piecewise((i, i <= m), (i - 2 * m - 1, True))) > j)),
-              ((Piecewise((sqrt((2 * j + 1) * Max(0, j**2 - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2) / Max(1, 2 * j - 1)), norm),
-                          (j + Piecewise((i, i <= m), (i - 2 * m - 1, True)), True))
-                * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), j, -1)
-                - j * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-              ((2 * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                - (j * (j + 1) - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2))
-                * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)) / (1 - z**2), Eq(d, 1)),
-              ((4 * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                + (2 - j * (j + 1) + Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2))
-                * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)
-                + 2 * z * Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2)**2
-                * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -2)) / (1 - z**2), True)) (when norm=False) (the next position; past it DLMF 14.2.2 (and once differentiated), and DLMF 14.10.3 for d = 0; agrees with mpmath's numerical derivative of the reference at 18 sample point(s)); Piecewise((shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-              (0, Or(Eq(j, 0), abs(Piecewise((i, i <= m), (i - 2 * m - 1, True))) > j)),
-              ((Piecewise((sqrt((2 * j + 1) * Max(0, j**2 - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2) / Max(1, 2 * j - 1)), norm),
-                          (j + Piecewise((i, i <= m), (i - 2 * m - 1, True)), True))
-                * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), j, -1)
-                - j * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)) / (1 - z**2), Eq(d, 0)),
-              ((2 * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                - (j * (j + 1) - Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2))
-                * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)) / (1 - z**2), Eq(d, 1)),
-              ((4 * z * assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n)
-                + (2 - j * (j + 1) + Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2))
-                * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -1)
-                + 2 * z * Piecewise((i, i <= m), (i - 2 * m - 1, True))**2 / (1 - z**2)**2
-                * shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, -2)) / (1 - z**2), True)) (when norm=True) (the next position; past it DLMF 14.2.2 (and once differentiated), and DLMF 14.10.3 for d = 0; agrees with mpmath's numerical derivative of the reference at 18 sample point(s))
+              (assoc_legendre_p_dz(j, Piecewise((i, i <= m), (i - 2 * m - 1, True)), z, d + 1, branch_cut, norm), True)) (when norm=False) (the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite)); Piecewise((shift(assoc_legendre_p_all(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
+              (assoc_legendre_p_dz(j, Piecewise((i, i <= m), (i - 2 * m - 1, True)), z, d + 1, branch_cut, norm), True)) (when norm=True) (the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       branch_cut: static Python int (default 2). 2: the cut on the real axis |z| > 1; 3: the cut on -1 < z < 1.
         Supported values: 2, 3 (SciPy has the branch cuts 2 (|z| > 1) and 3 (-1 < z < 1) only).
       norm: static Python bool (default False). If True, the normalized functions.
@@ -156,8 +130,8 @@ def assoc_legendre_p_all(n, m, z, *, branch_cut=2, norm=False, diff_n=0):
     own dtype. Complex values are accepted for z.
 
     References:
-      - DLMF 14.2.2, https://dlmf.nist.gov/14.2.E2
-      - DLMF 14.10.3, https://dlmf.nist.gov/14.10.E3
+      - DLMF 14.6.1 and 14.6.3, https://dlmf.nist.gov/14.6
+      - DLMF 18.9.19, https://dlmf.nist.gov/18.9.E19
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.assoc_legendre_p_all.html
     """
