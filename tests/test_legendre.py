@@ -76,12 +76,14 @@ def test_sph_harm_y_diff_n_parts_are_jaxs_jacobian_and_hessian():
 
 
 def test_derivatives_at_and_near_the_endpoints_and_poles_are_scipys():
-    # z = +-1 and theta = 0, pi: the rules past the last position are the Gegenbauer form (legendre_p)
+    # z = +-1 and theta = 0, pi: the rules past the last position are the Gegenbauer forms (legendre_p,
+    # assoc_legendre_p)
     # and the ladder in the order (the spherical functions), with no division by 1 - z^2 or
     # sin(theta); the recurrences they replace gave NaN at the points and wrong numbers next to them
     # (a hessian of legendre_p off by 1e9 at z = 1 - 1e-12). Forward and reverse, against SciPy's own
     # derivatives (diff_n = 2).
-    from jaxsci.special import legendre_p, legendre_p_all, sph_harm_y, sph_legendre_p, sph_legendre_p_all
+    from jaxsci.special import (assoc_legendre_p, assoc_legendre_p_all, legendre_p, legendre_p_all, sph_harm_y,
+                                sph_legendre_p, sph_legendre_p_all)
 
     if not jax.config.jax_enable_x64:
         pytest.skip("float64 points next to the endpoints")
@@ -91,6 +93,21 @@ def test_derivatives_at_and_near_the_endpoints_and_poles_are_scipys():
             assert abs(float(second(z)) - expected[2]) <= 1e-12 * abs(expected[2]), z
         stacked = np.asarray(jax.jacfwd(lambda x: legendre_p_all(5, x, diff_n=1)[1])(z))
         np.testing.assert_allclose(stacked, sc.legendre_p_all(5, z, diff_n=2)[2], rtol=1e-12, atol=1e-12)
+        # SciPy's assoc_legendre_p(_all) with diff_n=2 at z = +-1 itself is wrong (assoc_legendre_p(5, -2, 1.0,
+        # diff_n=2)[2] is -0.25 and P_3''(-1) comes out 15; mpmath's are -2.25 and -15, legendre_p's -15):
+        # there the point 1e-12 away is SciPy's value
+        near = z * (1 - 1e-12) if abs(z) == 1 else z
+        for n, m in ((4, 0), (4, 2), (5, -2), (3, 1)):
+            if abs(z) == 1 and m % 2:
+                continue  # an odd order's derivative is infinite at z = +-1
+            want = sc.assoc_legendre_p(n, m, near, diff_n=2)[2]
+            got = float(jax.hessian(lambda x: assoc_legendre_p(n, m, x)[0])(z))
+            assert abs(got - want) <= 1e-9 * max(1, abs(want)), (n, m, z, got, want)
+        # forward mode: reverse mode contracts every position with the cotangent, and at z = +-1 the
+        # odd orders' infinite derivatives make every row NaN (0 * inf)
+        every = np.asarray(jax.jacfwd(lambda x: assoc_legendre_p_all(4, 2, x, diff_n=1)[1])(z))
+        want = sc.assoc_legendre_p_all(4, 2, near, diff_n=2)[2]
+        np.testing.assert_allclose(every[:, [0, 2]], want[:, [0, 2]], rtol=1e-9, atol=1e-9)  # the orders 0 and 2
     for theta in (0.0, np.pi, 1e-8, np.pi - 1e-9):
         expected = sc.sph_legendre_p(3, 1, theta, diff_n=2)
         assert abs(float(jax.hessian(lambda t: sph_legendre_p(3, 1, t)[0])(theta)) - expected[2]) <= 1e-12, theta
