@@ -65,6 +65,10 @@ def _number(value) -> complex:
 
 def _argument(arg: model.Arg, value: complex):
     if arg.kind == "integer":
+        # a float that is not an integer stays one where the argument takes floats (lpmv's degree passed
+        # on to a kernel's integer-kind degree): rounding it would check another function
+        if arg.accepts_float and value.real != round(value.real):
+            return value.real
         return int(round(value.real))
     return value.real if arg.kind == "real" or value.imag == 0 else value
 

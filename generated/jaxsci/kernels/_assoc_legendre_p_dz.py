@@ -40,8 +40,8 @@ _FUNCTION = _core.register(
         qualname='kernels.assoc_legendre_p_dz',
         scipy='jaxsci._core.kernels.legendre.assoc_legendre_p_dz',
         args=(
-            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
+            _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('k', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('branch_cut', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(2, 3), why_choices='SciPy has the branch cuts 2 (|z| > 1) and 3 (-1 < z < 1) only'),
@@ -71,12 +71,16 @@ def assoc_legendre_p_dz(n, m, z, k, branch_cut=2, norm=False):
     From the Gegenbauer form P_n^|m|(z) = c (2|m| - 1)!! h(z)^(|m|/2) C_(n-|m|)^(|m|+1/2)(z), h = 1 - z^2
     (branch_cut=2) or z^2 - 1 (branch_cut=3), by Leibniz's rule (templates/runtime/kernels/legendre.py):
     products only, exact next to z = +-1, where the recurrences divided by 1 - z^2 lose every digit.
-    assoc_legendre_p and assoc_legendre_p_all call it past their last stacked derivative. NaN for
-    n < 0 or k < 0; 0 for |m| > n, as SciPy's function is.
+    A degree that is not an integer is SciPy's lpmv of that degree (real z, 0 < z <= 1, where SciPy's
+    hyp2f1 is accurate; branch_cut=2), from DLMF 14.3.1's hypergeometric form at an integer order, the
+    same way. assoc_legendre_p(_all)
+    call it past their last stacked derivative, lpmv for its derivative. NaN for an integer n < 0, k < 0,
+    an order that is not an integer, or a float degree elsewhere; 0 for |m| > n at an integer degree, as SciPy's
+    function is.
 
     Args:
-      n: integer array. Degree, n >= 0.
-      m: integer array. Order.
+      n: integer array. Degree, n >= 0 (a float that is not an integer is lpmv's degree; see above).
+      m: integer array. Order (a float that is not an integer gives NaN).
       z: real or complex array. Argument.
         Differentiable: assoc_legendre_p_dz(n, m, z, k + 1, branch_cut, norm) (when norm=False) (the next order, by the same Leibniz sum; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite)); assoc_legendre_p_dz(n, m, z, k + 1, branch_cut, norm) (when norm=True) (the next order, by the same Leibniz sum; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       k: integer array. The order of the derivative in z, k >= 0.
@@ -96,5 +100,6 @@ def assoc_legendre_p_dz(n, m, z, k, branch_cut=2, norm=False):
       - DLMF 14.6.1 and 14.6.3, https://dlmf.nist.gov/14.6
       - DLMF 14.9.3 and 14.9.13, https://dlmf.nist.gov/14.9
       - DLMF 18.9.19, https://dlmf.nist.gov/18.9.E19
+      - DLMF 14.3.1 and 15.5.1, https://dlmf.nist.gov/14.3.E1
     """
     return _core.call(_FUNCTION, n, m, z, k, branch_cut, norm)

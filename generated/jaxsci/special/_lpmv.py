@@ -24,15 +24,19 @@ def _lpmv_v_derivative(m, v, x, values, needs):
 def _lpmv_x_needs(m, v, x, values, needs):
     """Evaluations d lpmv / d x uses besides lpmv itself."""
     return (
+        _core.Need('kernels.assoc_legendre_p_dz', (('branch_cut', 2), ('norm', False)), (('Piecewise((Max(_1, -_1 - 1), Eq(_1, floor(_1))), (_1, True))', jnp.where((v == jnp.floor(v)), jnp.maximum(v, -v - 1), v)), 0, ('Piecewise((_2, (_2 > 0) | Eq(_1, floor(_1))), (1/2, True))', jnp.where(jnp.logical_or((v == jnp.floor(v)), (x > 0)), x, 1/2)), ('1', 1), )),
         _core.Need('special.lpmv', (), (0, ('_1 - 1', v - 1), 2, )),
     )
 
 
 def _lpmv_x_derivative(m, v, x, values, needs):
-    """d lpmv / d x: ((v + m) * lpmv(m, v - 1, x) - v * x * lpmv(m, v, x)) / (1 - x**2) [DLMF 14.10.4]"""
+    """d lpmv / d x: Piecewise((assoc_legendre_p_dz(Piecewise((Max(v, -v - 1), Eq(v, floor(v))), (v, True)), m,
+                               Piecewise((x, Or(Eq(v, floor(v)), x > 0)), (Rational(1, 2), True)), 1),
+           Or(Eq(v, floor(v)), x > 0)),
+          (((v + m) * lpmv(m, v - 1, x) - v * x * lpmv(m, v, x)) / (1 - Min(x, 0)**2), True)) [the Gegenbauer and hypergeometric forms (DLMF 14.6.1, 14.3.1) differentiated (kernel assoc_legendre_p_dz); DLMF 14.10.4 for x <= 0 at other degrees]"""
     (out,) = values
-    (lpmv_1,) = needs
-    return ((lpmv_1*(m + v) - out*v*x)/(1 - x**2), )
+    (assoc_legendre_p_dz_1, lpmv_1) = needs
+    return (jnp.where(jnp.logical_or((v == jnp.floor(v)), (x > 0)), assoc_legendre_p_dz_1, (lpmv_1*(m + v) - out*v*x)/(1 - jnp.minimum(0, x)**2)), )
 
 
 _FUNCTION = _core.register(
@@ -73,7 +77,10 @@ def lpmv(m, v, x):
       v: real array. Degree.
         Differentiable: lpmv_dv(m, v, x) (no closed form in the degree (DLMF 14.11): jaxsci's kernel lpmv_dv, Ridders' extrapolated differences of SciPy; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument, |x| <= 1.
-        Differentiable: ((v + m) * lpmv(m, v - 1, x) - v * x * lpmv(m, v, x)) / (1 - x**2) (DLMF 14.10.4; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: Piecewise((assoc_legendre_p_dz(Piecewise((Max(v, -v - 1), Eq(v, floor(v))), (v, True)), m,
+                                   Piecewise((x, Or(Eq(v, floor(v)), x > 0)), (Rational(1, 2), True)), 1),
+               Or(Eq(v, floor(v)), x > 0)),
+              (((v + m) * lpmv(m, v - 1, x) - v * x * lpmv(m, v, x)) / (1 - Min(x, 0)**2), True)) (the Gegenbauer and hypergeometric forms (DLMF 14.6.1, 14.3.1) differentiated (kernel assoc_legendre_p_dz); DLMF 14.10.4 for x <= 0 at other degrees; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

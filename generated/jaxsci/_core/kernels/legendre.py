@@ -28,23 +28,30 @@ __all__ = ["assoc_legendre_p_dz"]
 
 
 def assoc_legendre_p_dz(n, m, z, k, branch_cut=2, norm=False):
-    """d^k/dz^k of SciPy's assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm), elementwise; NaN
-    for a degree, order or k that is not an integer, n < 0 or k < 0; 0 for |m| > n (SciPy's zeros)."""
+    """d^k/dz^k of SciPy's assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm), elementwise; 0 for
+    |m| > n at an integer degree n >= 0 (SciPy's zeros). A degree that is not an integer is the Ferrers
+    function of that degree (SciPy's lpmv) on 0 < z <= 1, real z and branch_cut=2 only. NaN elsewhere,
+    and for an order or k that is not an integer or k < 0."""
     n, m, z, k = np.broadcast_arrays(*(np.asarray(v) for v in (n, m, z, k)))
     z = z.astype(np.complex128 if np.iscomplexobj(z) else np.float64)
     n, m, k = (np.asarray(v, dtype=np.float64) for v in (n, m, k))
-    whole = (n == np.floor(n)) & (m == np.floor(m)) & (k == np.floor(k)) & (n >= 0) & (k >= 0)
+    valid = (m == np.floor(m)) & (k == np.floor(k)) & (k >= 0)
+    integer = valid & (n == np.floor(n)) & (n >= 0)
     order = np.abs(m)
-    present = whole & (order <= n)
+    present = integer & (order <= n)
+    # SciPy's hyp2f1 is accurate for (1 - z)/2 < 1/2 (its direct series); nearer 1 it is not
+    # (hyp2f1(-2.476, 11.476, 5, 0.952) is -4.71, mpmath's -6.07)
+    fractional = valid & (n != np.floor(n)) & (branch_cut == 2) & (not np.iscomplexobj(z)) & (z > 0) & (z <= 1)
     result = np.zeros(z.shape, dtype=z.dtype)
-    if present.any():
-        with np.errstate(all="ignore"):
-            values = _derivative(n[present], m[present], z[present], k[present].astype(np.int64), branch_cut, norm)
-        result[present] = values
-    return np.where(whole, result, np.nan)
+    with np.errstate(all="ignore"):
+        for where, factor in ((present, _gegenbauer_derivative), (fractional, _hypergeometric_derivative)):
+            if where.any():
+                result[where] = _derivative(n[where], m[where], z[where], k[where].astype(np.int64), branch_cut, norm, factor)
+    return np.where(integer | fractional, result, np.nan)
 
 
-def _derivative(n, m, z, k, branch_cut: int, norm: bool):
+def _derivative(n, m, z, k, branch_cut: int, norm: bool, factor):
+    """Leibniz's sum of the derivatives of h^(|m|/2) and of the polynomial or hypergeometric ``factor``."""
     order = np.abs(m)
     half = order / 2
     sign = -1.0 if branch_cut == 2 else 1.0
@@ -52,7 +59,7 @@ def _derivative(n, m, z, k, branch_cut: int, norm: bool):
     slope = 2 * sign * z  # h'; h'' / 2 is sign
     top = int(k.max())
     power = [_power_derivative(j, half, h, slope, sign, z, branch_cut) for j in range(top + 1)]
-    gegenbauer = [_gegenbauer_derivative(r, n, order, z) for r in range(top + 1)]
+    factors = [factor(r, n, order, z) for r in range(top + 1)]
     total = np.zeros(z.shape, dtype=np.result_type(z, np.float64))
     for r in range(top + 1):
         used = r <= k
@@ -60,9 +67,20 @@ def _derivative(n, m, z, k, branch_cut: int, norm: bool):
         for j in range(top + 1 - r):
             picked = used & (k - r == j)
             if picked.any():
-                term = np.where(picked, sc.comb(k, r) * power[j] * gegenbauer[r], term)
+                term = np.where(picked, sc.comb(k, r) * power[j] * factors[r], term)
         total = total + np.where(used, term, 0)
     return _constant(n, m, order, branch_cut, norm) * total
+
+
+def _hypergeometric_derivative(r: int, n, order, z):
+    """For a degree v that is not an integer: P_v^M(x) = (-1)^M Gamma(v+M+1) / (2^M M! Gamma(v-M+1))
+    (1 - x^2)^(M/2) F(M - v, M + v + 1; M + 1; (1 - x)/2) (DLMF 14.3.1 at an integer order M), so the
+    factor after c h^(M/2) is this F times Gamma(v+M+1) / (2^M M! Gamma(v-M+1)), and
+    d/dx F(a, b; c; (1 - x)/2) = -(a b / (2 c)) F(a + 1, b + 1; c + 1; (1 - x)/2) (DLMF 15.5.1)."""
+    a, b, c = order - n, order + n + 1, order + 1
+    scale = (sc.poch(n - order + 1, 2 * order) / (2.0 ** order * sc.factorial(order))
+             * (-0.5) ** r * sc.poch(a, r) * sc.poch(b, r) / sc.poch(c, r))
+    return scale * sc.hyp2f1(a + r, b + r, c + r, (1 - z) / 2)
 
 
 def _power_derivative(j: int, half, h, slope, sign: float, z, branch_cut: int):
@@ -98,9 +116,9 @@ def _gegenbauer_derivative(r: int, n, order, z):
 
 
 def _constant(n, m, order, branch_cut: int, norm: bool):
-    """c, the negative-order factor and norm=True's factor (the (2M-1)!! is in the Gegenbauer term)."""
+    """c, the negative-order factor and norm=True's factor (the rest is in the factor after h^(M/2))."""
     constant = np.where((branch_cut == 2) & (order % 2 == 1), -1.0, 1.0)
-    ratio = np.exp(sc.gammaln(n - order + 1) - sc.gammaln(n + order + 1))
+    ratio = 1 / sc.poch(n - order + 1, 2 * order)  # Gamma(n-M+1) / Gamma(n+M+1), with its sign at a float degree
     negative = np.where((branch_cut == 2) & (order % 2 == 1), -1.0, 1.0) * ratio
     constant = np.where(m < 0, constant * negative, constant)
     if norm:
