@@ -317,7 +317,15 @@ class _Deriver:
         d_arg = self.total_diff(equation, symbols[arg.name], loc, trail)
         if d_value == 0:
             raise _error(loc, f"{what}: the equation does not depend on the function's value")
-        return (-d_arg / d_value).xreplace({value: own})
+        derivative = (-d_arg / d_value).xreplace({value: own})
+        if rule.constant_where is None:
+            return derivative
+        constant = _parse_rule(self.catalog, spec, statics, rule.constant_where,
+                               f"derivatives.{arg.name}.constant_where", condition=True)
+        if not isinstance(constant, sympy.logic.boolalg.Boolean):
+            raise _error(rule.constant_where.loc, f"derivatives.{arg.name}.constant_where: give a condition "
+                                                  "(a comparison, And, Or), where SciPy's value is constant")
+        return sympy.Piecewise((0, constant), (derivative, True))
 
     # ---- cross-check ------------------------------------------------------------------------------
     def cross_check(self, spec, arg, condition, exprs, conj, points, loc, *, explicit: bool = True) -> str:

@@ -945,10 +945,15 @@ def _implicit_rule(m: _Mapping, arg_name: str, when: tuple, outputs: tuple, what
     if len(outputs) != 1:
         raise SpecError(path, m.key_line("implicit"), f"{what}: an implicit rule defines one value; the function has {len(outputs)} outputs")
     implicit = _formula(m.get("implicit", str), m.loc("implicit"), f"{what}.implicit")
+    # where SciPy's search stops at a bound (nbdtrik's k = 0), its value is constant: the equation
+    # has no root there, and the derivative is 0
+    constant_where = None
+    if m.has("constant_where"):
+        constant_where = _formula(m.get("constant_where", str), m.loc("constant_where"), f"{what}.constant_where")
     source = m.get("source", str, required=True).strip()
     m.done()
     return model.DerivativeRule(arg=arg_name, when=when, method="implicit", formulas=(), conjugates=(), source=source,
-                                at=(), loc=model.Location(path, line), implicit=implicit)
+                                at=(), loc=model.Location(path, line), implicit=implicit, constant_where=constant_where)
 
 
 def _reference(top: _Mapping, path: str, static_bools: set, *, required: bool) -> tuple:

@@ -138,6 +138,8 @@ class DerivativeRule:
     at: tuple  # SpecialPoint, ...
     loc: Location
     implicit: Formula | None = None  # for "implicit": an expression that is zero (or an Eq) at the function's value
+    # for "implicit": where SciPy's value is constant (its search clamps at a bound), the derivative 0
+    constant_where: Formula | None = None
 
 
 @dataclass(frozen=True)

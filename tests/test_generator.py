@@ -391,6 +391,17 @@ def test_implicit_rule_is_minus_one_over_the_forward_derivative():
     assert sympy.simplify(got - expected) == 0
 
 
+def test_implicit_rule_is_zero_where_scipys_value_is_constant():
+    # constant_where: SciPy's search stops at a bound there (nbdtrik's k = 0), so the rule is 0
+    (case,) = derive_pair(INVERSE.replace("    source: implicit-function rule\n",
+                                          "    constant_where: fwd(a, 0) >= y\n    source: implicit-function rule\n"))["inv"]
+    (rule,) = case.rules
+    got = sympy.sympify(rule.formulas[0][1].replace("inv(a, y)", "out").replace("fwd(a, 0)", "F0"))
+    assert isinstance(got, sympy.Piecewise) and got.args[0] == (0, sympy.sympify("F0 >= y"))
+    expected = sympy.sympify("1 / (exp(-out**2 / 2) / sqrt(2 * pi) + a)")
+    assert sympy.simplify(got.args[1][0] - expected) == 0 and got.args[1][1] == sympy.true
+
+
 def test_finite_difference_reference_is_recorded():
     spec = parse_spec(INVERSE, "specs/special/inv.yaml", module="special", stem="inv")
     assert spec.finite_differences == "no mpmath inverse" and spec.reference == ()
@@ -407,6 +418,8 @@ def test_finite_difference_reference_is_recorded():
      "'implicit' defines the derivative by itself; remove 'formula'"),
     (INVERSE.replace("finite_differences: no mpmath inverse", "finite_differences: no mpmath inverse\n  mpmath: x"),
      "unknown key 'mpmath'"),
+    (INVERSE.replace("    source: implicit-function rule\n", "    constant_where: fwd(a, 0) - y\n    source: implicit-function rule\n"),
+     "constant_where: give a condition"),
 ])
 def test_bad_implicit_rules_are_located_errors(inverse, message):
     error = error_of(derive_pair, inverse)
