@@ -220,6 +220,15 @@ def traced_cases():
     return cases(lambda spec: spec.traced_args)
 
 
+def in_default_share(case_id: str, share: int = 3) -> bool:
+    """Whether the default suite runs, for this case, a check whose code path every function shares
+    (float32 plumbing of the derivative rules, nested batching): a fixed 1/``share`` of the cases, the
+    same on every run and machine; ``-m slow`` runs the rest. How jaxsci casts, batches and nests is
+    the core's, not the spec's, so a sample of specs exercises it; what differs per spec (its rules'
+    values, its shapes) is checked for every spec by default."""
+    return zlib.crc32(case_id.encode()) % share == 0
+
+
 def params(items, ids=lambda c: c.id):
     return [pytest.param(*(item if isinstance(item, tuple) else (item,)), id=ids(item)) for item in items]
 

@@ -18,7 +18,7 @@ import pytest
 from specdata import (SPECS, Case, assert_matches_scipy, core_indices, declared_dtype, params, reference, rng_for, sample,
                       spec_cases)
 
-SHAPES = [((),), ((4,),), ((3, 1), (1, 4)), ((2, 1, 4),), ((), (3, 4))]
+SHAPES = [((),), ((3, 1), (1, 4)), ((2, 1, 4),), ((), (3, 4))]
 
 
 def _cases():
@@ -75,7 +75,7 @@ def test_every_spec_with_derivative_outputs_is_checked():
 def test_values_match_scipy(case, dtype):
     order = _order(case)
     tolerance = case.spec.derivative_outputs.tolerance[dtype]
-    for shapes in SHAPES if dtype == "float64" else SHAPES[2:3]:
+    for shapes in SHAPES if dtype == "float64" else SHAPES[1:2]:
         arrays = sample(case, shapes, dtype, rng_for("derivative_outputs", case.id, dtype, shapes))
         got = case.jax_call(*map(jnp.asarray, arrays))
         expected = _scipy_float64(case, arrays)
@@ -89,8 +89,9 @@ def test_values_match_scipy(case, dtype):
         assert_matches_scipy(got[0], _at_order(case, 0).scipy_call(*arrays), value_dtype)
 
 
-@pytest.mark.parametrize("case", _params(CASES))
+@pytest.mark.parametrize("case", _params([c for c in CASES if _order(c) == _top(c)]))
 def test_jit_and_vmap_over_each_argument(case):
+    """At the highest order, which computes every lower one on the way."""
     arrays = [jnp.asarray(a) for a in sample(case, ((4,),), "float64", rng_for("derivative_outputs/vmap", case.id))]
     eager = case.jax_call(*arrays)
     jitted = jax.jit(case.jax_call)(*arrays)
