@@ -341,9 +341,12 @@ def test_a_first_order_only_argument_raises_at_second_order(case, arg):
         jax.grad(jax.grad(scalar))(jnp.asarray(point[arg], dtype="float64"))
 
 
-@pytest.mark.parametrize("case,arg", params(NOT_DIFFERENTIABLE, ids=_ids))
+@pytest.mark.parametrize("case,arg", [pytest.param(c, a, id=_ids((c, a)),
+                                                  marks=() if in_default_share(f"{c.id}/{a}", 2) else pytest.mark.slow)
+                                     for c, a in NOT_DIFFERENTIABLE])
 def test_non_differentiable_argument_raises(case, arg):
-    """A tangent on a non-differentiable argument raises, naming function, argument and reason."""
+    """A tangent on a non-differentiable argument raises, naming function, argument and reason (the
+    core's guard, the same for every function: half the pairs by default, every pair with -m slow)."""
     point = sample_points(case, 1, rng_for(case.id, arg, "nondiff"))[0]
     f, _ = _scalar_function(case, arg, point, "float64")
     scalar = lambda x: jnp.real(_outputs(f(x))[0])

@@ -84,7 +84,7 @@ def test_readme_walkthrough_adds_a_working_function(tmp_path):
     # d/dx expit(x) at 0.5 = expit(0.5) * (1 - expit(0.5))
     assert abs(float(outputs[1].strip()) - 0.2350037122015945) < 1e-6
     assert (tmp_path / "tests" / "data" / "references" / "special" / "logistic.json").exists(), outputs[2]
-    _assert_suite_passed(outputs[3], 8)
+    _assert_suite_passed(outputs[3], 7)  # the generic tests of one spec (nested vmap runs for a share of specs)
 
 
 def test_readme_walkthrough_adds_a_parameter_derivative(tmp_path):
