@@ -31,8 +31,9 @@ def call(fn: Function, *args):
     static_items += tuple((name, None) for name in omitted)
     if not traced:
         return _constant(fn, static_items, public_dtypes)
-    if fn.derivative_outputs is not None and dict(static_items)[fn.derivative_outputs[0]]:
-        return derived.with_derivatives(fn, args, operands, public_dtypes[0], dict(static_items)[fn.derivative_outputs[0]], call)
+    order = dict(static_items)[fn.derivative_outputs[0]] if fn.derivative_outputs is not None else 0
+    if order:  # SciPy's diff_n: the value with its derivatives (derived.py)
+        return derived.with_derivatives(fn, args, operands, public_dtypes[0], order, call)
     if fn.native is not None and config.native and not any(jnp.iscomplexobj(o) for o in operands):
         present = tuple(spec for spec in fn.traced_args if spec.name not in omitted)
         return _native(fn, present, operands, statics, public_dtypes)
