@@ -99,7 +99,11 @@ class Case:
         of the generated code."""
         if self.spec.guard is None:
             return None
-        operands = np.broadcast_arrays(*(np.asarray(a) for a in traced))  # lambdify's And needs equal shapes
+        # in float64 (complex128), as the host evaluates it: a float32 comparison would round the guard's
+        # constants (abs(x) <= 1.7e308 becomes inf <= inf, True at x = inf)
+        widened = [np.asarray(a) for a in traced]
+        widened = [a.astype(np.result_type(a.dtype, np.float64)) if a.dtype.kind in "fc" else a for a in widened]
+        operands = np.broadcast_arrays(*widened)  # lambdify's And needs equal shapes
         with np.errstate(all="ignore"):
             admitted = _guard_function(self.spec.name)(*operands)
         return np.broadcast_to(np.asarray(admitted, dtype=bool), operands[0].shape)
