@@ -113,7 +113,8 @@ def assoc_legendre_p(n, m, z, *, branch_cut=2, norm=False, diff_n=0):
     sqrt((2n + 1) (n - m)! / (2 (n + m)!)). SciPy returns 0 for |m| > n. The output stacks the function
     and its first diff_n derivatives in z: the shape (diff_n + 1, *broadcast(n, m, z).shape), as SciPy
     returns it. SciPy computes diff_n = 0, 1, 2 only. For n < 0, which SciPy does not support, the
-    derivatives are NaN.
+    derivatives are NaN. The rule past the last position (the kernel assoc_legendre_p_dz) has no
+    division by 1 - z^2: exact at and near z = +-1 (infinite there for odd orders, as the derivative is).
 
     Args:
       n: integer array. Degree, n >= 0.

@@ -101,7 +101,8 @@ def assoc_legendre_p_all(n, m, z, *, branch_cut=2, norm=False, diff_n=0):
     (diff_n + 1, n + 1, 2 m + 1, *z.shape), as SciPy returns it: position (d, j, i) is the d-th
     z-derivative of P_j^k(z) with the order k = i for i <= m and k = i - (2 m + 1) after (the negative
     orders last, as numpy indexes them). branch_cut and norm as in assoc_legendre_p; SciPy returns 0
-    for |k| > j and computes diff_n = 0, 1, 2 only.
+    for |k| > j and computes diff_n = 0, 1, 2 only. The rule past the last position (the kernel
+    assoc_legendre_p_dz) has no division by 1 - z^2: exact at and near z = +-1.
 
     Args:
       n: static Python int. The largest degree, n >= 0.

@@ -73,7 +73,8 @@ def legendre_p(n, z, *, diff_n=0):
     For integer degrees n >= 0 (an integer array, broadcast against z) and real z. The output stacks
     P_n(z) and its first diff_n derivatives in z: the shape (diff_n + 1, *broadcast(n, z).shape), as
     SciPy returns it. SciPy computes diff_n = 0, 1, 2 only. For n < 0, which SciPy does not support,
-    the derivatives are NaN.
+    the derivatives are NaN. The rule past the last position (the Gegenbauer form of the derivatives) has
+    no division by 1 - z^2: exact at and near z = +-1.
 
     Args:
       n: integer array. Degree, n >= 0.

@@ -69,7 +69,8 @@ def legendre_p_all(n, z, *, diff_n=0):
 
     For a static Python int n >= 0 and real z. The output has the shape (diff_n + 1, n + 1, *z.shape), as
     SciPy returns it: position (d, k) is the d-th z-derivative of P_k(z). SciPy computes diff_n = 0, 1, 2
-    only.
+    only. The rule past the last position (the Gegenbauer form of the derivatives) has no division by
+    1 - z^2: exact at and near z = +-1.
 
     Args:
       n: static Python int. The largest degree, n >= 0.

@@ -68,9 +68,12 @@ def lpmv(m, v, x):
     (and one per derivative order).
 
     SciPy's lpmv is the Ferrers function P_v^m(x) of DLMF 14.3.1 for -1 < x < 1 (DLMF 14.6.1 includes the
-    factor (-1)^m), so the derivative in x is DLMF 14.10.4 with one neighbouring degree. That rule has
-    the factor 1/(1 - x^2) and is singular at x = +-1, where the derivative is infinite for most m.
-    sympy's assoc_legendre takes integer degrees only, so there is no sympy expression.
+    factor (-1)^m). Its x-derivative is the kernel assoc_legendre_p_dz (the Gegenbauer form at integer
+    degrees, DLMF 14.3.1's hypergeometric form for 0 < x <= 1 at others), exact at and near x = 1 (and
+    x = -1 at integer degrees); for x <= 0 at other degrees, DLMF 14.10.4 with one neighbouring degree,
+    whose factor 1/(1 - x^2) loses digits next to x = -1 (about 1e-9 relatively at 1e-9 from it), where
+    the function is singular. The derivative is infinite at x = +-1 for odd m. sympy's assoc_legendre
+    takes integer degrees only, so there is no sympy expression.
 
     Args:
       m: integer array. Order (an integer; SciPy returns NaN for a float that is not an integer).
