@@ -117,3 +117,19 @@ def test_derivatives_at_and_near_the_endpoints_and_poles_are_scipys():
         harmonic = sph_harm_y(3, -2, theta, 0.4, diff_n=2)
         for got, want in zip(harmonic, sc.sph_harm_y(3, -2, theta, 0.4, diff_n=2)):
             np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
+
+
+def test_assoc_legendre_p_dz_large_degrees_and_orders_are_scipys():
+    # the kernel behind assoc_legendre_p's rules: SciPy's integer Gegenbauer recurrence (its float-degree
+    # path is NaN at degree 290) and the constants in logarithms (norm=True's small factor times the
+    # Gegenbauer form's (2M - 1)!! overflows at degree 200, order 100; Gamma ratios at order -200)
+    from jaxsci._core.kernels.legendre import assoc_legendre_p_dz
+
+    for n, m in ((300, 10), (200, 100), (300, 200), (300, -200), (150, -3)):
+        for norm in (True, False):
+            want = sc.assoc_legendre_p(n, m, 0.3, norm=norm, diff_n=2)
+            got = [float(assoc_legendre_p_dz(n, m, 0.3, k, norm=norm)) for k in range(3)]
+            if not np.isfinite(want).all():  # P_300^200 itself is about 1e600: both overflow
+                assert not np.isfinite(got).any(), (n, m, norm, got)
+                continue
+            np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-300, err_msg=f"{n} {m} {norm}")

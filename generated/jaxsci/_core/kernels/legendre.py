@@ -59,7 +59,11 @@ def _derivative(n, m, z, k, branch_cut: int, norm: bool, factor):
     slope = 2 * sign * z  # h'; h'' / 2 is sign
     top = int(k.max())
     power = [_power_derivative(j, half, h, slope, sign, z, branch_cut) for j in range(top + 1)]
-    factors = [factor(r, n, order, z) for r in range(top + 1)]
+    sign_c, log_c = _constant(n, m, order, branch_cut, norm)
+    # the constant enters each factor in logarithms: norm=True's tiny factor times the Gegenbauer
+    # form's huge (2M + 2r - 1)!! overflows in floating point (degree 200, order 100) though their
+    # product is moderate
+    factors = [factor(r, n, order, z, log_c) for r in range(top + 1)]
     total = np.zeros(z.shape, dtype=np.result_type(z, np.float64))
     for r in range(top + 1):
         used = r <= k
@@ -69,10 +73,10 @@ def _derivative(n, m, z, k, branch_cut: int, norm: bool, factor):
             if picked.any():
                 term = np.where(picked, sc.comb(k, r) * power[j] * factors[r], term)
         total = total + np.where(used, term, 0)
-    return _constant(n, m, order, branch_cut, norm) * total
+    return sign_c * total
 
 
-def _hypergeometric_derivative(r: int, n, order, z):
+def _hypergeometric_derivative(r: int, n, order, z, log_c):
     """For a degree v that is not an integer: P_v^M(x) = (-1)^M Gamma(v+M+1) / (2^M M! Gamma(v-M+1))
     (1 - x^2)^(M/2) F(M - v, M + v + 1; M + 1; (1 - x)/2) (DLMF 14.3.1 at an integer order M), so the
     factor after c h^(M/2) is this F times Gamma(v+M+1) / (2^M M! Gamma(v-M+1)), and
@@ -80,7 +84,7 @@ def _hypergeometric_derivative(r: int, n, order, z):
     a, b, c = order - n, order + n + 1, order + 1
     scale = (sc.poch(n - order + 1, 2 * order) / (2.0 ** order * sc.factorial(order))
              * (-0.5) ** r * sc.poch(a, r) * sc.poch(b, r) / sc.poch(c, r))
-    return scale * sc.hyp2f1(a + r, b + r, c + r, (1 - z) / 2)
+    return scale * np.exp(log_c) * sc.hyp2f1(a + r, b + r, c + r, (1 - z) / 2)
 
 
 def _power_derivative(j: int, half, h, slope, sign: float, z, branch_cut: int):
@@ -107,20 +111,26 @@ def _power(z, h, exponent, branch_cut: int):
     return (z - 1) ** exponent * (z + 1) ** exponent
 
 
-def _gegenbauer_derivative(r: int, n, order, z):
+def _gegenbauer_derivative(r: int, n, order, z, log_c):
     """d^r/dz^r (2M - 1)!! C_(n-M)^(M+1/2)(z) = (2M + 2r - 1)!! C_(n-M-r)^(M+r+1/2)(z) (0 past the degree)."""
     degree = n - order - r
-    scale = np.exp(r * math.log(2) + sc.gammaln(order + 0.5 + r) - sc.gammaln(0.5)) * 2.0 ** order
-    value = scale * sc.eval_gegenbauer(np.maximum(degree, 0), order + 0.5 + r, z)
+    scale = np.exp((r + order) * math.log(2) + sc.gammaln(order + 0.5 + r) - sc.gammaln(0.5) + log_c)
+    # an integer degree: SciPy's polynomial recurrence (a float one takes its hypergeometric path, NaN at degree 290)
+    value = scale * sc.eval_gegenbauer(np.maximum(degree, 0).astype(np.int64), order + 0.5 + r, z)
     return np.where(degree >= 0, value, 0)
 
 
 def _constant(n, m, order, branch_cut: int, norm: bool):
-    """c, the negative-order factor and norm=True's factor (the rest is in the factor after h^(M/2))."""
-    constant = np.where((branch_cut == 2) & (order % 2 == 1), -1.0, 1.0)
-    ratio = 1 / sc.poch(n - order + 1, 2 * order)  # Gamma(n-M+1) / Gamma(n+M+1), with its sign at a float degree
-    negative = np.where((branch_cut == 2) & (order % 2 == 1), -1.0, 1.0) * ratio
-    constant = np.where(m < 0, constant * negative, constant)
+    """(sign, log of the magnitude) of c, the negative-order factor and norm=True's factor (the rest is in
+    the factor after h^(M/2))."""
+    odd = (branch_cut == 2) & (order % 2 == 1)
+    sign = np.where(odd, -1.0, 1.0)
+    log = np.zeros(np.shape(n))
+    # Gamma(n-M+1) / Gamma(n+M+1) in logarithms (it overflows at degree 300, order -200), with its sign at
+    # a float degree
+    ratio_sign = sc.gammasgn(n - order + 1) * sc.gammasgn(n + order + 1)
+    sign = np.where(m < 0, sign * np.where(odd, -1.0, 1.0) * ratio_sign, sign)
+    log = np.where(m < 0, log + sc.gammaln(n - order + 1) - sc.gammaln(n + order + 1), log)
     if norm:
-        constant = constant * np.sqrt((2 * n + 1) * np.exp(sc.gammaln(n - m + 1) - sc.gammaln(n + m + 1)) / 2)
-    return constant
+        log = log + 0.5 * (np.log((2 * n + 1) / 2) + sc.gammaln(n - m + 1) - sc.gammaln(n + m + 1))
+    return sign, log
