@@ -233,8 +233,11 @@ def in_default_share(case_id: str, share: int = 3) -> bool:
     return zlib.crc32(case_id.encode()) % share == 0
 
 
-def params(items, ids=lambda c: c.id):
-    return [pytest.param(*(item if isinstance(item, tuple) else (item,)), id=ids(item)) for item in items]
+def params(items, ids=lambda c: c.id, share=None):
+    """pytest params; with ``share``, those outside ``in_default_share(id, share)`` are marked slow."""
+    return [pytest.param(*(item if isinstance(item, tuple) else (item,)), id=ids(item),
+                         marks=() if share is None or in_default_share(ids(item), share) else pytest.mark.slow)
+            for item in items]
 
 
 def rng_for(*parts) -> np.random.Generator:

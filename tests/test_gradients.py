@@ -217,7 +217,7 @@ def test_forward_and_reverse_modes_match_mpmath(case, arg):
     rule); test_sweep_matches_mpmath (-m slow) runs float32 to second order for every pair."""
     case.expected_failure("gradients", "float64")
     dtypes, failure32 = _dtypes(case)
-    if not in_default_share(f"{case.id}/{arg}"):
+    if not in_default_share(_ids((case, arg))):
         dtypes = dtypes[:1]
     _check(case, arg, dtypes, POINTS_PER_ARG, reverse=True, second_float32=False)
     if failure32 is not None:
@@ -341,9 +341,7 @@ def test_a_first_order_only_argument_raises_at_second_order(case, arg):
         jax.grad(jax.grad(scalar))(jnp.asarray(point[arg], dtype="float64"))
 
 
-@pytest.mark.parametrize("case,arg", [pytest.param(c, a, id=_ids((c, a)),
-                                                  marks=() if in_default_share(f"{c.id}/{a}", 2) else pytest.mark.slow)
-                                     for c, a in NOT_DIFFERENTIABLE])
+@pytest.mark.parametrize("case,arg", params(NOT_DIFFERENTIABLE, ids=_ids, share=2))
 def test_non_differentiable_argument_raises(case, arg):
     """A tangent on a non-differentiable argument raises, naming function, argument and reason (the
     core's guard, the same for every function: half the pairs by default, every pair with -m slow)."""

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jaxsci import CallbackWarning
-from specdata import assert_matches_scipy, cases, declared_dtype, in_default_share, native_tolerance, params
+from specdata import assert_matches_scipy, cases, declared_dtype, native_tolerance, params
 
 # Derivative kernels are jaxsci's own host functions, the same code on both sides of this comparison;
 # their values, transforms and gradients are checked by the other generic suites.
@@ -101,8 +101,7 @@ def _property(examples):
                     suppress_health_check=list(HealthCheck))
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=() if in_default_share(c.id, 2) else pytest.mark.slow)
-                                  for c in CASES])
+@pytest.mark.parametrize("case", params(CASES, share=2))
 def test_random_inputs_match_scipy_under_jit_and_vmap(case):
     """A few generated inputs through jit of vmap: half the specs by default (in_default_share), every
     spec with -m slow, where test_many_random_inputs_match_scipy also tries 60 inputs each."""

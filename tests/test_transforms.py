@@ -13,8 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from specdata import (assert_matches_scipy, batch_axes_first, declared_dtype, in_default_share, native_tolerance, params, rng_for,
-                      sample, traced_cases)
+from specdata import assert_matches_scipy, batch_axes_first, declared_dtype, native_tolerance, params, rng_for, sample, traced_cases
 
 CASES = traced_cases()
 
@@ -49,8 +48,7 @@ def test_vmap_over_each_argument(case):
         _assert_scipys(got, case, arrays, batched=1)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=() if in_default_share(c.id) else pytest.mark.slow)
-                                  for c in CASES if not c.spec.kernel])  # as for test_inside_scan
+@pytest.mark.parametrize("case", params([c for c in CASES if not c.spec.kernel], share=3))  # as for test_inside_scan
 def test_nested_vmap(case):
     """vmap of vmap: the core's batching rule applied twice (a third of the specs by default, every one
     with -m slow: in_default_share)."""

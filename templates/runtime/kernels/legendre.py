@@ -57,21 +57,16 @@ def _derivative(n, m, z, k, branch_cut: int, norm: bool, factor):
     h = sign * (z * z - 1)
     slope = 2 * sign * z  # h'; h'' / 2 is sign
     top = int(k.max())
-    power = [_power_derivative(j, half, h, slope, sign, z, branch_cut) for j in range(top + 1)]
+    power = np.stack([_power_derivative(j, half, h, slope, sign, z, branch_cut) for j in range(top + 1)])
     sign_c, log_c = _constant(n, m, order, branch_cut, norm)
     # the constant enters each factor in logarithms: norm=True's tiny factor times the Gegenbauer
     # form's huge (2M + 2r - 1)!! overflows in floating point (degree 200, order 100) though their
     # product is moderate
     factors = [factor(r, n, order, z, log_c) for r in range(top + 1)]
     total = np.zeros(z.shape, dtype=np.result_type(z, np.float64))
-    for r in range(top + 1):
-        used = r <= k
-        term = np.zeros(total.shape, dtype=total.dtype)
-        for j in range(top + 1 - r):
-            picked = used & (k - r == j)
-            if picked.any():
-                term = np.where(picked, sc.comb(k, r) * power[j] * factors[r], term)
-        total = total + np.where(used, term, 0)
+    for r in range(top + 1):  # each element's own k: the terms r <= k, with h^(M/2)'s derivative k - r
+        remaining = np.take_along_axis(power, np.clip(k - r, 0, top)[None], axis=0)[0]
+        total = total + np.where(r <= k, sc.comb(k, r) * remaining * factors[r], 0)
     return sign_c * total
 
 
