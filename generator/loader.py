@@ -21,6 +21,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from . import coredims, derivative_outputs, model, scipycheck
+from . import device as device_spec
 from . import reduction as reduction_spec
 from .errors import SpecError, SpecErrors
 from .formulas import FormulaError, parse, parse_guard
@@ -378,6 +379,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
                                                "would run where the guard keeps SciPy from running")
     aliases = _aliases(top, path, name)
     derived = derivative_outputs.load(top, path, args, outputs, tests, _Mapping, _tolerances)
+    device = device_spec.load(top, path, args, outputs, _Mapping, _tolerances)
     host_loop = top.get("host_loop", str, default=None)
     host_loop_line = top.value_line("host_loop") if top.has("host_loop") else None
     top.done()
@@ -387,6 +389,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         derivatives=derivatives, reference=reference, tests=tests, loc=model.Location(path, 1),
         finite_differences=finite_differences, native=native, guard=guard, aliases=aliases, reduction=reduction,
         host_loop=" ".join(host_loop.split()) if host_loop else None, derivative_outputs=derived,
+        device=device,
     )
     coredims.check_spec(spec, host_loop_line)
     if reduction is not None:

@@ -274,6 +274,7 @@ class Spec:
     # the arrays and returns the core dimensions leading, as its ``*_all`` functions do
     host_loop: str | None = None
     derivative_outputs: DerivativeOutputs | None = None  # the function's derivatives returned with it
+    device: object = None  # generator.device.Device: kernels that evaluate it on an accelerator
 
     @property
     def core(self) -> tuple:

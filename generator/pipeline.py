@@ -70,7 +70,10 @@ def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> 
             store.put(spec, keys.key(spec), payload)
     if errors:
         raise SpecErrors(sorted(errors, key=lambda e: (e.path, e.line or 0)))
-    run.files = render_all(specs, rules, root / "templates", load_uncovered(root / "specs", root), exports)
+    from .device import load_gate
+
+    run.files = render_all(specs, rules, root / "templates", load_uncovered(root / "specs", root), exports,
+                           load_gate(root / "specs"))
     return run
 
 

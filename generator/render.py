@@ -9,6 +9,7 @@ from pathlib import Path
 import jinja2
 
 from . import coredims, model
+from . import device as device_spec
 from .derive import ArgRule, CaseRules
 from .errors import SpecError
 from .printer import GuardPrinter, PrintError
@@ -16,6 +17,7 @@ from .printer import GuardPrinter, PrintError
 VERSION = "0.1.0"
 PACKAGE = "jaxsci"
 RUNTIME_DIR = "runtime"
+DEVICE_TABLE = "_device_table.py"  # the kernel table, generated/jaxsci/_device_table.py
 CORE_PACKAGE = "_core"
 COVERAGE = "coverage.md"  # the coverage table, generated/coverage.md
 
@@ -172,9 +174,12 @@ def _package_docstring(module: str) -> str:
     return f"{PACKAGE}.{module}: scipy.{module} for JAX, differentiable, under jit and vmap."
 
 
-def render_all(specs: list, rules: dict, templates: Path, uncovered: dict | None = None, exports: dict | None = None) -> dict:
-    """relative path under generated/ -> file content. ``exports``: ``loader.load_exports``'s names."""
+def render_all(specs: list, rules: dict, templates: Path, uncovered: dict | None = None, exports: dict | None = None,
+               gate: dict | None = None) -> dict:
+    """relative path under generated/ -> file content. ``exports``: ``loader.load_exports``'s names;
+    ``gate``: what the GPU accuracy gate measured (``device.load_gate``)."""
     env = _environment(templates)
+    gate = gate or {"measured_on": None, "kernels": {}}
     files: dict[str, str] = {}
     exports = exports or {}
     modules = sorted({s.module for s in specs})
@@ -190,7 +195,10 @@ def render_all(specs: list, rules: dict, templates: Path, uncovered: dict | None
                                          *(e["name"] for e in core)]))
     files[f"{PACKAGE}/__init__.py"] = env.get_template("root_init.py.j2").render(
         modules=modules, version=VERSION, source="specs/")
-    files[COVERAGE] = render_coverage(env, specs, rules, (uncovered or {}).get("special", {}), set(exports.get("special", {})))
+    files[f"{PACKAGE}/{DEVICE_TABLE}"] = env.get_template("device_table.py.j2").render(
+        kernels=device_rows(specs, gate), measured_on=gate.get("measured_on"), source=f"specs/ and specs/{device_spec.GATE}")
+    files[COVERAGE] = render_coverage(env, specs, rules, (uncovered or {}).get("special", {}), set(exports.get("special", {})),
+                                      gate)
     runtime = templates / RUNTIME_DIR
     for path in sorted(runtime.rglob("*.py")):
         if "__pycache__" in path.parts:
@@ -218,8 +226,29 @@ class _Tally:
     unverified: list = field(default_factory=list)
 
 
+def device_rows(specs: list, gate: dict) -> list:
+    """Every device kernel of every spec, with the accuracy gate's verdict: the kernel table's rows."""
+    rows = []
+    for spec in sorted(specs, key=lambda s: (s.module, s.name)):
+        if spec.device is None:
+            continue
+        for kernel in spec.device.kernels:
+            used, measured = device_spec.verdict(spec, kernel, gate)
+            tol = spec.device.tolerance
+            rows.append({"qualname": f"{spec.module}.{spec.name}", "name": spec.name, "kind": kernel.kind,
+                         "target": kernel.target, "header": kernel.header, "used": used, "measured": measured,
+                         "tolerance": f"float64 {_tolerance_text(tol['float64'])}; float32 {_tolerance_text(tol['float32'])}"})
+    return rows
+
+
+def _gpu_cell(rows: list) -> str:
+    if not rows:
+        return "host"
+    return "<br>".join(f"{r['kind']}{'' if r['used'] else ' (not used)'}" for r in rows)
+
+
 def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered: dict | None = None,
-                    exports: set = frozenset()) -> str:
+                    exports: set = frozenset(), gate: dict | None = None) -> str:
     """The coverage table: every function, its arguments, rules, reasons and references, and
     scipy.special's public callables not covered yet (``uncovered``: name -> reason); ``exports`` are
     the names specs/exports.yaml exports from the runtime core."""
@@ -233,14 +262,17 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
     exported = names | {a for s in specs if s.module == "special" for a in s.aliases} | set(exports)
     uncovered = uncovered or {}
     tally = _Tally()
+    gate = gate or {"measured_on": None, "kernels": {}}
+    devices = device_rows(specs, gate)
     rows, natives, kernels = [], [], []
     for spec in sorted(specs, key=lambda s: (s.module, s.name)):
+        gpu = _gpu_cell([r for r in devices if r["qualname"] == f"{spec.module}.{spec.name}"])
         if spec.kernel:
-            kernels.append(_kernel_row(spec, rules[spec.name]))
+            kernels.append({**_kernel_row(spec, rules[spec.name]), "gpu": gpu})
             continue
         if spec.native is not None:
             natives.append(_native_row(spec))
-        rows.append(_function_row(spec, rules[spec.name], tally))
+        rows.append({**_function_row(spec, rules[spec.name], tally), "gpu": gpu})
     counts = {
         "functions": len(specs) - len(kernels),
         "kernels": len(kernels),
@@ -266,8 +298,11 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
         "unverified": tally.unverified,
         "not_differentiable": tally.not_differentiable,
         "native": len(natives),
+        "device_used": sum(r["used"] for r in devices),
+        "device_total": len(devices),
     }
-    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels)
+    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels,
+                                                     devices=devices, measured_on=gate.get("measured_on"))
 
 
 def _native_row(spec: model.Spec) -> dict:

@@ -13,9 +13,12 @@ attribute            environment variable        meaning
                                                  thread (default 16384).
 ``native``           ``JAXSCI_NATIVE``           ``True`` (default): functions whose spec names a native JAX
                                                  implementation use it; ``False`` forces SciPy everywhere.
+``device_kernels``   ``JAXSCI_DEVICE_KERNELS``   ``True`` (default): on an accelerator, calls with a device
+                                                 kernel that passed the accuracy gate run there (``device.py``);
+                                                 ``False`` sends every call to SciPy on the host.
 ===================  ==========================  ===========================================================
 
-``callback`` and ``native`` are read when a function is traced: set them before the first call, or
+``callback``, ``native`` and ``device_kernels`` are read when a function is traced: set them before the first call, or
 call ``jax.clear_caches()`` after changing them. The thread settings are read at every callback.
 """
 from __future__ import annotations
@@ -41,11 +44,11 @@ def _check(name: str, value):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"jaxsci.config.{name} must be a positive int, got {value!r}")
         return value
-    if name == "native":
+    if name in ("native", "device_kernels"):
         if not isinstance(value, bool):
-            raise ValueError(f"jaxsci.config.native must be True or False, got {value!r}")
+            raise ValueError(f"jaxsci.config.{name} must be True or False, got {value!r}")
         return value
-    raise AttributeError(f"jaxsci.config has no setting {name!r} (settings: callback, num_threads, parallel_min_size, native)")
+    raise AttributeError(f"jaxsci.config has no setting {name!r} (settings: {', '.join(Config.__slots__)})")
 
 
 def _from_environment(name: str, variable: str, parse, default):
@@ -70,7 +73,7 @@ def _parse_bool(text: str) -> bool:
 class Config:
     """jaxsci's settings; assigning an invalid value raises ``ValueError``."""
 
-    __slots__ = ("callback", "num_threads", "parallel_min_size", "native")
+    __slots__ = ("callback", "num_threads", "parallel_min_size", "native", "device_kernels")
 
     def __init__(self):
         object.__setattr__(self, "callback", _from_environment("callback", "JAXSCI_CALLBACK", str.lower, "auto"))
@@ -78,6 +81,8 @@ class Config:
         object.__setattr__(self, "parallel_min_size",
                            _from_environment("parallel_min_size", "JAXSCI_PARALLEL_MIN_SIZE", int, 16384))
         object.__setattr__(self, "native", _from_environment("native", "JAXSCI_NATIVE", _parse_bool, True))
+        object.__setattr__(self, "device_kernels",
+                           _from_environment("device_kernels", "JAXSCI_DEVICE_KERNELS", _parse_bool, True))
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, _check(name, value))

@@ -32,11 +32,14 @@ import numpy as np
 from jax import lax
 from jax._src import core
 
+from . import device
 from .errors import ExportError, TransportWarning
 from .export import explain
 from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
 
 _CPU_TARGET = "xla_buffer_python_cpu_callback"
+# the platforms the primitive lowers on: the CPU with host functions, CUDA with device ones (device.py)
+_TARGETS = {"cpu": _CPU_TARGET, "cuda": device.GPU_TARGET}
 
 
 def _buffer_callback_primitive():
@@ -83,6 +86,7 @@ def _buffer_callback_primitive():
             raise ExportError(explain((call[0] for call in callback.args[0]), "buffer"))
         if len(ctx.module_context.platforms) > 1:
             raise NotImplementedError("jaxsci's buffer callback lowers for one platform at a time")
+        target = _TARGETS[ctx.module_context.platforms[0]]
         count = len(operands)
 
         def host(execution_context, *buffers):
@@ -92,7 +96,7 @@ def _buffer_callback_primitive():
         ctx.module_context.add_host_callback(host)
         index = np.uint64(len(ctx.module_context.host_callbacks) - 1)
         if not _elementwise_over_devices(ctx, elementwise):
-            return ffi.ffi_lowering(_CPU_TARGET)(ctx, *operands, index=index)
+            return ffi.ffi_lowering(target)(ctx, *operands, index=index)
         # XLA partitions a batch-partitionable custom call along its leading num_batch_dims axes, all
         # of them shared by every operand and result and followed by at least one more axis: so the
         # operands are broadcast to the result's shape (per shard, after partitioning) and every
@@ -115,11 +119,12 @@ def _buffer_callback_primitive():
         attributes = {"mhlo.frontend_attributes": mlir.ir_attribute({"num_batch_dims": str(len(shape))}),
                       "sdy.sharding_rule": rule}
         wide_ctx = ctx.replace(avals_in=avals_in, avals_out=avals_out)
-        results = ffi.ffi_lowering(_CPU_TARGET, extra_attributes=attributes)(wide_ctx, *widened, index=index)
+        results = ffi.ffi_lowering(target, extra_attributes=attributes)(wide_ctx, *widened, index=index)
         return [mlir.reshape(ctx, r, aval) for r, aval in zip(results, ctx.avals_out)]
 
-    mlir.register_lowering(primitive, _lowering, platform="cpu")
-    ffi.register_ffi_target_as_batch_partitionable(_CPU_TARGET)
+    for platform, target in _TARGETS.items():
+        mlir.register_lowering(primitive, _lowering, platform=platform)
+        ffi.register_ffi_target_as_batch_partitionable(target)
     return primitive
 
 
@@ -197,6 +202,11 @@ def _in_place_function(host_calls: tuple):
     return functools.partial(evaluate_calls_in_place, HostCalls(host_calls))
 
 
+@functools.lru_cache(maxsize=4096)
+def _device_function(device_calls: tuple):
+    return functools.partial(device.run_on_device, device_calls)
+
+
 def buffer_callback_available() -> bool:
     return buffer_callback_primitive() is not None
 
@@ -235,21 +245,26 @@ def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_
     (a reduction over an axis) keeps XLA from splitting the call across devices by shape alone.
     """
     eager = _eager_device(operands)
-    if eager is not None:
+    if eager is not None and not (eager[0] is not None and device.offloads(host_calls, eager[0].platform)):
         outputs = _pure_function(host_calls)(*(np.asarray(o) for o in operands))
         return tuple(jax.device_put(o, eager[0]) for o in outputs)
 
-    def pure(*ops):
-        return tuple(jax.pure_callback(_pure_function(host_calls), result_types, *ops, vmap_method=vmap_method))
+    def host(calls, types, *ops):
+        return tuple(jax.pure_callback(_pure_function(calls), types, *ops, vmap_method=vmap_method))
 
-    primitive = None if transport == "pure" else buffer_callback_primitive()
-    if primitive is None:
-        return pure(*operands)
+    def bind(calls, types, *ops):
+        """The primitive with a host function (CPU) or a device function (CUDA: ``device.run_on_device``)."""
+        function = _in_place_function(calls) if isinstance(calls, HostCalls) else _device_function(calls)
+        avals = tuple(jax.core.ShapedArray(t.shape, t.dtype) for t in types)
+        return tuple(primitive.bind(*ops, callback=function, result_avals=avals, vmap_method=vmap_method,
+                                    elementwise=elementwise))
 
-    result_avals = tuple(jax.core.ShapedArray(t.shape, t.dtype) for t in result_types)
-
-    def buffer(*ops):
-        return tuple(primitive.bind(*ops, callback=_in_place_function(host_calls), result_avals=result_avals,
-                                vmap_method=vmap_method, elementwise=elementwise))
-
-    return tuple(lax.platform_dependent(*operands, cpu=buffer, default=pure))
+    # a forced "pure" transport concerns the host; the device path needs the primitive all the same
+    wanted = transport != "pure" or device.offloads(host_calls, "cuda", cuda_only=True)
+    primitive = buffer_callback_primitive() if wanted else None
+    branches = device.accelerated_branches(host_calls, result_types, host, bind if primitive is not None else None)
+    if primitive is not None and transport != "pure":
+        branches["cpu"] = functools.partial(bind, HostCalls(host_calls), result_types)
+    if not branches:
+        return host(host_calls, result_types, *operands)
+    return tuple(lax.platform_dependent(*operands, **branches, default=functools.partial(host, host_calls, result_types)))
