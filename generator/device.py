@@ -8,9 +8,9 @@ A spec names at most one CUDA kernel, of one of two kinds, and at most one XLA i
 - ``jax: jax.lax.NAME``: a jax function, compiled by XLA for any accelerator (a TPU too).
 
 ``tolerance`` is how close to SciPy the kernel must be over the spec's test domain: the accuracy gate
-(``benchmarks/gpu.py --gate`` on a GPU) measures every kernel and writes ``specs/gpu_gate.json``; only a
-kernel measured within its tolerance in both dtypes is used (the rest keep the host path, with the
-reason in coverage.md). Device kernels serve elementwise functions of real arguments alone.
+(``benchmarks/gpu.py gate`` on a GPU) measures every kernel and writes ``specs/gpu_gate.json``; a
+kernel serves only the dtypes in which it was measured within its tolerance (the rest keep the host
+path, with the reason in coverage.md). Device kernels serve elementwise functions of real arguments alone.
 """
 from __future__ import annotations
 
@@ -103,25 +103,32 @@ def load_gate(specs_dir: Path) -> dict:
     if not path.exists():
         return {"measured_on": None, "kernels": {}}
     data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or not isinstance(data.get("kernels"), dict):
+    if not isinstance(data, dict) or not isinstance(data["kernels"] if "kernels" in data else None, dict):
         raise SpecError(f"specs/{GATE}", None, "must be the accuracy gate's output: {\"measured_on\": ..., \"kernels\": {...}}")
     return data
 
 
 def verdict(spec: model.Spec, kernel: Kernel, gate: dict) -> tuple:
-    """(used, text): whether the gate measured ``kernel`` within the spec's tolerance, and the measurement."""
+    """(dtypes, text): the dtypes in which the gate measured ``kernel`` within the spec's tolerance, and
+    what it measured. A kernel serves each dtype it passed in (an XLA kernel computes in the operands'
+    dtype, so it may pass in float64 alone)."""
     found = gate["kernels"].get(f"{spec.module}.{spec.name}", {}).get(kernel.kind)
     if found is None:
-        return False, "not measured on a GPU yet"
-    if found.get("error"):
-        return False, f"failed on the GPU: {found['error']}"
-    texts, used = [], True
+        return (), "not measured on a GPU yet"
+    if "error" in found:
+        return (), f"failed on the GPU: {found['error']}"
+    texts, used = [], []
     for dtype in model.TEST_DTYPES:
         measured = found.get(dtype)
         if measured is None:
-            return False, f"not measured in {dtype}"
+            texts.append(f"{dtype}: not measured")
+            continue
         tol = spec.device.tolerance[dtype]
-        ok = measured["max_excess"] <= 1.0
-        used &= ok
-        texts.append(f"{dtype}: max rel {measured['max_rel']:.1e}{'' if ok else ' > rtol ' + format(tol.rtol, '.0e')}")
-    return used, "; ".join(texts)
+        if measured["pattern_mismatches"]:
+            texts.append(f"{dtype}: {measured['pattern_mismatches']} NaN/inf mismatches")
+        elif measured["max_excess"] <= 1.0:
+            used.append(dtype)
+            texts.append(f"{dtype}: max rel {measured['max_rel']:.1e}")
+        else:
+            texts.append(f"{dtype}: max rel {measured['max_rel']:.1e} > rtol {tol.rtol:.0e}")
+    return tuple(used), "; ".join(texts)

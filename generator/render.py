@@ -236,7 +236,8 @@ def device_rows(specs: list, gate: dict) -> list:
             used, measured = device_spec.verdict(spec, kernel, gate)
             tol = spec.device.tolerance
             rows.append({"qualname": f"{spec.module}.{spec.name}", "name": spec.name, "kind": kernel.kind,
-                         "target": kernel.target, "header": kernel.header, "used": used, "measured": measured,
+                         "target": kernel.target, "header": kernel.header, "used": used,
+                         "used_text": ", ".join(used) or "no", "used_literal": repr(tuple(used)), "measured": measured,
                          "tolerance": f"float64 {_tolerance_text(tol['float64'])}; float32 {_tolerance_text(tol['float32'])}"})
     return rows
 
@@ -244,7 +245,7 @@ def device_rows(specs: list, gate: dict) -> list:
 def _gpu_cell(rows: list) -> str:
     if not rows:
         return "host"
-    return "<br>".join(f"{r['kind']}{'' if r['used'] else ' (not used)'}" for r in rows)
+    return "<br>".join(f"{r['kind']} ({', '.join(d.replace('float', 'f') for d in r['used']) or 'not used'})" for r in rows)
 
 
 def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered: dict | None = None,
@@ -298,7 +299,7 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
         "unverified": tally.unverified,
         "not_differentiable": tally.not_differentiable,
         "native": len(natives),
-        "device_used": sum(r["used"] for r in devices),
+        "device_used": sum(bool(r["used"]) for r in devices),
         "device_total": len(devices),
     }
     return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels,

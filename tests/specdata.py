@@ -11,6 +11,7 @@ import itertools
 import zlib
 from dataclasses import dataclass
 
+import jax
 import jax.numpy as jnp
 import mpmath
 import numpy as np
@@ -309,12 +310,28 @@ def mp_value(x):
 # ---- native dispatch ----------------------------------------------------------------------------
 def native_tolerance(case: Case, arrays):
     """The spec's native tolerance where jaxsci runs the native implementation on these inputs (real
-    inputs, ``jaxsci.config.native`` on); None where it runs SciPy, whose values are bit-identical."""
-    native = case.spec.native
-    if native is None or not jaxsci.config.native or any(np.iscomplexobj(a) for a in arrays):
+    inputs, ``jaxsci.config.native`` on), or its device tolerance where a device kernel computes them
+    (JAX's default device is an accelerator); None where it runs SciPy, whose values are bit-identical."""
+    if any(np.iscomplexobj(a) for a in arrays):
         return None
-    promoted = declared_dtype(case, arrays)[0]
-    return native.tolerance["float32" if promoted == np.float32 else "float64"]
+    dtype = "float32" if declared_dtype(case, arrays)[0] == np.float32 else "float64"
+    native = case.spec.native
+    if native is not None and jaxsci.config.native:
+        return native.tolerance[dtype]
+    return device_tolerance(case.spec, dtype)
+
+
+def device_tolerance(spec, dtype: str):
+    """The spec's device tolerance where JAX's default device is an accelerator on which one of its
+    kernels passed the gate in ``dtype`` (templates/runtime/device.py); None elsewhere."""
+    from jaxsci._core import device
+
+    platform = jax.default_backend()
+    if spec.device is None or platform == "cpu" or not jaxsci.config.device_kernels:
+        return None
+    platform = "cuda" if platform == "gpu" else platform
+    call = (f"{spec.module}.{spec.name}", (), (0,), (dtype,), None, ())
+    return spec.device.tolerance[dtype] if device.placement((call,), platform)[0][0] != device.HOST else None
 
 
 def assert_matches_scipy(got, expected, dtype, tolerance=None, inputs=()):

@@ -37,7 +37,7 @@ HOST, NATIVE, CUDA = "host", "jax", "cuda"
 
 
 def kernel_table() -> dict:
-    """``{(qualname, kind): (target, header, used)}``, from the generated package."""
+    """``{(qualname, kind): (target, header, dtypes the gate passed it in)}``, from the generated package."""
     root = __name__.split(".")[0]
     return importlib.import_module(f"{root}._device_table").KERNELS
 
@@ -54,15 +54,17 @@ def cupy_importable() -> bool:
 
 def _elementwise_real(call) -> bool:
     qualname, statics, indices, dtypes, shapes, where = call
-    return (not statics and shapes is None and bool(indices)
-            and all(np.dtype(d) in (np.float32, np.float64) for d in dtypes))
+    return (not statics and shapes is None and bool(indices) and len(set(map(np.dtype, dtypes))) == 1
+            and np.dtype(dtypes[0]) in (np.float32, np.float64))
 
 
-def _usable(qualname: str, kinds) -> tuple | None:
+def _usable(call, kinds) -> tuple | None:
+    """The first of ``kinds`` for which the call's function has a kernel that passed the gate in its dtype."""
     table = kernel_table()
+    dtype = np.dtype(call[3][0]).name
     for kind in kinds:
-        entry = table.get((qualname, kind))
-        if entry is not None and entry[2]:
+        entry = table.get((call[0], kind))
+        if entry is not None and dtype in entry[2]:
             return (kind, *entry[:2])
     return None
 
@@ -77,7 +79,7 @@ def placement(host_calls: tuple, platform: str) -> tuple:
     cuda = platform == "cuda" and cupy_importable()
     placed = []
     for call in host_calls:
-        kernel = _usable(call[0], (*(CUDA_KINDS if cuda else ()), "jax")) if _elementwise_real(call) else None
+        kernel = _usable(call, (*(CUDA_KINDS if cuda else ()), "jax")) if _elementwise_real(call) else None
         placed.append((HOST, None) if kernel is None else (NATIVE if kernel[0] == "jax" else CUDA, kernel))
     return tuple(placed)
 

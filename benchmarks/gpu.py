@@ -1,0 +1,243 @@
+"""On a GPU: the accuracy gate of every device kernel, the device path's benchmarks, and the test suite
+with the GPU as JAX's default device; one prepared script (``all``, under 8 minutes on an H100/H200).
+
+    export PYTHONPATH=$PWD/generated:$PWD XLA_PYTHON_CLIENT_PREALLOCATE=false
+    python benchmarks/gpu.py gate    # every kernel against SciPy over its spec's test domain -> specs/gpu_gate.json
+    python -m generator              # the kernel table and coverage.md take the gate's verdicts
+    python benchmarks/gpu.py bench   # device path vs host path, CuPy and jax.scipy -> benchmarks/RESULTS_gpu.md
+    python benchmarks/gpu.py all     # gate, generator, bench, then the whole suite (pytest -n 12)
+
+The gate compares each kernel's values with what the host path returns (SciPy, or jaxsci's host
+kernel for a derivative kernel) at 20 000 points drawn from the spec's ``tests.domain`` plus its
+``tests.points``, in float64 and float32: a kernel passes where every finite value is within
+``atol + rtol * |scipy|`` of the spec's ``device.tolerance`` and the NaN and infinity patterns agree.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+GATE_POINTS = 20_000
+
+
+def _specs():
+    sys.path.insert(0, str(ROOT))
+    from generator.loader import collect_specs
+
+    specs, errors = collect_specs(ROOT / "specs", ROOT)
+    if errors:
+        raise SystemExit("\n".join(map(str, errors)))
+    return [s for s in specs if s.device is not None]
+
+
+def _points(spec, dtype, rng) -> list:
+    columns = []
+    for arg in spec.traced_args:
+        lo, hi = spec.tests.domain[arg.name]
+        values = rng.uniform(lo, hi, GATE_POINTS)
+        extra = [p[arg.name] for p in spec.tests.points]
+        columns.append(np.concatenate([values, np.asarray(extra, float)]).astype(dtype))
+    return columns
+
+
+def _compare(got, want, tolerance) -> dict:
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    same_nan = np.isnan(got) == np.isnan(want)
+    infinite = np.isinf(got) | np.isinf(want)
+    pattern = int((~same_nan).sum() + (got[infinite] != want[infinite]).sum())
+    finite = np.isfinite(got) & np.isfinite(want)
+    error = np.abs(got[finite] - want[finite])
+    scale = np.abs(want[finite])
+    excess = error / (tolerance.atol + tolerance.rtol * scale) if error.size else np.zeros(0)
+    rel = error[scale > 0] / scale[scale > 0]
+    return {"points": int(got.size), "max_rel": float(rel.max()) if rel.size else 0.0,
+            "p999_rel": float(np.quantile(rel, 0.999)) if rel.size else 0.0,
+            "max_excess": float("inf") if pattern else (float(excess.max()) if excess.size else 0.0),
+            "pattern_mismatches": pattern}
+
+
+def _gate_one(qualname: str, kind: str, target: str, header) -> dict:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    from jaxsci._core import device
+    from jaxsci._core.registry import lookup, _resolve
+
+    module, name = qualname.split(".")
+    spec = next(s for s in _SPECS if s.module == module and s.name == name)
+    rng = np.random.default_rng(20261126)
+    result = {}
+    try:
+        host = lookup(qualname).scipy_callable()
+        for dtype in ("float64", "float32"):
+            args = _points(spec, np.dtype(dtype), rng)
+            with np.errstate(all="ignore"):
+                want = np.asarray(host(*args)).astype(dtype)
+            start = time.perf_counter()
+            if kind == "jax":
+                got = np.asarray(jax.jit(_resolve(target))(*(jax.numpy.asarray(a) for a in args)).astype(dtype))
+            else:
+                import cupy
+
+                out = cupy.empty(args[0].shape, dtype)
+                device._build(qualname, kind, target, header)([cupy.asarray(a) for a in args], out)
+                got = cupy.asnumpy(out)
+            result[dtype] = {**_compare(got, want, spec.device.tolerance[dtype]), "seconds": round(time.perf_counter() - start, 2)}
+    except Exception as exc:  # noqa: BLE001 - a kernel that fails to build or run fails the gate
+        result = {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
+    return {"qualname": qualname, "kind": kind, **result}
+
+
+_SPECS: list = []
+
+
+def _init_worker():
+    global _SPECS
+    _SPECS = _specs()
+
+
+def gate() -> None:
+    import cupy
+    import jax
+
+    specs = _specs()
+    jobs = [(f"{s.module}.{s.name}", k.kind, k.target, k.header) for s in specs for k in s.device.kernels]
+    started = time.perf_counter()
+    kernels = {}
+    # spawned, not forked: each worker starts CUDA (and NVRTC compiles) on its own
+    with ProcessPoolExecutor(max_workers=min(12, os.cpu_count() or 4), initializer=_init_worker,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        for row in pool.map(_gate_one, *zip(*jobs)):
+            kernels.setdefault(row.pop("qualname"), {})[row.pop("kind")] = row
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    gate_data = {"measured_on": f"{name}, CuPy {cupy.__version__}, jax {jax.__version__}, SciPy "
+                                f"{__import__('scipy').__version__} ({time.strftime('%Y-%m-%d')})",
+                 "kernels": dict(sorted(kernels.items()))}
+    (ROOT / "specs" / "gpu_gate.json").write_text(json.dumps(gate_data, indent=1, sort_keys=True) + "\n")
+    passed = sum(all(v.get(d, {}).get("max_excess", 1e9) <= 1 for d in ("float64", "float32")) and "error" not in v
+                 for by_kind in kernels.values() for v in by_kind.values())
+    print(f"gate: {passed} of {len(jobs)} kernels within tolerance in {time.perf_counter() - started:.0f} s", flush=True)
+    for qualname, by_kind in sorted(kernels.items()):
+        for kind, v in by_kind.items():
+            if "error" in v or any(v[d]["max_excess"] > 1 for d in ("float64", "float32")):
+                print(f"  not used: {qualname} ({kind}): {v.get('error') or {d: (v[d]['max_rel'], v[d]['pattern_mismatches']) for d in ('float64', 'float32')}}")
+
+
+# ---- benchmarks ------------------------------------------------------------------------------------
+def _median_ms(fn, reps: int) -> float:
+    fn()
+    fn()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)
+
+
+def bench() -> None:
+    import cupy
+    import cupyx.scipy.special as cs
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.special as jss
+
+    jax.config.update("jax_enable_x64", True)
+    import jaxsci
+    from jaxsci.special import gammainc, jv
+
+    rng = np.random.default_rng(0)
+    rows = []
+
+    def both(label, make, reps, baseline=None):
+        """The device path and the host path (device_kernels off) of one jitted function, in this run."""
+        times = {}
+        for device_kernels in (True, False):
+            jaxsci.config.device_kernels = device_kernels
+            jax.clear_caches()
+            fn = jax.jit(make())
+            times[device_kernels] = _median_ms(lambda: jax.block_until_ready(fn()), reps)
+        jaxsci.config.device_kernels = True
+        jax.clear_caches()
+        rows.append((label, times[True], times[False], baseline))
+        print(f"{label}: device {times[True]:.3f} ms, host {times[False]:.3f} ms"
+              + (f", {baseline[0]} {baseline[1]:.3f} ms" if baseline else ""), flush=True)
+
+    n = 1_000_000
+    a64 = jnp.asarray(rng.uniform(0.5, 12, n))
+    x64 = jnp.asarray(rng.uniform(0.01, 20, n))
+    ac, xc = cupy.asarray(np.asarray(a64)), cupy.asarray(np.asarray(x64))
+    cupy_ms = _median_ms(lambda: (cs.gammainc(ac, xc), cupy.cuda.get_current_stream().synchronize()), 20)
+    jss_fn = jax.jit(jss.gammainc)
+    jss_ms = _median_ms(lambda: jss_fn(a64, x64).block_until_ready(), 20)
+    both("gammainc, 10^6 float64", lambda: (lambda: gammainc(a64, x64)), 20, ("CuPy direct", cupy_ms))
+    rows.append(("gammainc, 10^6 float64: jax.scipy.special", jss_ms, None, None))
+    v64 = jnp.asarray(rng.uniform(0, 20, n))
+    both("jv, 10^6 float64", lambda: (lambda: jv(v64, x64)), 10)
+    grad_ref = jax.jit(jax.vmap(jax.grad(jss.gammainc)))
+    grad_ms = _median_ms(lambda: grad_ref(a64, x64).block_until_ready(), 10)
+    both("vmap(grad(gammainc)) in a, 10^6 float64", lambda: (lambda: jax.vmap(jax.grad(gammainc))(a64, x64)), 5,
+         ("jax.scipy.special's gradient", grad_ms))
+    one_a, one_x = jnp.asarray([2.5]), jnp.asarray([1.5])
+    floor_fn = jax.jit(lambda t: t + 1)
+    floor_ms = _median_ms(lambda: floor_fn(one_x).block_until_ready(), 200)
+    both("gammainc, N = 1 (one jitted call)", lambda: (lambda: gammainc(one_a, one_x)), 200, ("jit(x + 1)", floor_ms))
+    both("jv, N = 1 (one jitted call)", lambda: (lambda: jv(one_a, one_x)), 200, ("jit(x + 1)", floor_ms))
+    _write_results(rows, cupy)
+
+
+def _write_results(rows, cupy) -> None:
+    import jax
+
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    lines = [
+        "# The device path on a GPU",
+        "",
+        f"`python benchmarks/gpu.py bench` on {name} (jax {jax.__version__}, CuPy {cupy.__version__}, "
+        f"SciPy {__import__('scipy').__version__}, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}).",
+        "Median of repeated jitted calls, blocking on the result. \"host\" is the same function with",
+        "`jaxsci.config.device_kernels = False` (SciPy on the host, through `pure_callback`), measured in the same run.",
+        "",
+        "| call | device path (ms) | host path (ms) | host / device | baseline | baseline (ms) | device / baseline |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, device_ms, host_ms, baseline in rows:
+        host_cells = f"{host_ms:.3f} | {host_ms / device_ms:.1f}x" if host_ms is not None else "– | –"
+        base_cells = f"{baseline[0]} | {baseline[1]:.3f} | {device_ms / baseline[1]:.2f}" if baseline else "– | – | –"
+        lines.append(f"| {label} | {device_ms:.3f} | {host_cells} | {base_cells} |")
+    (ROOT / "benchmarks" / "RESULTS_gpu.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=("gate", "bench", "all"))
+    parser.add_argument("--workers", type=int, default=12, help="pytest-xdist workers for the suite (all)")
+    what = parser.parse_args().what
+    if what == "gate":
+        gate()
+    elif what == "bench":
+        bench()
+    else:
+        run = lambda *cmd: subprocess.run([sys.executable, *cmd], cwd=ROOT, check=False).returncode  # noqa: E731
+        started = time.perf_counter()
+        codes = {"gate": run(__file__, "gate"), "generator": run("-m", "generator"), "bench": run(__file__, "bench")}
+        print(f"gate, generator and bench: {codes} in {time.perf_counter() - started:.0f} s", flush=True)
+        codes["suite"] = run("-m", "pytest", "-q", "-rfE", "-n", str(parser.parse_args().workers), "-p", "no:cacheprovider")
+        print(f"all: {codes} in {time.perf_counter() - started:.0f} s", flush=True)
+        raise SystemExit(max(codes.values()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,250 @@
+"""The accelerator path (templates/runtime/device.py): the spec grammar, the kernel table, where each call
+of a plan goes, the CUDA lowering (checked on any machine by JAX's cross-platform lowering), the NVRTC
+compile of every xsf kernel (where NVRTC is installed), and, on a GPU, the device values."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxsci
+from generator import ROOT
+from generator import device as device_spec
+from generator.errors import SpecError
+from generator.loader import collect_specs, parse_spec
+from generator.render import device_rows
+from jaxsci._core import device
+from jaxsci.special import gammainc, jv
+
+SPECS = [s for s in collect_specs(ROOT / "specs", ROOT)[0] if s.device is not None]
+
+BASE = textwrap.dedent("""\
+    name: demo
+    scipy: scipy.special.gammainc
+    summary: demo.
+    args:
+      - {name: a, kind: real}
+      - {name: x, kind: real}
+    derivatives:
+      a: {formula: "gammainc_da(a, x)", source: kernel}
+      x: {formula: "exp((a - 1) * log(x) - x - gammaln(a))", source: DLMF 8.2.4}
+    reference:
+      mpmath: gammainc(a, 0, x, regularized=True)
+    tests:
+      domain: {a: [0.5, 12], x: [0.01, 20]}
+    """)
+TOLERANCE = "  tolerance:\n    float64: {rtol: 1.0e-12, atol: 0.0}\n    float32: {rtol: 2.0e-7, atol: 0.0}\n"
+
+
+def _parse(device_block: str):
+    return parse_spec(BASE + device_block, "specs/special/demo.yaml", module="special", stem="demo")
+
+
+@pytest.mark.parametrize("block, message", [
+    ("device:\n" + TOLERANCE, "names no kernel"),
+    ("device:\n  cupy: numpy.sin\n" + TOLERANCE, "device.cupy must be a dotted name"),
+    ("device:\n  cupy: cupyx.scipy.special.gammainc\n  xsf: {header: gamma.h, expression: 'xsf::gammainc(a, x)'}\n"
+     + TOLERANCE, "more than one CUDA kernel"),
+    ("device:\n  xsf: {header: gamma.h, expression: 'xsf::gammainc(a)'}\n" + TOLERANCE, "each argument once"),
+    ("device:\n  xsf: {header: ../gamma.h, expression: 'xsf::gammainc(a, x)'}\n" + TOLERANCE, "a header under cupy/xsf/"),
+    ("device:\n  cupy: cupyx.scipy.special.gammainc\n", "missing required key 'tolerance'"),
+    ("device:\n  cupy: cupyx.scipy.special.gammainc\n  speed: fast\n" + TOLERANCE, "unknown key 'speed' in device"),
+])
+def test_a_malformed_device_key_is_an_error_naming_the_line(block, message):
+    with pytest.raises(SpecError, match=re.escape(message)) as info:
+        _parse(block)
+    assert "specs/special/demo.yaml:" in str(info.value)
+
+
+def test_a_device_key_is_parsed():
+    spec = _parse("device:\n  xsf: {header: gamma.h, expression: 'xsf::gammainc(a,  x)'}\n  jax: jax.lax.igamma\n" + TOLERANCE)
+    assert [(k.kind, k.target, k.header) for k in spec.device.kernels] == [
+        ("xsf", "xsf::gammainc(a, x)", "gamma.h"), ("jax", "jax.lax.igamma", None)]
+    assert spec.device.tolerance["float64"].rtol == 1e-12
+
+
+def _gate(kernels: dict) -> dict:
+    measured = {"points": 10, "max_rel": 1e-15, "p999_rel": 1e-16, "pattern_mismatches": 0}
+    return {"measured_on": "test", "kernels": {
+        q: {kind: {d: {**measured, "max_excess": excess} for d, excess in by_dtype.items()}
+            for kind, by_dtype in by_kind.items()} for q, by_kind in kernels.items()}}
+
+
+def test_the_gate_decides_which_dtypes_a_kernel_serves():
+    spec = _parse("device:\n  cupy: cupyx.scipy.special.gammainc\n  jax: jax.scipy.special.gammainc\n" + TOLERANCE)
+    gate = _gate({"special.demo": {"cupy": {"float64": 0.5, "float32": 0.9}, "jax": {"float64": 0.1, "float32": 40.0}}})
+    rows = {r["kind"]: r for r in device_rows([spec], gate)}
+    assert set(rows["cupy"]["used"]) == {"float64", "float32"}
+    assert rows["jax"]["used"] == ("float64",) and "> rtol" in rows["jax"]["measured"]
+    assert device_rows([spec], {"measured_on": None, "kernels": {}})[0]["used"] == ()
+    failed = {"measured_on": "x", "kernels": {"special.demo": {"cupy": {"error": "CompileException: ..."}}}}
+    assert "failed on the GPU" in device_spec.verdict(spec, spec.device.kernels[0], failed)[1]
+
+
+def test_the_generated_kernel_table_lists_every_kernel_of_every_spec():
+    table = device.kernel_table()
+    expected = {(f"{s.module}.{s.name}", k.kind) for s in SPECS for k in s.device.kernels}
+    assert set(table) == expected
+    gate = device_spec.load_gate(ROOT / "specs")
+    for row in device_rows(SPECS, gate):
+        assert table[(row["qualname"], row["kind"])] == (row["target"], row["header"], row["used"])
+
+
+@pytest.fixture
+def every_kernel_passed(monkeypatch):
+    """As on a GPU whose gate passed every kernel in both dtypes, with CuPy installed."""
+    table = {key: (target, header, ("float64", "float32")) for key, (target, header, _) in device.kernel_table().items()}
+    monkeypatch.setattr(device, "kernel_table", lambda: table)
+    monkeypatch.setattr(device, "cupy_importable", lambda: True)
+    jax.clear_caches()
+    yield table
+    jax.clear_caches()
+
+
+def _call(qualname, dtype="float64", where=()):
+    return (qualname, (), (0, 1), (dtype,), None, where)
+
+
+def test_placement_follows_the_table_the_platform_and_the_settings(every_kernel_passed, monkeypatch):
+    assert device.placement((_call("special.gammainc"),), "cuda")[0][0] == device.CUDA
+    assert device.placement((_call("special.gammainc"),), "tpu")[0] == (device.NATIVE, ("jax", "jax.scipy.special.gammainc", None))
+    assert device.placement((_call("special.gammainc"),), "cpu")[0][0] == device.HOST
+    assert device.placement((_call("kernels.gammainc_da"),), "cuda")[0][0] == device.NATIVE
+    assert device.placement((_call("special.jv", where=((1, 0.0),)),), "cuda")[0][0] == device.CUDA
+    assert device.placement((_call("special.hyp2f1"),), "cuda")[0][0] == device.HOST  # no kernel
+    assert device.placement((_call("special.gammainc", "complex128"),), "cuda")[0][0] == device.HOST
+    with_statics = ("special.gammainc", (("k", 1),), (0, 1), ("float64",), None, ())
+    assert device.placement((with_statics,), "cuda")[0][0] == device.HOST
+    monkeypatch.setattr(device, "cupy_importable", lambda: False)  # no CuPy: XLA kernels only
+    assert device.placement((_call("special.gammainc"), _call("special.jv")), "cuda") == (
+        (device.NATIVE, ("jax", "jax.scipy.special.gammainc", None)), (device.HOST, None))
+    monkeypatch.setattr(jaxsci.config, "device_kernels", False)
+    assert device.placement((_call("special.gammainc"),), "cuda")[0][0] == device.HOST
+
+
+def test_a_kernel_serves_only_the_dtypes_it_passed_in(every_kernel_passed, monkeypatch):
+    target, header, _ = every_kernel_passed[("special.gammainc", "cupy")]
+    every_kernel_passed[("special.gammainc", "cupy")] = (target, header, ("float64",))
+    assert device.placement((_call("special.gammainc", "float32"),), "cuda")[0] == (
+        device.NATIVE, ("jax", "jax.scipy.special.gammainc", None))
+    assert device.placement((_call("special.gammainc", "float64"),), "cuda")[0][0] == device.CUDA
+
+
+def _targets(fn, *args) -> list:
+    text = jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
+    return re.findall(r"custom_call @(\w+)", text)
+
+
+X = jnp.linspace(0.5, 3.0, 6)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, x: gammainc(a, x),
+    lambda a, x: jax.vmap(jax.grad(gammainc, 1))(a, x),
+    lambda a, x: jv(a, x),
+    lambda a, x: jax.vmap(jax.grad(jv, 1))(a, x),
+    lambda a, x: jax.hessian(lambda t: jv(2.5, t).sum())(x),
+], ids=["gammainc", "grad-x-gammainc", "jv", "grad-z-jv", "hessian-jv"])
+def test_plans_with_device_kernels_lower_to_the_gpu_buffer_callback_and_nothing_else(every_kernel_passed, fn):
+    targets = _targets(fn, X, X)
+    assert targets and set(targets) == {device.GPU_TARGET}, targets
+
+
+def test_a_parameter_gradient_uses_the_xla_kernel_and_the_cuda_kernel(every_kernel_passed):
+    text = jax.jit(jax.vmap(jax.grad(gammainc))).trace(X, X).lower(lowering_platforms=("cuda",)).as_text()
+    assert set(re.findall(r"custom_call @(\w+)", text)) == {device.GPU_TARGET}
+    assert "igamma_grad_a" in text.replace("-", "_").lower() or "igamma" in text.lower()
+
+
+def test_without_device_kernels_the_cpu_lowering_is_unchanged(every_kernel_passed, monkeypatch):
+    with_kernels = jax.jit(gammainc).trace(X, X).lower(lowering_platforms=("cpu",)).as_text()
+    assert device.GPU_TARGET not in with_kernels
+    monkeypatch.setattr(jaxsci.config, "device_kernels", False)
+    jax.clear_caches()
+    assert device.accelerated_branches(((_call("special.gammainc")),), (), None, None) == {}
+
+
+def test_cpu_values_are_scipys_with_device_kernels_enabled(every_kernel_passed):
+    import scipy.special as sc
+
+    a, x = np.array([0.5, 2.0, 7.5]), np.array([0.1, 1.0, 20.0])
+    np.testing.assert_array_equal(np.asarray(jax.jit(gammainc)(a, x)), sc.gammainc(a, x))
+    np.testing.assert_array_equal(np.asarray(gammainc(a, x)), sc.gammainc(a, x))
+
+
+# ---- NVRTC: every xsf kernel's source compiles, where NVRTC can be loaded (no GPU needed) ------------
+def _nvrtc():
+    if importlib.util.find_spec("cupy") is None:
+        pytest.skip("CuPy is not installed (pip install 'jaxsci[gpu]'): the xsf kernels are compiled by NVRTC through it")
+    try:
+        from cupy.cuda import nvrtc
+
+        nvrtc.getVersion()
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"NVRTC cannot be loaded here ({type(exc).__name__}: {exc}); install nvidia-cuda-nvrtc")
+    return nvrtc
+
+
+XSF = [(f"{s.module}.{s.name}", k, s) for s in SPECS for k in s.device.kernels if k.kind == "xsf"]
+
+
+@pytest.mark.parametrize("qualname, kernel, spec", XSF, ids=[q for q, _, _ in XSF])
+def test_every_xsf_kernel_compiles_with_nvrtc(qualname, kernel, spec):
+    import os
+
+    import cupy
+
+    nvrtc = _nvrtc()
+    include = os.path.join(os.path.dirname(cupy.__file__), "_core", "include")
+    names = [a.name for a in spec.traced_args]
+    source = (device.xsf_preamble(kernel.header)
+              + f"extern \"C\" __global__ void k({', '.join(f'const double* {n}_' for n in names)}, double* out, int n) {{\n"
+              + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) {\n"
+              + "".join(f"    double {n} = {n}_[i];\n" for n in names)
+              + f"    out[i] = {kernel.target};\n  }}\n}}\n")
+    program = nvrtc.createProgram(source, "kernel.cu", [], [])
+    # CuPy's own NVRTC options for elementwise kernels (cupy/cuda/compiler.py)
+    options = [f"-I{include}", f"-I{include}/cupy/_cccl/libcudacxx", f"-I{include}/cupy/_cccl/cub",
+               f"-I{include}/cupy/_cccl/thrust", "--device-as-default-execution-space", "-arch=sm_90"]
+    try:
+        nvrtc.compileProgram(program, options)
+    except Exception as exc:  # noqa: BLE001
+        pytest.fail(f"{qualname}: {exc}\n{nvrtc.getProgramLog(program)[:3000]}")
+    assert nvrtc.getCUBIN(program)
+
+
+# ---- on a GPU ------------------------------------------------------------------------------------
+def _gpu():
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("no GPU is JAX's default device here: the device values are checked by `python benchmarks/gpu.py all` on one")
+    if not device.cupy_importable():
+        pytest.skip("CuPy is not installed (pip install 'jaxsci[gpu]')")
+
+
+USED = [(f"{s.module}.{s.name}", s, k) for s in SPECS if s.module == "special" for k in s.device.kernels]
+
+
+@pytest.mark.parametrize("qualname, spec, kernel", USED, ids=[f"{q}-{k.kind}" for q, _, k in USED])
+def test_device_values_match_scipy_on_a_gpu(qualname, spec, kernel):
+    _gpu()
+    used = device.kernel_table()[(qualname, kernel.kind)][2]
+    if not used:
+        pytest.skip(f"{qualname}'s {kernel.kind} kernel did not pass the gate (coverage.md says why)")
+    import scipy.special as sc
+
+    function = getattr(jaxsci.special, spec.name)
+    rng = np.random.default_rng(7)
+    args = [rng.uniform(*spec.tests.domain[a.name], 512) for a in spec.traced_args]
+    for dtype in used:
+        typed = [a.astype(dtype) for a in args]
+        got = np.asarray(jax.jit(function)(*(jnp.asarray(t) for t in typed)))
+        want = np.asarray(getattr(sc, spec.name)(*typed)).astype(dtype)
+        tol = spec.device.tolerance[dtype]
+        finite = np.isfinite(want)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        assert np.all(np.abs(got[finite] - want[finite]) <= tol.atol + tol.rtol * np.abs(want[finite]))
