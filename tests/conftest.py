@@ -14,6 +14,8 @@ beforehand, is used as XLA_FLAGS instead (empty: XLA's defaults).
 """
 import os
 import subprocess
+
+import pytest
 import sys
 
 _FAST_COMPILE = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=0")
@@ -35,3 +37,20 @@ os.environ["XLA_FLAGS"] = os.environ["JAXSCI_TEST_XLA_FLAGS"]
 import jax  # noqa: E402 - after XLA_FLAGS, which XLA reads when its backend starts
 
 jax.config.update("jax_enable_x64", True)
+
+
+@pytest.fixture
+def host_path():
+    """SciPy on the host for every call, also where JAX's default device is a GPU with device kernels
+    (templates/runtime/device.py): for tests of what the host path alone does (bit-for-bit values,
+    SciPy's error switches, the thread pool, eager calls that compile nothing)."""
+    import jax
+
+    import jaxsci
+
+    saved = jaxsci.config.device_kernels
+    jaxsci.config.device_kernels = False
+    jax.clear_caches()
+    yield
+    jaxsci.config.device_kernels = saved
+    jax.clear_caches()

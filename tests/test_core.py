@@ -461,6 +461,7 @@ def test_a_rules_constant_operands_batch_under_vmap(name):
         np.testing.assert_allclose(batched, one_by_one, rtol=1e-13)
 
 
+@pytest.mark.usefixtures("host_path")
 def test_an_eager_call_compiles_nothing_and_gives_what_the_jitted_call_gives():
     """Outside any trace, concrete operands go to the host directly: a call of a new function and shape
     compiles no XLA computation (binding the callback did, tens of milliseconds each). Under jit the

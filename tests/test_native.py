@@ -148,6 +148,7 @@ def test_a_tangent_on_a_non_differentiable_argument_still_raises():
 # ---- every spec that names a native implementation ------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", params(NATIVE_CASES))
+@pytest.mark.usefixtures("host_path")
 def test_forcing_scipy_gives_scipys_bits(case, dtype):
     arrays = [jnp.asarray(a) for a in sample(case, [(50,)], dtype, rng_for(case.id, "native", dtype))]
     f = jax.jit(case.jax_call)

@@ -11,6 +11,9 @@ import scipy.special as sc
 from jaxsci.special import jv, sici
 
 
+# the host path's own behaviour (SciPy's error switches and threads), also on a GPU
+pytestmark = pytest.mark.usefixtures("host_path")
+
 def _rss_bytes() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

@@ -141,6 +141,7 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(jaxsci.config, "parallel_min_size", 5)
 
 
+@pytest.mark.usefixtures("host_path")
 def test_inputs_split_across_threads_give_scipys_values_bit_for_bit(small_chunks, monkeypatch):
     threads = set()
     original = host._evaluate_into
@@ -164,6 +165,7 @@ def test_inputs_split_across_threads_give_scipys_values_bit_for_bit(small_chunks
     assert len(threads) > 1 and any(name.startswith("jaxsci") for name in threads)
 
 
+@pytest.mark.usefixtures("host_path")
 def test_a_failure_in_one_thread_fills_the_whole_result_with_nan(small_chunks, monkeypatch):
     original = host._evaluate_into
 

@@ -20,6 +20,9 @@ import jaxsci.special as js
 from jaxsci._core import host
 
 
+# the host path's own behaviour (SciPy's error switches and threads), also on a GPU
+pytestmark = pytest.mark.usefixtures("host_path")
+
 @pytest.fixture(autouse=True)
 def scipy_defaults():
     """Every test starts and ends with this thread's SciPy settings at SciPy's defaults."""

@@ -219,17 +219,37 @@ def _device_id(cupy, buffers) -> int | None:
     return None
 
 
+class _XlaStream:
+    """XLA's stream, offered to CuPy through the CUDA stream protocol (``Stream.from_external``)."""
+
+    def __init__(self, pointer: int):
+        self._pointer = pointer
+
+    def __cuda_stream__(self):
+        return (0, self._pointer)
+
+
+def _stream(cupy, pointer: int):
+    # CuPy 14 deprecates ExternalStream (a DeprecationWarning raised inside the callback, which a
+    # warnings filter set to "error" turns into an exception) in favour of the stream protocol
+    from_external = getattr(cupy.cuda.Stream, "from_external", None)
+    if from_external is not None:
+        return from_external(_XlaStream(pointer))
+    return cupy.cuda.ExternalStream(pointer)
+
+
 def run_on_device(calls: DeviceCalls, context, out_buffers, *in_buffers) -> None:
     """The GPU buffer callback: each call's kernel on XLA's buffers and stream. Never raises: a call that
     fails writes NaN into its outputs and is reported as a host call's failure is (``errstate``)."""
     qualname = calls[0][0] if calls else "?"
+    outputs = []
     try:
         cupy = _cupy()
         device = _device_id(cupy, [*out_buffers, *in_buffers])
         with cupy.cuda.Device(device if device is not None else cupy.cuda.runtime.getDevice()), \
-                cupy.cuda.ExternalStream(int(context.stream)):
-            arrays = [cupy.asarray(b) for b in in_buffers]
+                _stream(cupy, int(context.stream)):
             outputs = [cupy.asarray(b) for b in out_buffers]
+            arrays = [cupy.asarray(b) for b in in_buffers]
             start = 0
             for qualname, kind, target, header, indices, count in calls:
                 mine = outputs[start:start + count]
@@ -240,5 +260,10 @@ def run_on_device(calls: DeviceCalls, context, out_buffers, *in_buffers) -> None
                     report(qualname, exc)
                     for output in mine:
                         output.fill(np.nan)
-    except Exception as exc:  # noqa: BLE001 - CuPy itself failed: the outputs cannot even be reached
+    except Exception as exc:  # noqa: BLE001 - CuPy itself failed
         report(qualname, exc)
+        for output in outputs:  # NaN wherever the outputs can be reached, never stale memory
+            try:
+                output.fill(np.nan)
+            except Exception:  # noqa: BLE001
+                pass
