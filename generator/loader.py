@@ -20,7 +20,7 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
-from . import coredims, derivative_outputs, model, scipycheck
+from . import coredims, derivative_outputs, model, renames, scipycheck
 from . import device as device_spec
 from . import reduction as reduction_spec
 from .errors import SpecError, SpecErrors
@@ -531,12 +531,13 @@ def _args(top: _Mapping, path: str) -> tuple:
             raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
         seen_keyword_only = seen_keyword_only or keyword_only
         scipy_name = _scipy_name(m, path, name, kind)
+        scipy_renamed = renames.load(m, path, name, kind, model.TRACED_KINDS, scipy_name, _identifier)
         m.done()
         args.append(model.Arg(name=name, kind=kind, differentiable=differentiable, why=why.strip() if why else None,
                               doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
-                              keyword_only=keyword_only, scipy_name=scipy_name,
+                              keyword_only=keyword_only, scipy_name=scipy_name, scipy_renamed=scipy_renamed,
                               eager=eager, eager_why=eager_why, minimum=minimum, minimum_why=minimum_why))
     _check_optional(args, path)
     return tuple(args)

@@ -50,6 +50,8 @@ class Arg:
     choices_why: str | None = None
     keyword_only: bool = False
     scipy_name: str | None = None  # SciPy's name for the argument, where the public name differs (jn's n is v)
+    # ((major, minor), name) from the oldest release on: SciPy's renames of the argument (generator/renames.py)
+    scipy_renamed: tuple = ()
     # static_bool: the value for which jaxsci calls SciPy eagerly on concrete inputs and returns what it
     # returns (exact=True's Python integers); traced inputs raise, saying ``eager_why``
     eager: bool | None = None
@@ -70,6 +72,15 @@ class Arg:
     def optional(self) -> bool:
         """A traced argument whose default None leaves it out of SciPy's call."""
         return self.traced and self.has_default and self.default is None
+
+    def scipy_name_in(self, release: tuple) -> str:
+        """SciPy's name for the argument in SciPy ``release`` ``(major, minor)``: its latest rename at or
+        before it, else ``scipy_name``, else the public name."""
+        name = self.scipy_name or self.name
+        for since, renamed in self.scipy_renamed:
+            if release >= since:
+                name = renamed
+        return name
 
 
 @dataclass(frozen=True)

@@ -253,13 +253,9 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
     """The coverage table: every function, its arguments, rules, reasons and references, and
     scipy.special's public callables not covered yet (``uncovered``: name -> reason); ``exports`` are
     the names specs/exports.yaml exports from the runtime core."""
-    import numpy as np
-    import scipy
-    import scipy.special
-
-    ufuncs = sorted(n for n in dir(scipy.special) if isinstance(getattr(scipy.special, n), np.ufunc))
+    # Nothing here asks the installed SciPy: generated/ is the same whatever SciPy (1.13 to 1.18) runs the
+    # generator, so `--check` passes on each. tests/test_completeness.py compares the lists with SciPy.
     names = {s.name for s in specs if s.module == "special"}
-    public = set(scipy.special.__all__) - {"test"}  # SciPy's public callables (test runs SciPy's own tests)
     exported = names | {a for s in specs if s.module == "special" for a in s.aliases} | set(exports)
     uncovered = uncovered or {}
     tally = _Tally()
@@ -277,17 +273,10 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
     counts = {
         "functions": len(specs) - len(kernels),
         "kernels": len(kernels),
-        "ufuncs_total": len(ufuncs),
-        "ufuncs_covered": len(set(ufuncs) & names),
-        "ufuncs_missing": sorted(set(ufuncs) - names),
-        "non_ufuncs": len(names - set(ufuncs)),
-        "public_total": len(public),
-        "public_covered": len(public & exported),
+        "public_covered": len(exported),
         "aliases": len(exported - names - set(exports)),
         "exports": sorted(exports),
         "uncovered": [{"name": n, "reason": _cell(uncovered[n])} for n in sorted(uncovered, key=str.lower)],
-        "unlisted": sorted(public - exported - set(uncovered)),
-        "scipy_version": scipy.__version__,
         "complex_functions": tally.complex_functions,
         "pairs": tally.pairs,
         "differentiable": tally.differentiable,

@@ -8,7 +8,8 @@ with a number for a gradient. So every ``scipy:`` spec is checked against the ob
 - a ufunc takes exactly the spec's traced arguments (``nin``) and gives its outputs (``nout``), under
   SciPy's names in SciPy's order (from the docstring's signature line, as ``generator new`` reads it);
   an argument whose public name is not SciPy's says so with ``scipy_name`` (jn: SciPy's docstring is
-  jv's, ``v, z``), and a ufunc has no static arguments;
+  jv's, ``v, z``), one SciPy renamed in a supported release with ``scipy_renamed`` (ndtri's ``y`` is
+  ``p`` from SciPy 1.18, generator/renames.py), and a ufunc has no static arguments;
 - a Python function's signature (``inspect.signature``) accepts the spec's arguments in the spec's
   order, by name, with the same defaults, and has no required parameter the spec leaves out;
 
@@ -26,7 +27,7 @@ import inspect
 
 import numpy as np
 
-from . import model
+from . import model, renames
 from .errors import SpecError
 
 # the builtins an mpmath reference may use (tests/mpref.py evaluates it with exactly these)
@@ -51,8 +52,10 @@ def resolve(dotted: str):
         return None
 
 
-def _public_names(spec: model.Spec) -> list:
-    return [a.scipy_name or a.name for a in spec.args]
+def _scipy_names(spec: model.Spec) -> list:
+    """SciPy's names for the spec's arguments, in the installed SciPy."""
+    release = renames.installed_scipy()
+    return [a.scipy_name_in(release) for a in spec.args]
 
 
 def _check_scipy(spec: model.Spec, line: int | None) -> list[SpecError]:
@@ -93,17 +96,23 @@ def _check_ufunc(spec: model.Spec, ufunc, line: int | None) -> list[SpecError]:
                                 f"{spec.scipy} returns {ufunc.nout} output(s), the spec lists {len(spec.outputs)}"))
     if ufunc.nin == len(traced):
         names = argument_names(ufunc, ufunc.__doc__ or "")
+        release = renames.installed_scipy()
         for arg, scipy_name in zip(traced, names):
-            if (arg.scipy_name or arg.name) != scipy_name:
+            if arg.scipy_name_in(release) != scipy_name:
                 errors.append(SpecError(spec.path, arg.loc.line, _name_message(spec, arg, scipy_name, names)))
     return errors
 
 
 def _name_message(spec: model.Spec, arg: model.Arg, scipy_name: str, names: list) -> str:
+    if arg.scipy_renamed:
+        release = renames.installed_scipy()
+        return (f"argument {arg.name!r}: SciPy {release[0]}.{release[1]} names it {scipy_name!r} ({spec.scipy}({', '.join(names)})), "
+                f"not {arg.scipy_name_in(release)!r} as scipy_renamed says")
     if arg.scipy_name:
         return f"argument {arg.name!r}: scipy_name {arg.scipy_name!r} is not SciPy's name here, {scipy_name!r} ({spec.scipy}({', '.join(names)}))"
     return (f"argument {arg.name!r} is {scipy_name!r} in {spec.scipy}({', '.join(names)}): use SciPy's names in "
-            f"SciPy's order, or keep this name and say scipy_name: {scipy_name}")
+            f"SciPy's order, or keep this name and say scipy_name: {scipy_name} (or, where a SciPy release "
+            f"renamed it, scipy_renamed: {{'MAJOR.MINOR': {scipy_name}}})")
 
 
 def documented_signature(function) -> inspect.Signature:
@@ -140,18 +149,17 @@ def _check_python_function(spec: model.Spec, function, line: int | None) -> list
     variadic = any(p.kind == p.VAR_KEYWORD for p in params.values())
     positional = [n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     errors = []
-    for index, arg in enumerate(spec.args):
-        public = arg.scipy_name or arg.name
-        param = params.get(public)
+    for index, (arg, scipy_name) in enumerate(zip(spec.args, _scipy_names(spec))):
+        param = params.get(scipy_name)
         if param is None or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             if variadic and arg.static:
                 continue
-            hint = difflib.get_close_matches(public, list(params), n=1)
+            hint = difflib.get_close_matches(scipy_name, list(params), n=1)
             errors.append(SpecError(spec.path, arg.loc.line, f"argument {arg.name!r}: {spec.scipy}{signature} has no parameter "
-                                                             f"{public!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")))
+                                                             f"{scipy_name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")))
             continue
         if arg.traced or not arg.keyword_only:  # the core passes these by position
-            if index >= len(positional) or positional[index] != public:
+            if index >= len(positional) or positional[index] != scipy_name:
                 errors.append(SpecError(spec.path, arg.loc.line,
                                         f"argument {arg.name!r} is not parameter {index + 1} of {spec.scipy}{signature}: "
                                         "list the arguments in SciPy's order"))
@@ -162,7 +170,7 @@ def _check_python_function(spec: model.Spec, function, line: int | None) -> list
         if arg.has_default and param.default is not param.empty and not _same(arg.default, param.default):
             errors.append(SpecError(spec.path, arg.loc.line, f"argument {arg.name!r}: default {arg.default!r}, but "
                                                              f"{spec.scipy}{signature} has {param.default!r}"))
-    listed = set(_public_names(spec))
+    listed = set(_scipy_names(spec))
     for name, param in params.items():
         if (param.default is param.empty and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)
                 and name not in listed):

@@ -57,7 +57,8 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if not isinstance(key, str):
-            raise SpecError(loader.spec_path, _line(key_node), f"keys must be strings, got {key!r}")
+            hint = " (quote it: YAML reads 1.20 as the number 1.2)" if isinstance(key, float) else ""
+            raise SpecError(loader.spec_path, _line(key_node), f"keys must be strings, got {key!r}{hint}")
         if key in result:
             raise SpecError(
                 loader.spec_path,

@@ -260,6 +260,7 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
     z = jnp.linspace(-0.5, 0.5, 6)
     seen.clear()
     h = jax.jit(lambda b, z: hyp2f1(0.5, b, 3.0, z))(b, z)
+    h.block_until_ready()  # dispatch is asynchronous: until then the callbacks may not have run (or appended)
     assert h.sharding.spec == P("a", "b"), h.sharding
     assert set(seen) == {{(4, 3, 1)}}, seen
     np.testing.assert_array_equal(np.asarray(h), sc.hyp2f1(0.5, np.asarray(b), 3.0, np.asarray(z)))

@@ -45,7 +45,7 @@ def test_the_walkthrough_spec_loads():
     (lambda t: t.replace("mpmath: 1 / (1 + exp(-x))", "mpmath: '1 / (1 + expp(-x)) + diff(lambda t: sin(t), x)'"),
      [f"{PATH}:9: reference.mpmath: 'expp' is not an mpmath name or an argument; did you mean 'exp'?"]),
     (lambda t: t.replace("name: x", "name: t").replace("-x", "-t").replace("{x:", "{t:"),
-     [f"{PATH}:5: argument 't' is 'x' in scipy.special.expit(x): use SciPy's names in SciPy's order, or keep this name and say scipy_name: x"]),
+     [f"{PATH}:5: argument 't' is 'x' in scipy.special.expit(x): use SciPy's names in SciPy's order, or keep this name and say scipy_name: x (or, where a SciPy release renamed it, scipy_renamed: {{'MAJOR.MINOR': x}})"]),
     (lambda t: t.replace("    kind: real\n", "    kind: real\n  - name: k\n    kind: static_bool\n    default: false\n"),
      [f"{PATH}:7: argument 'k': scipy.special.expit is a ufunc, which takes no static arguments (only array arguments, then out=)"]),
     (lambda t: t.replace("    kind: real\n", "    kind: real\n    scipy_name: z\n"),
@@ -102,6 +102,54 @@ def test_python_functions_are_checked_against_their_signature(mutate, message):
     assert load(SPHERICAL, path).scipy == "scipy.special.spherical_jn"
     found = errors_of(mutate(SPHERICAL), path)
     assert any(message in e for e in found), found
+
+
+# --- scipy_renamed: an argument SciPy renamed in a supported release (generator/renames.py) ----------
+
+def test_ndtri_is_y_until_scipy_1_17_and_p_from_1_18():
+    from generator import ROOT
+    from generator.loader import load_spec
+
+    (y,) = load_spec(ROOT / "specs" / "special" / "ndtri.yaml", ROOT).args
+    assert y.name == "y" and y.scipy_renamed == (((1, 18), "p"),)
+    assert [y.scipy_name_in(release) for release in ((1, 13), (1, 17), (1, 18), (2, 0))] == ["y", "y", "p", "p"]
+
+
+def test_a_rename_is_checked_against_the_installed_scipy():
+    """A rename in a release after the installed one does not apply; one at or before it must be SciPy's
+    name, for a ufunc (from its docstring) and for a Python function (from its signature)."""
+    from generator.renames import installed_scipy
+
+    release = installed_scipy()
+    later = f"{release[0]}.{release[1] + 1}"
+    assert load(LOGISTIC.replace("    kind: real\n", f"    kind: real\n    scipy_renamed: {{\"{later}\": z}}\n")).args[0].scipy_renamed
+    assert errors_of(LOGISTIC.replace("    kind: real\n", "    kind: real\n    scipy_renamed: {\"1.0\": z}\n")) == [
+        f"{PATH}:5: argument 'x': SciPy {release[0]}.{release[1]} names it 'x' (scipy.special.expit(x)), not 'z' as scipy_renamed says"]
+    spherical = SPHERICAL.replace("    kind: complex\n", "    kind: complex\n    scipy_renamed: {\"1.0\": x}\n")
+    found = errors_of(spherical, "specs/special/spherical_jn.yaml")
+    assert any("argument 'z': scipy.special.spherical_jn(n, z, derivative=False) has no parameter 'x'" in e for e in found), found
+
+
+@pytest.mark.parametrize("value, line, message", [
+    ("p", 7, "argument 'x'.scipy_renamed must be a mapping, got str 'p'"),
+    ("{}", 7, "argument 'x': scipy_renamed must map at least one SciPy release to the name it took"),
+    ("{1.18: p}", 7, "keys must be strings, got 1.18 (quote it: YAML reads 1.20 as the number 1.2)"),
+    ('{"1.18.1": p}', 7, "argument 'x': scipy_renamed: '1.18.1' is not a SciPy release MAJOR.MINOR, such as \"1.18\""),
+    ('{"1.18": 2}', 7, "argument 'x': scipy_renamed: SciPy 1.18's name must be a string, got 2"),
+    ('{"1.18": not a name}', 7, "argument 'x': scipy_renamed: SciPy 1.18's name 'not a name' is not a valid Python identifier"),
+    ('{"1.18": x}', 7, "argument 'x': scipy_renamed: SciPy 1.18 names it 'x' as before; that is no rename, remove it"),
+    ('\n      "1.18": p\n      "1.16": q', 9, "argument 'x': scipy_renamed: list the releases from the oldest on (1.16 follows 1.18)"),
+], ids=["not-a-mapping", "empty", "unquoted-release", "patch-release", "not-a-string", "not-an-identifier", "no-rename", "out-of-order"])
+def test_malformed_renames_are_located(value, line, message):
+    text = LOGISTIC.replace("    kind: real\n", f"    kind: real\n    scipy_renamed: {value}\n")
+    assert errors_of(text) == [f"{PATH}:{line}: {message}"]
+
+
+def test_a_static_argument_cannot_be_renamed():
+    text = SPHERICAL.replace("    default: false\n", "    default: false\n    scipy_renamed: {\"1.18\": deriv}\n")
+    assert errors_of(text, "specs/special/spherical_jn.yaml") == [
+        "specs/special/spherical_jn.yaml:12: argument 'derivative': scipy_renamed is for traced arguments, which SciPy "
+        "receives by position; a static one is passed by its name"]
 
 
 def test_a_rule_without_sympy_is_checked_against_mpmaths_derivative():

@@ -44,7 +44,7 @@ def ndtri(y):
     (and one per derivative order).
 
     Args:
-      y: real array. Probability in [0, 1].
+      y: real array. Probability in [0, 1]. SciPy 1.18 and later call it ``p``.
         Differentiable: sqrt(2)*sqrt(pi)*exp(ndtri(y)**2/2) (implicit-function rule on ndtr: d/dy = sqrt(2 pi) exp(ndtri(y)**2 / 2); agrees with sympy's derivative of sqrt(2)*erfinv(2*y - 1) at 3 sample points)
 
     Returns:
