@@ -40,12 +40,13 @@ _CPU_TARGET = "xla_buffer_python_cpu_callback"
 
 def _buffer_callback_primitive():
     """The buffer-callback primitive, built from jax's private pieces; raises where this jax lacks one."""
-    from jax._src import core, dispatch, ffi, sharding_impls
-    from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir, str_to_sdy_sharding_rule
+    from jax._src import core, dispatch, ffi
     from jax._src.interpreters import batching, mlir
     from jax._src.lax import lax as lax_internal
 
-    missing = [name for name in ("reshape", "broadcast_in_dim", "aval_to_ir_type") if not hasattr(mlir, name)]
+    from . import partition
+
+    missing = partition.missing_pieces()
     missing += [] if hasattr(lax_internal, "broadcasting_sharding_rule") else ["broadcasting_sharding_rule"]
     if missing:
         raise ImportError(f"jax._src lacks {', '.join(missing)}")
@@ -66,17 +67,6 @@ def _buffer_callback_primitive():
 
     batching.primitive_batchers[primitive] = functools.partial(ffi.ffi_batching_rule, primitive)
 
-    def _elementwise_over_devices(ctx, elementwise: bool) -> bool:
-        if not elementwise:  # a reduction over an axis (softmax's output has its input's shape, but is not)
-            return False
-        axis_context = ctx.module_context.axis_context
-        if not isinstance(axis_context, sharding_impls.ShardingContext) or axis_context.num_devices < 2:
-            return False
-        shape = ctx.avals_out[0].shape if ctx.avals_out else ()
-        # A call without operands (roots_legendre(n)) is not elementwise: it is computed whole.
-        return bool(shape) and bool(ctx.avals_in) and all(a.shape == shape for a in ctx.avals_out) and all(
-            len(a.shape) == len(shape) for a in ctx.avals_in)
-
     def _lowering(ctx, *operands, callback, result_avals, vmap_method, elementwise=True):
         if getattr(ctx.module_context.lowering_parameters, "for_export", False):
             raise ExportError(explain((call[0] for call in callback.args[0]), "buffer"))
@@ -90,32 +80,9 @@ def _buffer_callback_primitive():
 
         ctx.module_context.add_host_callback(host)
         index = np.uint64(len(ctx.module_context.host_callbacks) - 1)
-        if not _elementwise_over_devices(ctx, elementwise):
+        if not partition.elementwise_over_devices(ctx, elementwise):
             return ffi.ffi_lowering(_CPU_TARGET)(ctx, *operands, index=index)
-        # XLA partitions a batch-partitionable custom call along its leading num_batch_dims axes, all
-        # of them shared by every operand and result and followed by at least one more axis: so the
-        # operands are broadcast to the result's shape (per shard, after partitioning) and every
-        # buffer gets a trailing axis of size 1. The host sees the same elements either way.
-        shape = ctx.avals_out[0].shape
-        widened = []
-        for operand, aval in zip(operands, ctx.avals_in):
-            if aval.shape != shape:
-                operand = mlir.broadcast_in_dim(ctx, operand, aval.update(shape=shape),
-                                                broadcast_dimensions=tuple(range(len(shape))))
-            widened.append(mlir.reshape(ctx, operand, aval.update(shape=shape + (1,))))
-        avals_in = [a.update(shape=shape + (1,)) for a in ctx.avals_in]
-        avals_out = [a.update(shape=shape + (1,)) for a in ctx.avals_out]
-        operand_factors = ", ".join(["... k"] * len(avals_in))
-        result_factors = ", ".join(["... k"] * len(avals_out))
-        rule = sdy_sharding_rule_to_mlir(
-            str_to_sdy_sharding_rule(f"{operand_factors} -> {result_factors}"),
-            [mlir.aval_to_ir_type(ctx.module_context, a) for a in avals_in],
-            [mlir.aval_to_ir_type(ctx.module_context, a) for a in avals_out])
-        attributes = {"mhlo.frontend_attributes": mlir.ir_attribute({"num_batch_dims": str(len(shape))}),
-                      "sdy.sharding_rule": rule}
-        wide_ctx = ctx.replace(avals_in=avals_in, avals_out=avals_out)
-        results = ffi.ffi_lowering(_CPU_TARGET, extra_attributes=attributes)(wide_ctx, *widened, index=index)
-        return [mlir.reshape(ctx, r, aval) for r, aval in zip(results, ctx.avals_out)]
+        return partition.lower_per_shard(ctx, operands, _CPU_TARGET, index)
 
     mlir.register_lowering(primitive, _lowering, platform="cpu")
     ffi.register_ffi_target_as_batch_partitionable(_CPU_TARGET)
@@ -129,7 +96,7 @@ def _probe(primitive) -> str | None:
 
     aval = jax.core.ShapedArray((2,), np.dtype(np.float32))
     try:
-        cpu = jax.devices("cpu")[0]
+        cpu = jax.local_devices(backend="cpu")[0]
         # lowered and compiled explicitly, for the CPU, and run eagerly: the probe runs while a caller
         # is being traced, where a plain jit call would be staged into the caller's trace
         with jax.ensure_compile_time_eval():
