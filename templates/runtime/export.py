@@ -29,10 +29,10 @@ def explain(functions, transport: str) -> str:
 def export(fun, **options):
     """Like ``jax.export.export(fun, **options)``; a function that calls jaxsci raises ``ExportError``.
 
-    On CPU, ``jax.export.export`` itself raises the same ``ExportError`` (jaxsci's callback refuses to
-    lower for export); with ``pure_callback`` (GPU, or ``config.callback = "pure"``) it raises JAX's
-    ``NotImplementedError: serialization of host_callbacks is not yet implemented``, which this wrapper
-    turns into ``ExportError``.
+    ``jax.export.export`` itself raises the same ``ExportError``, on every platform: both of jaxsci's
+    callbacks refuse to lower for export. Where jaxsci calls ``jax.pure_callback`` itself (a jax whose
+    internals it cannot build its primitives from), JAX raises ``NotImplementedError: serialization of
+    host_callbacks is not yet implemented``, which this wrapper turns into ``ExportError``.
     """
     exporter = jax.export.export(fun, **options)
 

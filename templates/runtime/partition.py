@@ -1,22 +1,51 @@
-"""How a host callback's custom call is split across devices: one call per shard, where the shard lives.
+"""What jaxsci's two callback primitives share (``transport``'s buffer callback, ``pure``'s python
+callback): their abstract evaluation and batching, and how their custom call is split across devices.
 
-Both transports (``transport``'s buffer callback, ``pure``'s python callback) lower an elementwise
-evaluation over several devices to a custom call that XLA's batch partitioner splits along every axis
-of the result: each device's call sees its own shard, the result keeps the input's sharding, and under
-``jax.distributed`` each process evaluates the shards its own devices hold, with no collective between
-processes.
+An elementwise evaluation over several devices is lowered to a custom call that XLA's batch partitioner
+splits along every axis of the result: each device's call sees its own shard, the result keeps the
+input's sharding, and under ``jax.distributed`` each process evaluates the shards its own devices
+hold, with no collective between processes.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-from jax._src import ffi, sharding_impls
+from jax._src import core, dispatch, ffi, sharding_impls
 from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir, str_to_sdy_sharding_rule
-from jax._src.interpreters import mlir
+from jax._src.interpreters import batching, mlir
+from jax._src.lax import lax as lax_internal
 
 
-def missing_pieces() -> list[str]:
+def _missing_pieces() -> list[str]:
     """The pieces of jax's internals this module uses that the installed jax lacks."""
-    return [name for name in ("reshape", "broadcast_in_dim", "aval_to_ir_type") if not hasattr(mlir, name)]
+    missing = [name for name in ("reshape", "broadcast_in_dim", "aval_to_ir_type") if not hasattr(mlir, name)]
+    return missing + ([] if hasattr(lax_internal, "broadcasting_sharding_rule") else ["broadcasting_sharding_rule"])
+
+
+def callback_primitive(name: str):
+    """A primitive ``name`` binding ``(*operands, callback, result_avals, vmap_method, elementwise=True)``,
+    without its lowering. Elementwise: with explicit mesh axes the results carry the operands' broadcast
+    sharding, as jax.numpy's elementwise functions do; ``vmap_method`` batches direct calls. Raises
+    ``ImportError`` where this jax lacks a piece that the primitives use."""
+    missing = _missing_pieces()
+    if missing:
+        raise ImportError(f"jax._src lacks {', '.join(missing)}")
+    primitive = core.Primitive(name)
+    primitive.multiple_results = True
+    dispatch.simple_impl(primitive)
+
+    @primitive.def_abstract_eval
+    def _abstract_eval(*operands, callback, result_avals, vmap_method, elementwise=True):
+        shape = result_avals[0].shape if result_avals else ()
+        if not elementwise or not operands or any(a.shape != shape for a in result_avals) or any(
+                len(o.shape) != len(shape) for o in operands):
+            return result_avals
+        sharding = lax_internal.broadcasting_sharding_rule(name, *operands)
+        return tuple(a.update(sharding=sharding) for a in result_avals)
+
+    batching.primitive_batchers[primitive] = functools.partial(ffi.ffi_batching_rule, primitive)
+    return primitive
 
 
 def elementwise_over_devices(ctx, elementwise: bool) -> bool:

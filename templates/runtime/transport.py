@@ -11,7 +11,8 @@ evaluates its own shard where it lives and the result keeps the input's sharding
 ``jax.distributed`` the same holds per process: each host evaluates the shards it owns.
 
 Elsewhere (GPU buffers live on the device; other backends have no buffer callbacks), and where this
-jax lacks the pieces, the core uses ``jax.pure_callback``, which moves data device -> host -> device.
+jax lacks the pieces, the core uses ``pure_callback``, which moves data device -> host -> device,
+through a primitive of jaxsci's own that evaluates per shard as well (``pure``).
 The choice is made per lowering platform with ``lax.platform_dependent``, so one traced function
 serves CPU and GPU. ``jaxsci.config.callback = "pure"`` (or ``JAXSCI_CALLBACK=pure``) forces
 ``pure_callback`` everywhere.
@@ -34,44 +35,25 @@ from jax._src import core
 from .errors import ExportError, TransportWarning
 from .export import explain
 from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
+from .pure import pure_callback
 
 _CPU_TARGET = "xla_buffer_python_cpu_callback"
 
 
 def _buffer_callback_primitive():
     """The buffer-callback primitive, built from jax's private pieces; raises where this jax lacks one."""
-    from jax._src import core, dispatch, ffi
-    from jax._src.interpreters import batching, mlir
-    from jax._src.lax import lax as lax_internal
+    from jax._src import ffi
+    from jax._src.interpreters import mlir
 
     from . import partition
 
-    missing = partition.missing_pieces()
-    missing += [] if hasattr(lax_internal, "broadcasting_sharding_rule") else ["broadcasting_sharding_rule"]
-    if missing:
-        raise ImportError(f"jax._src lacks {', '.join(missing)}")
-
-    primitive = core.Primitive("jaxsci_host_callback")
-    primitive.multiple_results = True
-    dispatch.simple_impl(primitive)
-
-    @primitive.def_abstract_eval
-    def _abstract_eval(*operands, callback, result_avals, vmap_method, elementwise=True):
-        # Elementwise: with explicit mesh axes the results carry the operands' broadcast sharding,
-        # as jax.numpy's elementwise functions do.
-        shape = result_avals[0].shape if result_avals else ()
-        if not elementwise or not operands or any(a.shape != shape for a in result_avals) or any(len(o.shape) != len(shape) for o in operands):
-            return result_avals
-        sharding = lax_internal.broadcasting_sharding_rule("jaxsci_host_callback", *operands)
-        return tuple(a.update(sharding=sharding) for a in result_avals)
-
-    batching.primitive_batchers[primitive] = functools.partial(ffi.ffi_batching_rule, primitive)
+    primitive = partition.callback_primitive("jaxsci_host_callback")
 
     def _lowering(ctx, *operands, callback, result_avals, vmap_method, elementwise=True):
         if getattr(ctx.module_context.lowering_parameters, "for_export", False):
             raise ExportError(explain((call[0] for call in callback.args[0]), "buffer"))
-        if len(ctx.module_context.platforms) > 1:
-            raise NotImplementedError("jaxsci's buffer callback lowers for one platform at a time")
+        if tuple(ctx.module_context.platforms) != ("cpu",):
+            raise NotImplementedError("jaxsci's buffer callback lowers for the CPU alone, one platform at a time")
         count = len(operands)
 
         def host(execution_context, *buffers):
@@ -84,7 +66,9 @@ def _buffer_callback_primitive():
             return ffi.ffi_lowering(_CPU_TARGET)(ctx, *operands, index=index)
         return partition.lower_per_shard(ctx, operands, _CPU_TARGET, index)
 
-    mlir.register_lowering(primitive, _lowering, platform="cpu")
+    # for every platform: a lowering for several (jax.export's platforms=["cpu", "cuda"]) lowers each
+    # branch of lax.platform_dependent for all of them, and must meet the ExportError above
+    mlir.register_lowering(primitive, _lowering)
     ffi.register_ffi_target_as_batch_partitionable(_CPU_TARGET)
     return primitive
 
@@ -205,14 +189,14 @@ def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_
         outputs = _pure_function(host_calls)(*(np.asarray(o) for o in operands))
         return tuple(jax.device_put(o, eager[0]) for o in outputs)
 
+    result_avals = tuple(jax.core.ShapedArray(t.shape, t.dtype) for t in result_types)
+
     def pure(*ops):
-        return tuple(jax.pure_callback(_pure_function(host_calls), result_types, *ops, vmap_method=vmap_method))
+        return pure_callback(_pure_function(host_calls), result_avals, ops, vmap_method, elementwise)
 
     primitive = None if transport == "pure" else buffer_callback_primitive()
     if primitive is None:
         return pure(*operands)
-
-    result_avals = tuple(jax.core.ShapedArray(t.shape, t.dtype) for t in result_types)
 
     def buffer(*ops):
         return tuple(primitive.bind(*ops, callback=_in_place_function(host_calls), result_avals=result_avals,
