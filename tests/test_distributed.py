@@ -71,7 +71,9 @@ _PROCESS = textwrap.dedent("""
     assert g.sharding == x.sharding, g.sharding
     for shard in g.addressable_shards:
         np.testing.assert_allclose(np.asarray(shard.data), sc.jvp(2.5, data[shard.index]), rtol=1e-13)
-    check_own_half_only()
+    # GSPMD (the partitioner jax 0.6 uses by default, not Shardy) replicates the derivative's callback
+    if jax.config.jax_use_shardy_partitioner:
+        check_own_half_only()
 
     # a reduction over the sharded axis needs the whole axis: SciPy's, computed whole, in step in both processes
     jaxsci.config.native = False

@@ -9,6 +9,7 @@ hold, with no collective between processes.
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 from jax._src import core, dispatch, ffi, sharding_impls
@@ -61,6 +62,13 @@ def elementwise_over_devices(ctx, elementwise: bool) -> bool:
         len(a.shape) == len(shape) for a in ctx.avals_in)
 
 
+def _ir_type(ctx, aval):
+    # jax 0.7 added the module context as aval_to_ir_type's first argument
+    if len(inspect.signature(mlir.aval_to_ir_type).parameters) > 1:
+        return mlir.aval_to_ir_type(ctx.module_context, aval)
+    return mlir.aval_to_ir_type(aval)
+
+
 def lower_per_shard(ctx, operands, target: str, index: np.uint64) -> list:
     """The FFI custom call ``target`` (host callback number ``index``), split by XLA into one call per shard.
 
@@ -83,8 +91,7 @@ def lower_per_shard(ctx, operands, target: str, index: np.uint64) -> list:
     result_factors = ", ".join(["... k"] * len(avals_out))
     rule = sdy_sharding_rule_to_mlir(
         str_to_sdy_sharding_rule(f"{operand_factors} -> {result_factors}"),
-        [mlir.aval_to_ir_type(ctx.module_context, a) for a in avals_in],
-        [mlir.aval_to_ir_type(ctx.module_context, a) for a in avals_out])
+        [_ir_type(ctx, a) for a in avals_in], [_ir_type(ctx, a) for a in avals_out])
     attributes = {"mhlo.frontend_attributes": mlir.ir_attribute({"num_batch_dims": str(len(shape))}),
                   "sdy.sharding_rule": rule}
     wide_ctx = ctx.replace(avals_in=avals_in, avals_out=avals_out)
