@@ -20,8 +20,16 @@ import jaxsci
 DEADLINE_SECONDS = 120
 
 _PROCESS = textwrap.dedent("""
-    import sys, warnings
+    import os, sys, traceback, warnings
     process_id, port, transport = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+
+    def exit_at_once(*exception):
+        # jax.distributed's shutdown at exit would wait for the other process, perhaps stuck in a collective
+        traceback.print_exception(*exception)
+        sys.stderr.flush()
+        os._exit(1)
+
+    sys.excepthook = exit_at_once
     import jax
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
     jax.config.update("jax_enable_x64", True)
@@ -104,8 +112,8 @@ def _run_two_processes(transport: str) -> list[str]:
     deadline = time.monotonic() + DEADLINE_SECONDS
     failure = None
     try:
-        while any(p.poll() is None for p in processes):
-            if any(p.returncode not in (None, 0) for p in processes):
+        while None in (codes := [p.poll() for p in processes]):
+            if any(code not in (None, 0) for code in codes):
                 failure = "a process failed; the other was stopped"
                 break
             if time.monotonic() > deadline:
