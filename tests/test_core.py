@@ -400,9 +400,12 @@ def test_jax_export_of_a_jaxsci_function_explains_why_it_cannot_work():
     from jaxsci.special import jv
 
     argument = jax.ShapeDtypeStruct((3,), jnp.float32)
-    # plain jax.export on CPU: jaxsci's callback refuses to lower for export, naming the function
-    with pytest.raises(jaxsci.ExportError, match="jaxsci.special.jv: .*cannot serialize a host callback"):
-        jax.export.export(jax.jit(lambda z: jv(1.0, z)))(argument)
+    # plain jax.export: jaxsci's callback refuses to lower for export, naming the function, on the
+    # default device and for every platform (lowered here for the others: the buffer callback on CPU,
+    # the pure_callback elsewhere, both when lowered for several)
+    for platforms in (None, ["cpu"], ["cuda"], ["rocm"], ["cpu", "cuda"]):
+        with pytest.raises(jaxsci.ExportError, match="jaxsci.special.jv: .*cannot serialize a host callback"):
+            jax.export.export(jax.jit(lambda z: jv(1.0, z)), platforms=platforms)(argument)
     with pytest.raises(jaxsci.ExportError, match="cannot serialize a host callback.*pass their values in as inputs"):
         jaxsci.export(jax.jit(lambda z: jv(1.0, z)))(argument)
     # without jaxsci calls, jaxsci.export is jax.export.export

@@ -161,6 +161,28 @@ def test_a_parameter_gradient_uses_the_xla_kernel_and_the_cuda_kernel(every_kern
     assert "igamma_grad_a" in text.replace("-", "_").lower() or "igamma" in text.lower()
 
 
+def test_a_sharded_call_is_split_per_shard_on_several_gpus():
+    """Lowered for CUDA over a mesh of four devices, the device kernels' custom call is batch-partitionable
+    as the CPU's is (transport's per-shard lowering): each GPU evaluates its own shard."""
+    from test_core import run_python
+
+    out = run_python("""
+        import jax, jax.numpy as jnp
+        from jax.sharding import NamedSharding, PartitionSpec as P
+        from jaxsci._core import device
+        from jaxsci.special import gammainc
+        table = {key: (target, header, ("float64", "float32")) for key, (target, header, _) in device.kernel_table().items()}
+        device.kernel_table = lambda: table
+        device.cupy_importable = lambda: True
+        x = jax.device_put(jnp.linspace(1.0, 2.0, 8), NamedSharding(jax.make_mesh((4,), ("d",)), P("d")))
+        text = jax.jit(lambda z: gammainc(2.0, z)).trace(x).lower(lowering_platforms=("cuda",)).as_text()
+        calls = [line for line in text.splitlines() if "stablehlo.custom_call" in line]
+        assert len(calls) == 1 and "@xla_buffer_python_gpu_callback(" in calls[0] and 'num_batch_dims = "1"' in calls[0], calls
+        print("ok")
+    """, {"XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"})
+    assert out.strip() == "ok"
+
+
 def test_without_device_kernels_the_cpu_lowering_is_unchanged(every_kernel_passed, monkeypatch):
     with_kernels = jax.jit(gammainc).trace(X, X).lower(lowering_platforms=("cpu",)).as_text()
     assert device.GPU_TARGET not in with_kernels

@@ -30,7 +30,9 @@ def callback(request, monkeypatch):
 
 
 def _lowered_text(f, *args) -> str:
-    return jax.jit(f).lower(*args).as_text()
+    """``f`` lowered for a CPU device, whatever JAX's default device is (the buffer callback is the CPU's)."""
+    cpu = jax.local_devices(backend="cpu")[0]
+    return jax.jit(f).lower(*(jax.device_put(a, cpu) for a in args)).as_text()
 
 
 def test_the_buffer_callback_is_the_default_on_cpu_and_pure_callback_is_selectable(monkeypatch):
@@ -124,12 +126,18 @@ def test_both_callbacks_turn_an_exception_into_nan_and_a_warning(callback):
                for w in caught if issubclass(w.category, CallbackWarning))
 
 
-def test_jaxsci_export_explains_itself_with_either_callback(callback):
+@pytest.mark.parametrize("platform", ["cpu", "cuda"])
+def test_jaxsci_export_explains_itself_with_either_callback(callback, platform):
     argument = jax.ShapeDtypeStruct((3,), jnp.float64)
-    # the message names the transport actually in use
-    used = "XLA's buffer callback" if callback == "buffer" else "jax.pure_callback"
+    # the message names the transport actually in use on the platform: the buffer callback is the CPU's;
+    # on CUDA, jv's device kernel where it passed the gate and CuPy is installed (templates/runtime/device.py)
+    from jaxsci._core import device
+
+    on_device = platform == "cuda" and device.offloads((("special.jv", (), (0, 1), ("float64",), None, ()),), "cuda")
+    used = ("XLA's GPU buffer callback" if on_device else
+            "XLA's buffer callback" if callback == "buffer" and platform == "cpu" else "jax.pure_callback")
     with pytest.raises(jaxsci.ExportError, match=f"through {re.escape(used)}, and jax.export cannot serialize a host callback"):
-        jaxsci.export(jax.jit(lambda z: jv(1.0, z)))(argument)
+        jaxsci.export(jax.jit(lambda z: jv(1.0, z)), platforms=[platform])(argument)
 
 
 # --- the thread pool ---------------------------------------------------------------------------
@@ -274,13 +282,36 @@ print("ok")
 
 def _run_sharded(n: int, repeats: int, timeout: int):
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(_SHARDED.format(n=n, repeats=repeats))],
-                            capture_output=True, text=True, timeout=timeout)
+                            capture_output=True, text=True, timeout=timeout, env=dict(os.environ, JAX_PLATFORMS="cpu"))
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-4000:]
     assert "rematerialization" not in result.stderr, result.stderr[-4000:]
 
 
 def test_sharded_inputs_are_evaluated_where_each_shard_lives():
     _run_sharded(n=4096, repeats=3, timeout=300)
+
+
+def test_the_pure_callback_is_split_per_shard_on_every_platform():
+    """With pure_callback (the GPU's transport, forced here), an elementwise call under jit over a mesh
+    is lowered to one call per shard, never pinned to one device: for the CPU, and for CUDA (lowered here
+    for it). tests/test_distributed.py runs the CPU's, in two processes."""
+    from test_core import run_python
+
+    out = run_python("""
+        import jax, jax.numpy as jnp
+        from jax.sharding import NamedSharding, PartitionSpec as P
+        import jaxsci
+        from jaxsci.special import jv
+        jaxsci.config.callback = "pure"
+        jaxsci.config.device_kernels = False  # jv's CUDA kernel would take the CUDA lowering (test_device)
+        x = jax.device_put(jnp.linspace(1.0, 2.0, 8), NamedSharding(jax.make_mesh((4,), ("d",)), P("d")))
+        for platform, target in (("cpu", "xla_ffi_python_cpu_callback"), ("cuda", "xla_ffi_python_gpu_callback")):
+            text = jax.jit(lambda z: jv(1.0, z)).trace(x).lower(lowering_platforms=(platform,)).as_text()
+            calls = [line for line in text.splitlines() if "stablehlo.custom_call" in line]
+            assert len(calls) == 1 and f"@{target}(" in calls[0] and 'num_batch_dims = "1"' in calls[0], calls
+        print("ok")
+    """, {"XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"})
+    assert out.strip() == "ok"
 
 
 @pytest.mark.slow

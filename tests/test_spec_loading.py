@@ -8,12 +8,14 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from generator import ROOT
 from generator.errors import SpecError
 from generator.loader import collect_specs, load_spec, load_specs
 from generator.scaffold import render
 
+import jaxsci
 import pytest
 
 
@@ -56,7 +58,8 @@ def test_a_scaffold_in_specs_fails_only_its_own_test(tmp_path):
     _scaffold(tmp_path, "logit")
     message = str(collect_specs(tmp_path / "specs", tmp_path)[1][0])
 
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))  # this copy's generator/ (ROOT) and the installed jaxsci
+    # this copy's generator/ (ROOT), and the jaxsci this session imported (installed, or on PYTHONPATH)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(Path(jaxsci.__file__).parents[1])]))
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "-rf",
                              "tests/test_values.py", "tests/test_gradients.py", "tests/test_completeness.py",
                              "-k", "test_spec_loads"],

@@ -8,12 +8,14 @@ import jax.export  # noqa: F401 - jax 0.6 does not import its export module with
 
 from .errors import ExportError
 
-_TRANSPORTS = {"buffer": "XLA's buffer callback", "pure": "jax.pure_callback"}
+_TRANSPORTS = {"buffer": "run SciPy on the host through XLA's buffer callback",
+               "pure": "run SciPy on the host through jax.pure_callback",
+               "device": "run their CUDA kernels through XLA's GPU buffer callback"}
 
 
 def _why(transport: str) -> str:
     return (
-        f"jaxsci functions run SciPy on the host through {_TRANSPORTS[transport]}, and jax.export cannot "
+        f"jaxsci functions {_TRANSPORTS[transport]}, and jax.export cannot "
         "serialize a host callback: the exported StableHLO would have to carry Python code. Export the part "
         "of the program without jaxsci functions and pass their values in as inputs, or use jax.jit without "
         "jax.export, which compiles and runs them in this process."
@@ -21,7 +23,7 @@ def _why(transport: str) -> str:
 
 
 def explain(functions, transport: str) -> str:
-    """The ExportError message for ``functions``, naming the ``transport`` in use ("buffer" or "pure")."""
+    """The ExportError message for ``functions``, naming the ``transport`` in use ("buffer", "pure" or "device")."""
     names = ", ".join(sorted({f"jaxsci.{name}" for name in functions}))
     return f"{names}: {_why(transport)}"
 
@@ -29,10 +31,10 @@ def explain(functions, transport: str) -> str:
 def export(fun, **options):
     """Like ``jax.export.export(fun, **options)``; a function that calls jaxsci raises ``ExportError``.
 
-    On CPU, ``jax.export.export`` itself raises the same ``ExportError`` (jaxsci's callback refuses to
-    lower for export); with ``pure_callback`` (GPU, or ``config.callback = "pure"``) it raises JAX's
-    ``NotImplementedError: serialization of host_callbacks is not yet implemented``, which this wrapper
-    turns into ``ExportError``.
+    ``jax.export.export`` itself raises the same ``ExportError``, on every platform: both of jaxsci's
+    callbacks refuse to lower for export. Where jaxsci calls ``jax.pure_callback`` itself (a jax whose
+    internals it cannot build its primitives from), JAX raises ``NotImplementedError: serialization of
+    host_callbacks is not yet implemented``, which this wrapper turns into ``ExportError``.
     """
     exporter = jax.export.export(fun, **options)
 

@@ -12,7 +12,8 @@ evaluates its own shard where it lives and the result keeps the input's sharding
 ``jax.distributed`` the same holds per process: each host evaluates the shards it owns.
 
 Elsewhere (GPU buffers live on the device; other backends have no buffer callbacks), and where this
-jax lacks the pieces, the core uses ``jax.pure_callback``, which moves data device -> host -> device.
+jax lacks the pieces, the core uses ``pure_callback``, which moves data device -> host -> device,
+through a primitive of jaxsci's own that evaluates per shard as well (``pure``).
 The choice is made per lowering platform with ``lax.platform_dependent``, so one traced function
 serves CPU and GPU. ``jaxsci.config.callback = "pure"`` (or ``JAXSCI_CALLBACK=pure``) forces
 ``pure_callback`` everywhere.
@@ -36,6 +37,7 @@ from . import device
 from .errors import ExportError, TransportWarning
 from .export import explain
 from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
+from .pure import pure_callback
 
 _CPU_TARGET = "xla_buffer_python_cpu_callback"
 # the platforms the primitive lowers on: the CPU with host functions, CUDA with device ones (device.py)
@@ -44,49 +46,22 @@ _TARGETS = {"cpu": _CPU_TARGET, "cuda": device.GPU_TARGET}
 
 def _buffer_callback_primitive():
     """The buffer-callback primitive, built from jax's private pieces; raises where this jax lacks one."""
-    from jax._src import core, dispatch, ffi, sharding_impls
-    from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir, str_to_sdy_sharding_rule
-    from jax._src.interpreters import batching, mlir
-    from jax._src.lax import lax as lax_internal
+    from jax._src import ffi
+    from jax._src.interpreters import mlir
 
-    missing = [name for name in ("reshape", "broadcast_in_dim", "aval_to_ir_type") if not hasattr(mlir, name)]
-    missing += [] if hasattr(lax_internal, "broadcasting_sharding_rule") else ["broadcasting_sharding_rule"]
-    if missing:
-        raise ImportError(f"jax._src lacks {', '.join(missing)}")
+    from . import partition
 
-    primitive = core.Primitive("jaxsci_host_callback")
-    primitive.multiple_results = True
-    dispatch.simple_impl(primitive)
-
-    @primitive.def_abstract_eval
-    def _abstract_eval(*operands, callback, result_avals, vmap_method, elementwise=True):
-        # Elementwise: with explicit mesh axes the results carry the operands' broadcast sharding,
-        # as jax.numpy's elementwise functions do.
-        shape = result_avals[0].shape if result_avals else ()
-        if not elementwise or not operands or any(a.shape != shape for a in result_avals) or any(len(o.shape) != len(shape) for o in operands):
-            return result_avals
-        sharding = lax_internal.broadcasting_sharding_rule("jaxsci_host_callback", *operands)
-        return tuple(a.update(sharding=sharding) for a in result_avals)
-
-    batching.primitive_batchers[primitive] = functools.partial(ffi.ffi_batching_rule, primitive)
-
-    def _elementwise_over_devices(ctx, elementwise: bool) -> bool:
-        if not elementwise:  # a reduction over an axis (softmax's output has its input's shape, but is not)
-            return False
-        axis_context = ctx.module_context.axis_context
-        if not isinstance(axis_context, sharding_impls.ShardingContext) or axis_context.num_devices < 2:
-            return False
-        shape = ctx.avals_out[0].shape if ctx.avals_out else ()
-        # A call without operands (roots_legendre(n)) is not elementwise: it is computed whole.
-        return bool(shape) and bool(ctx.avals_in) and all(a.shape == shape for a in ctx.avals_out) and all(
-            len(a.shape) == len(shape) for a in ctx.avals_in)
+    primitive = partition.callback_primitive("jaxsci_host_callback")
 
     def _lowering(ctx, *operands, callback, result_avals, vmap_method, elementwise=True):
         if getattr(ctx.module_context.lowering_parameters, "for_export", False):
-            raise ExportError(explain((call[0] for call in callback.args[0]), "buffer"))
-        if len(ctx.module_context.platforms) > 1:
-            raise NotImplementedError("jaxsci's buffer callback lowers for one platform at a time")
-        target = _TARGETS[ctx.module_context.platforms[0]]
+            calls = callback.args[0]
+            raise ExportError(explain((call[0] for call in calls), "device" if isinstance(calls, device.DeviceCalls) else "buffer"))
+        platforms = tuple(ctx.module_context.platforms)
+        if len(platforms) != 1 or platforms[0] not in _TARGETS:
+            raise NotImplementedError("jaxsci's buffer callback lowers for one platform at a time: the CPU (host "
+                                      "functions) or CUDA (device kernels)")
+        target = _TARGETS[platforms[0]]
         count = len(operands)
 
         def host(execution_context, *buffers):
@@ -95,35 +70,14 @@ def _buffer_callback_primitive():
 
         ctx.module_context.add_host_callback(host)
         index = np.uint64(len(ctx.module_context.host_callbacks) - 1)
-        if not _elementwise_over_devices(ctx, elementwise):
+        if not partition.elementwise_over_devices(ctx, elementwise):
             return ffi.ffi_lowering(target)(ctx, *operands, index=index)
-        # XLA partitions a batch-partitionable custom call along its leading num_batch_dims axes, all
-        # of them shared by every operand and result and followed by at least one more axis: so the
-        # operands are broadcast to the result's shape (per shard, after partitioning) and every
-        # buffer gets a trailing axis of size 1. The host sees the same elements either way.
-        shape = ctx.avals_out[0].shape
-        widened = []
-        for operand, aval in zip(operands, ctx.avals_in):
-            if aval.shape != shape:
-                operand = mlir.broadcast_in_dim(ctx, operand, aval.update(shape=shape),
-                                                broadcast_dimensions=tuple(range(len(shape))))
-            widened.append(mlir.reshape(ctx, operand, aval.update(shape=shape + (1,))))
-        avals_in = [a.update(shape=shape + (1,)) for a in ctx.avals_in]
-        avals_out = [a.update(shape=shape + (1,)) for a in ctx.avals_out]
-        operand_factors = ", ".join(["... k"] * len(avals_in))
-        result_factors = ", ".join(["... k"] * len(avals_out))
-        rule = sdy_sharding_rule_to_mlir(
-            str_to_sdy_sharding_rule(f"{operand_factors} -> {result_factors}"),
-            [mlir.aval_to_ir_type(ctx.module_context, a) for a in avals_in],
-            [mlir.aval_to_ir_type(ctx.module_context, a) for a in avals_out])
-        attributes = {"mhlo.frontend_attributes": mlir.ir_attribute({"num_batch_dims": str(len(shape))}),
-                      "sdy.sharding_rule": rule}
-        wide_ctx = ctx.replace(avals_in=avals_in, avals_out=avals_out)
-        results = ffi.ffi_lowering(target, extra_attributes=attributes)(wide_ctx, *widened, index=index)
-        return [mlir.reshape(ctx, r, aval) for r, aval in zip(results, ctx.avals_out)]
+        return partition.lower_per_shard(ctx, operands, target, index)
 
-    for platform, target in _TARGETS.items():
-        mlir.register_lowering(primitive, _lowering, platform=platform)
+    # for every platform: a lowering for several (jax.export's platforms=["cpu", "cuda"]) lowers each
+    # branch of lax.platform_dependent for all of them, and must meet the ExportError above
+    mlir.register_lowering(primitive, _lowering)
+    for target in set(_TARGETS.values()):
         ffi.register_ffi_target_as_batch_partitionable(target)
     return primitive
 
@@ -135,7 +89,7 @@ def _probe(primitive) -> str | None:
 
     aval = jax.core.ShapedArray((2,), np.dtype(np.float32))
     try:
-        cpu = jax.devices("cpu")[0]
+        cpu = jax.local_devices(backend="cpu")[0]
         # lowered and compiled explicitly, for the CPU, and run eagerly: the probe runs while a caller
         # is being traced, where a plain jit call would be staged into the caller's trace
         with jax.ensure_compile_time_eval():
@@ -250,7 +204,8 @@ def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_
         return tuple(jax.device_put(o, eager[0]) for o in outputs)
 
     def host(calls, types, *ops):
-        return tuple(jax.pure_callback(_pure_function(calls), types, *ops, vmap_method=vmap_method))
+        avals = tuple(jax.core.ShapedArray(t.shape, t.dtype) for t in types)
+        return pure_callback(_pure_function(calls), avals, ops, vmap_method, elementwise)
 
     def bind(calls, types, *ops):
         """The primitive with a host function (CPU) or a device function (CUDA: ``device.run_on_device``)."""
