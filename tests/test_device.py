@@ -101,6 +101,7 @@ def every_kernel_passed(monkeypatch):
     table = {key: (target, header, ("float64", "float32")) for key, (target, header, _) in device.kernel_table().items()}
     monkeypatch.setattr(device, "kernel_table", lambda: table)
     monkeypatch.setattr(device, "cupy_importable", lambda: True)
+    monkeypatch.setattr(device, "accelerators", lambda: device.ACCELERATORS)
     jax.clear_caches()
     yield table
     jax.clear_caches()
@@ -108,6 +109,16 @@ def every_kernel_passed(monkeypatch):
 
 def _call(qualname, dtype="float64", where=()):
     return (qualname, (), (0, 1), (dtype,), None, where)
+
+
+def test_a_machine_without_accelerators_traces_no_accelerator_branch():
+    import jax._src.xla_bridge  # noqa: F401
+
+    if any(d.platform != "cpu" for d in jax.devices()):
+        pytest.skip("this machine has an accelerator")
+    assert device.accelerators() == ()
+    assert device.placement((_call("special.gammainc"),), "cuda") == ((device.HOST, None),)
+    assert device.accelerated_branches((_call("special.gammainc"),), (), None, None) == {}
 
 
 def test_placement_follows_the_table_the_platform_and_the_settings(every_kernel_passed, monkeypatch):
@@ -174,6 +185,7 @@ def test_a_sharded_call_is_split_per_shard_on_several_gpus():
         table = {key: (target, header, ("float64", "float32")) for key, (target, header, _) in device.kernel_table().items()}
         device.kernel_table = lambda: table
         device.cupy_importable = lambda: True
+        device.accelerators = lambda: device.ACCELERATORS
         x = jax.device_put(jnp.linspace(1.0, 2.0, 8), NamedSharding(jax.make_mesh((4,), ("d",)), P("d")))
         text = jax.jit(lambda z: gammainc(2.0, z)).trace(x).lower(lowering_platforms=("cuda",)).as_text()
         calls = [line for line in text.splitlines() if "stablehlo.custom_call" in line]

@@ -9,7 +9,8 @@ plan's other calls go to SciPy on the host (``pure_callback``), as everywhere be
 
 Where each call goes is decided when the plan is traced (``placement``): the kernel table
 (``jaxsci/_device_table.py``, generated from the specs' ``device`` keys and the gate's measurements)
-and ``config.device_kernels`` decide it, and CuPy must be importable for the CUDA kernels. The
+and ``config.device_kernels`` decide it, for the accelerators this process has (``accelerators``), and
+CuPy must be importable for the CUDA kernels. The
 lowering for other platforms is untouched: ``lax.platform_dependent`` picks the CUDA branch only where
 the computation is lowered for CUDA, so one traced function serves CPU and GPU. Like the CPU buffer
 callback, the GPU one is batch-partitionable: under ``jit`` over several GPUs each evaluates its own
@@ -40,6 +41,20 @@ def kernel_table() -> dict:
     """``{(qualname, kind): (target, header, dtypes the gate passed it in)}``, from the generated package."""
     root = __name__.split(".")[0]
     return importlib.import_module(f"{root}._device_table").KERNELS
+
+
+@functools.lru_cache(maxsize=1)
+def accelerators() -> tuple:
+    """The accelerator platforms this process has devices of. Plans get an accelerator branch only for
+    these: on a machine with CPUs alone, tracing stays what it was (no branch that nothing would run)."""
+    found = []
+    for platform, backend in (("cuda", "cuda"), ("rocm", "rocm"), ("tpu", "tpu")):
+        try:
+            if jax.devices(backend):
+                found.append(platform)
+        except Exception:  # noqa: BLE001 - no such backend in this process (jax raises RuntimeError)
+            continue
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=1)
@@ -74,7 +89,7 @@ def placement(host_calls: tuple, platform: str) -> tuple:
 
     ``kernel`` is ``(kind, target, header)`` for a kernel, None for the host.
     """
-    if not config.device_kernels or platform not in ACCELERATORS:
+    if not config.device_kernels or platform not in accelerators():
         return tuple((HOST, None) for _ in host_calls)
     cuda = platform == "cuda" and cupy_importable()
     placed = []
@@ -97,7 +112,7 @@ def accelerated_branches(host_calls: tuple, result_types: tuple, host, bind) -> 
     where that primitive does not work with this jax (then the CUDA kernels are not used).
     """
     branches, by_placement = {}, {}
-    for platform in ACCELERATORS:
+    for platform in accelerators():
         placed = placement(host_calls, platform)
         if bind is None:
             placed = tuple((HOST, None) if where == CUDA else (where, kernel) for where, kernel in placed)
