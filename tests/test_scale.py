@@ -13,7 +13,7 @@ import pytest
 import scipy.special as sc
 
 import jaxsci
-from jaxsci._core import host, transport
+from jaxsci._core import host, pure, transport
 from jaxsci import CallbackWarning
 from jaxsci.special import hyp2f1, jv, lambertw, roots_legendre
 
@@ -75,6 +75,28 @@ def test_a_buffer_callback_that_does_not_work_warns_once_and_falls_back(monkeypa
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # once only
             assert CPU_BUFFER_TARGET not in _lowered_text(lambda z: jv(2.0, z), z)
+    finally:
+        jax.clear_caches()
+
+
+def test_a_pure_callback_primitive_that_cannot_be_built_warns_once_and_calls_jax_pure_callback(monkeypatch):
+    def broken():
+        raise ImportError("jax._src lacks ffi_lowering")
+
+    monkeypatch.setattr(pure, "_pure_callback_primitive", broken)
+    monkeypatch.setattr(pure, "_PRIMITIVE", pure._UNBUILT)
+    monkeypatch.setattr(jaxsci.config, "callback", "pure")
+    jax.clear_caches()
+    z = jnp.linspace(0.5, 2.0, 3)
+    try:
+        with pytest.warns(jaxsci.TransportWarning, match="pure_callback primitive cannot be built .*ImportError"):
+            np.testing.assert_array_equal(jax.jit(lambda z: jv(1.0, z))(z), sc.jv(1.0, np.asarray(z)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # once only
+            np.testing.assert_array_equal(jax.jit(lambda z: jv(2.0, z))(z), sc.jv(2.0, np.asarray(z)))
+        # JAX's own refusal to export its pure_callback becomes jaxsci's ExportError
+        with pytest.raises(jaxsci.ExportError, match="through jax.pure_callback, and jax.export cannot serialize"):
+            jaxsci.export(jax.jit(lambda z: jv(1.0, z)))(jax.ShapeDtypeStruct((3,), jnp.float64))
     finally:
         jax.clear_caches()
 
