@@ -221,6 +221,33 @@ def _write_results(rows, cupy) -> None:
     (ROOT / "benchmarks" / "RESULTS_gpu.md").write_text("\n".join(lines) + "\n")
 
 
+def _append_results(summary: list, failed: list, seconds: float) -> None:
+    """The gate's and the suite's outcome, after the benchmarks in RESULTS_gpu.md."""
+    gate_data = json.loads((ROOT / "specs" / "gpu_gate.json").read_text())
+    specs = {f"{s.module}.{s.name}": s for s in _specs()}
+    lines = ["", "## Accuracy gate", "",
+             f"`python benchmarks/gpu.py gate` on {gate_data['measured_on']}: each kernel against SciPy (or its host "
+             "kernel) at 20 000 points of its spec's test domain; a kernel serves the dtypes it passed in.", "",
+             "| kernel | float64 | float32 |", "|---|---|---|"]
+    for qualname, by_kind in sorted(gate_data["kernels"].items()):
+        for kind, measured in sorted(by_kind.items()):
+            if "error" in measured:
+                lines.append(f"| {qualname} ({kind}) | failed: {measured['error'][:80]} | |")
+                continue
+            cells = []
+            for dtype in ("float64", "float32"):
+                m, tol = measured[dtype], specs[qualname].device.tolerance[dtype]
+                ok = m["pattern_mismatches"] == 0 and m["max_excess"] <= 1
+                cells.append(f"{'pass' if ok else 'FAIL'}: max rel {m['max_rel']:.1e} (rtol {tol.rtol:.0e})")
+            lines.append(f"| {qualname} ({kind}) | {cells[0]} | {cells[1]} |")
+    lines += ["", "## The test suite with the GPU as JAX's default device", "",
+              f"`python -m pytest -n 14` after the gate: {summary[0].strip('= ') if summary else 'no summary'} "
+              f"({seconds:.0f} s).", ""]
+    lines += [f"- {line}" for line in failed]
+    with open(ROOT / "benchmarks" / "RESULTS_gpu.md", "a") as results:
+        results.write("\n".join(lines) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=("gate", "bench", "all"))
@@ -235,7 +262,14 @@ def main() -> None:
         started = time.perf_counter()
         codes = {"gate": run(__file__, "gate"), "generator": run("-m", "generator"), "bench": run(__file__, "bench")}
         print(f"gate, generator and bench: {codes} in {time.perf_counter() - started:.0f} s", flush=True)
-        codes["suite"] = run("-m", "pytest", "-q", "-rfE", "-n", str(parser.parse_args().workers), "-p", "no:cacheprovider")
+        suite_started = time.perf_counter()
+        suite = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-n", str(parser.parse_args().workers),
+                                "-p", "no:cacheprovider"], cwd=ROOT, check=False, capture_output=True, text=True)
+        print(suite.stdout[-20000:], suite.stderr[-5000:], flush=True)
+        codes["suite"] = suite.returncode
+        summary = [line for line in suite.stdout.splitlines() if " passed" in line or " failed" in line][-1:]
+        failed = [line for line in suite.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        _append_results(summary, failed, time.perf_counter() - suite_started)
         print(f"all: {codes} in {time.perf_counter() - started:.0f} s", flush=True)
         raise SystemExit(max(codes.values()))
 
