@@ -176,11 +176,11 @@ def test_inputs_split_across_threads_give_scipys_values_bit_for_bit(small_chunks
     threads = set()
     original = host._evaluate_into
 
-    def recording(function, statics, arguments, outputs):
+    def recording(function, statics, arguments, outputs, **options):
         import threading
 
         threads.add(threading.current_thread().name)
-        return original(function, statics, arguments, outputs)
+        return original(function, statics, arguments, outputs, **options)
 
     monkeypatch.setattr(host, "_evaluate_into", recording)
     v = np.linspace(0, 3, 7)[:, None]
@@ -199,10 +199,10 @@ def test_inputs_split_across_threads_give_scipys_values_bit_for_bit(small_chunks
 def test_a_failure_in_one_thread_fills_the_whole_result_with_nan(small_chunks, monkeypatch):
     original = host._evaluate_into
 
-    def failing_on_the_last_piece(function, statics, arguments, outputs):
+    def failing_on_the_last_piece(function, statics, arguments, outputs, **options):
         if outputs[0].shape[0] < 40 and np.asarray(arguments[-1]).ravel()[-1] == 20.0:
             raise ArithmeticError("injected")
-        return original(function, statics, arguments, outputs)
+        return original(function, statics, arguments, outputs, **options)
 
     monkeypatch.setattr(host, "_evaluate_into", failing_on_the_last_piece)
     with warnings.catch_warnings(record=True) as caught:
@@ -220,6 +220,39 @@ def test_pieces_follow_the_longest_axis_and_the_minimum_size(monkeypatch):
     assert host._chunks((20,), 4) == (0, [(0, 10), (10, 20)])
     assert host._chunks((3, 100), 4) == (1, [(0, 25), (25, 50), (50, 75), (75, 100)])
     assert host._chunks((100, 2), 1) is None
+
+
+def test_kernels_run_in_blocks_with_the_values_of_one_call(monkeypatch):
+    # jaxsci's numpy kernels hold temporaries for every element they are given: the host gives them
+    # blocks of host._BLOCK elements (here 4), along the longest axis, in each thread's piece
+    from jaxsci._core.kernels.bessel import jv_dv
+
+    sizes = []
+    original = host._evaluate_whole
+
+    def recording(function, statics, arguments, outputs):
+        sizes.append(outputs[0].size)
+        return original(function, statics, arguments, outputs)
+
+    monkeypatch.setattr(host, "_BLOCK", 4)
+    monkeypatch.setattr(host, "_evaluate_whole", recording)
+    v, z = np.broadcast_arrays(np.linspace(0.5, 3, 3)[:, None], np.linspace(0.5, 20, 7)[None, :])
+    ours = jax.jit(jax.grad(lambda v: jv(v, z).sum()))(v)
+    operands = [np.asarray(a, ours.dtype) for a in (v, z)]
+    np.testing.assert_array_equal(ours, jv_dv(*operands).astype(ours.dtype))
+    assert sizes == [3] * 7  # jv_dv's blocks; jv itself, a ufunc, writes in place
+    assert host._blocks([v, z], [np.empty((3, 7))]) == (1, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)])
+    assert host._blocks([z], [np.empty((1, 4))]) is None  # no larger than one block
+    # a function that is not elementwise (a reduction with SciPy's own code) is given its whole input
+    sizes.clear()
+    monkeypatch.setattr(jaxsci.config, "native", False)
+    jax.clear_caches()
+    try:
+        a = np.linspace(-2, 2, 12).reshape(3, 4)
+        np.testing.assert_allclose(jax.jit(lambda a: jaxsci.special.logsumexp(a, axis=1))(a), sc.logsumexp(a, axis=1), rtol=1e-6)
+        assert sizes == [3]
+    finally:
+        jax.clear_caches()
 
 
 def test_concurrent_callbacks_share_the_configured_threads(monkeypatch):

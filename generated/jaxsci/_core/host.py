@@ -71,6 +71,12 @@ class _IeeeFloatingPoint:
         return False
 
 
+# Elements per evaluation of a host function that is not a ufunc (jaxsci's numpy kernels): large
+# enough that numpy's per-call overhead is small against the work, small enough that the kernels'
+# temporaries stay a few tens of MB whatever the size of the call.
+_BLOCK = 1 << 16
+
+
 def _pool_thread_start():
     """Pool threads are jaxsci's own: they keep SciPy's environment for good."""
     if _FENV is not None:
@@ -137,7 +143,51 @@ def _chunks(shape: tuple, threads: int):
     return axis, [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
-def _evaluate_into(function, statics: dict, arguments, outputs) -> None:
+def _writes_in_place(function, statics: dict, arguments, outputs) -> bool:
+    """Whether ``function`` is a ufunc that can write ``outputs`` itself (``out=``): they have the
+    arguments' broadcast shape, one per ufunc output."""
+    if not isinstance(function, np.ufunc) or statics or function.nin != len(arguments) or function.nout != len(outputs):
+        return False
+    shape = np.broadcast_shapes(*(np.shape(a) for a in arguments))
+    return all(o.shape == shape for o in outputs)
+
+
+def _evaluate_into(function, statics: dict, arguments, outputs, elementwise: bool = False) -> None:
+    """``outputs[...] = function(*arguments, **statics)``; ``elementwise``: each output element depends on
+    the arguments' elements at its place alone, so the call may be made piece by piece."""
+    if _writes_in_place(function, statics, arguments, outputs):
+        # The loop NumPy picks from the arguments' dtypes, cast into the outputs as np.copyto below
+        # would: without a result array of SciPy's own (a whole array more at the peak).
+        function(*arguments, out=tuple(outputs), casting="unsafe")
+        return
+    split = _blocks(arguments, outputs) if elementwise else None
+    if split is None:
+        _evaluate_whole(function, statics, arguments, outputs)
+        return
+    # A function that is not a ufunc (jaxsci's kernels, in numpy) holds temporaries for every element
+    # it is given, tens of float64 arrays for an order kernel: given a block at a time, its peak
+    # memory is bounded by the block, not by the call.
+    axis, ranges = split
+    arguments = [_aligned(np.asarray(a), outputs[0].ndim) for a in arguments]
+    for lo, hi in ranges:
+        index = (slice(None),) * axis + (slice(lo, hi),)
+        _evaluate_whole(function, statics, [a if a.shape[axis] == 1 else a[index] for a in arguments],
+                        [o[index] for o in outputs])
+
+
+def _blocks(arguments, outputs):
+    """``(axis, [(lo, hi), ...])``: slices of the outputs' longest axis of at most ``_BLOCK`` elements
+    each, or None where one evaluation is as small (or the outputs differ in shape)."""
+    shape = outputs[0].shape if outputs else ()
+    size = math.prod(shape)
+    if not arguments or size <= _BLOCK or any(o.shape != shape for o in outputs):
+        return None
+    axis = max(range(len(shape)), key=lambda k: shape[k])
+    step = max(1, _BLOCK // (size // shape[axis]))
+    return axis, [(lo, min(lo + step, shape[axis])) for lo in range(0, shape[axis], step)]
+
+
+def _evaluate_whole(function, statics: dict, arguments, outputs) -> None:
     out = function(*arguments, **statics)
     outs = out if isinstance(out, tuple) else (out,)
     if len(outs) != len(outputs):
@@ -150,7 +200,7 @@ def _evaluate_call(function, statics: dict, arguments, outputs, threads: int) ->
     shape = outputs[0].shape
     split = _chunks(shape, threads) if all(o.shape == shape for o in outputs) else None
     if split is None:
-        _evaluate_into(function, statics, arguments, outputs)
+        _evaluate_into(function, statics, arguments, outputs, elementwise=True)
         return
     axis, ranges = split
     rank = len(shape)
@@ -162,7 +212,7 @@ def _evaluate_call(function, statics: dict, arguments, outputs, threads: int) ->
         index = (slice(None),) * axis + (slice(lo, hi),)
         sliced = [a if a.shape[axis] == 1 else a[index] for a in arguments]
         with carried(settings):
-            _evaluate_into(function, statics, sliced, [o[index] for o in outputs])
+            _evaluate_into(function, statics, sliced, [o[index] for o in outputs], elementwise=True)
 
     pool = _THREADS.pool(threads)
     futures = [pool.submit(piece, lo, hi) for lo, hi in ranges[1:]]
@@ -196,7 +246,7 @@ def _evaluate_where(function, statics: dict, arguments, outputs, arrays, where) 
         return
     picked = [np.broadcast_to(a, shape)[selected] for a in arguments]
     values = [np.empty(picked[0].shape if picked else (0,), o.dtype) for o in outputs]
-    _evaluate_into(function, statics, picked, values)
+    _evaluate_into(function, statics, picked, values, elementwise=True)
     for output, value in zip(outputs, values):
         output[selected] = value
 
@@ -248,7 +298,8 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
                     elif threads > 1 and indices and not given:
                         _evaluate_call(function.scipy_callable(), statics, arguments, mine, threads)
                     else:
-                        _evaluate_into(function.scipy_callable(), statics, arguments, mine)
+                        _evaluate_into(function.scipy_callable(), statics, arguments, mine,
+                                       elementwise=bool(indices) and not given)
                 except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
                     _warn(qualname, exc)
                     for output in mine:

@@ -33,7 +33,7 @@ import numpy as np
 from jax import lax
 from jax._src import core
 
-from . import device
+from . import debugflags, device
 from .errors import ExportError, TransportWarning
 from .export import explain
 from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
@@ -200,7 +200,9 @@ def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_
     """
     eager = _eager_device(operands)
     if eager is not None and not (eager[0] is not None and device.offloads(host_calls, eager[0].platform)):
-        outputs = _pure_function(host_calls)(*(np.asarray(o) for o in operands))
+        arrays = tuple(np.asarray(o) for o in operands)
+        outputs = _pure_function(host_calls)(*arrays)
+        debugflags.check(host_calls, arrays, outputs)  # jax_debug_nans/infs, here and in jit's op-by-op re-run
         return tuple(jax.device_put(o, eager[0]) for o in outputs)
 
     def host(calls, types, *ops):
