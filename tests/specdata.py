@@ -307,11 +307,20 @@ def mp_value(x):
 
 
 # ---- native dispatch ----------------------------------------------------------------------------
+def has_native(spec) -> bool:
+    """Whether the spec names a native implementation that the installed jax has (``native.jax_since``:
+    with an older jax, SciPy computes the function)."""
+    from jaxsci._core import registry
+
+    return spec.native is not None and registry.lookup(f"{spec.module}.{spec.name}").native_callable() is not None
+
+
 def native_tolerance(case: Case, arrays):
     """The spec's native tolerance where jaxsci runs the native implementation on these inputs (real
-    inputs, ``jaxsci.config.native`` on); None where it runs SciPy, whose values are bit-identical."""
+    inputs, ``jaxsci.config.native`` on, a jax that has it); None where it runs SciPy, whose values are
+    bit-identical."""
     native = case.spec.native
-    if native is None or not jaxsci.config.native or any(np.iscomplexobj(a) for a in arrays):
+    if not has_native(case.spec) or not jaxsci.config.native or any(np.iscomplexobj(a) for a in arrays):
         return None
     promoted = declared_dtype(case, arrays)[0]
     return native.tolerance["float32" if promoted == np.float32 else "float64"]
