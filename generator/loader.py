@@ -20,7 +20,7 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
-from . import coredims, derivative_outputs, model, renames, scipycheck
+from . import coredims, derivative_outputs, model, releases, scipycheck
 from . import device as device_spec
 from . import reduction as reduction_spec
 from .errors import SpecError, SpecErrors
@@ -531,7 +531,7 @@ def _args(top: _Mapping, path: str) -> tuple:
             raise SpecError(path, m.line, f"argument {name!r} follows a keyword-only argument: mark it keyword_only too")
         seen_keyword_only = seen_keyword_only or keyword_only
         scipy_name = _scipy_name(m, path, name, kind)
-        scipy_renamed = renames.load(m, path, name, kind, model.TRACED_KINDS, scipy_name, _identifier)
+        scipy_renamed = releases.load(m, path, name, kind, model.TRACED_KINDS, scipy_name, _identifier)
         m.done()
         args.append(model.Arg(name=name, kind=kind, differentiable=differentiable, why=why.strip() if why else None,
                               doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
@@ -1154,6 +1154,7 @@ def _native(top: _Mapping, path: str, args: tuple, outputs: tuple) -> model.Nati
                                     f"'jax.scipy.special.i0e', got {function!r}")
     tolerance = _tolerances(m, "tolerance", path, "native.tolerance", None)
     why = m.get("why", str, required=True).strip()
+    jax_since = releases.jax_since(m, path)
     m.done()
     traced = [a for a in args if a.traced]
     if not traced:
@@ -1162,9 +1163,12 @@ def _native(top: _Mapping, path: str, args: tuple, outputs: tuple) -> model.Nati
         if out.dtype == "complex":
             raise SpecError(path, m.line, f"native: output {out.name!r} is complex for real inputs, and the native "
                                           "implementation serves real inputs only")
-    target = _import_native(function, path, line)
-    _check_native_signature(target, function, args, path, line, by_name=top.has("reduction"))
-    return model.Native(function=function, tolerance=tolerance, why=why, loc=model.Location(path, m.line))
+    if jax_since is not None and releases.installed_jax() < jax_since:  # SciPy computes it (releases.py)
+        _check_native_missing(function, jax_since, path, m.value_line("jax_since"))
+    else:
+        target = _import_native(function, path, line)
+        _check_native_signature(target, function, args, path, line, by_name=top.has("reduction"))
+    return model.Native(function=function, tolerance=tolerance, why=why, loc=model.Location(path, m.line), jax_since=jax_since)
 
 
 def _import_native(function: str, path: str, line: int | None):
@@ -1189,6 +1193,16 @@ def _import_native(function: str, path: str, line: int | None):
             raise SpecError(path, line, f"native.function {function!r} is not callable (it is a {type(target).__name__})")
         return target
     raise SpecError(path, line, f"native.function {function!r}: cannot import jax")
+
+
+def _check_native_missing(function: str, jax_since: tuple, path: str, line: int | None) -> None:
+    """With a jax older than ``native.jax_since``, the native function must be missing: else the release is wrong."""
+    try:
+        _import_native(function, path, line)
+    except SpecError:
+        return
+    raise SpecError(path, line, f"native.jax_since: the installed jax {_jax_version()} has {function} already, "
+                                f"before jax {'.'.join(map(str, jax_since))}")
 
 
 def _jax_version() -> str:

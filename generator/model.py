@@ -50,7 +50,7 @@ class Arg:
     choices_why: str | None = None
     keyword_only: bool = False
     scipy_name: str | None = None  # SciPy's name for the argument, where the public name differs (jn's n is v)
-    # ((major, minor), name) from the oldest release on: SciPy's renames of the argument (generator/renames.py)
+    # ((major, minor), name) from the oldest release on: SciPy's renames of the argument (generator/releases.py)
     scipy_renamed: tuple = ()
     # static_bool: the value for which jaxsci calls SciPy eagerly on concrete inputs and returns what it
     # returns (exact=True's Python integers); traced inputs raise, saying ``eager_why``
@@ -184,6 +184,7 @@ class Native:
     tolerance: dict  # dtype -> Tolerance: how close to SciPy it is over the test domain (and tested)
     why: str  # what was measured: speed against the SciPy path, largest errors seen
     loc: Location
+    jax_since: tuple | None = None  # the jax release that added ``function``; SciPy computes it before (releases.py)
 
 
 @dataclass(frozen=True)

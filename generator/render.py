@@ -83,8 +83,10 @@ def native_text(spec: model.Spec) -> str:
     tol = spec.native.tolerance
     complex_note = " Complex inputs always go to SciPy." if any(a.kind == "complex" for a in spec.args) else ""
     benchmark = "benchmarks/reductions.py" if spec.reduction is not None else "benchmarks/native_dispatch.py"
+    since = spec.native.jax_since
+    since_note = f" (jax {'.'.join(map(str, since))} and later; with an older jax, SciPy computes it)" if since else ""
     text = (
-        f"Native dispatch: for real inputs this runs JAX's native ``{spec.native.function}``, which was "
+        f"Native dispatch: for real inputs this runs JAX's native ``{spec.native.function}``{since_note}, which was "
         f"faster than the SciPy callback on 10^4 and 10^6 elements ({benchmark}; on "
         f"small arrays the callback can be faster) and agrees with SciPy to within {_tolerance_text(tol['float64'])} in "
         f"float64 and {_tolerance_text(tol['float32'])} in float32 over the tested domain; JAX's own rules "

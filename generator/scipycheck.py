@@ -9,7 +9,7 @@ with a number for a gradient. So every ``scipy:`` spec is checked against the ob
   SciPy's names in SciPy's order (from the docstring's signature line, as ``generator new`` reads it);
   an argument whose public name is not SciPy's says so with ``scipy_name`` (jn: SciPy's docstring is
   jv's, ``v, z``), one SciPy renamed in a supported release with ``scipy_renamed`` (ndtri's ``y`` is
-  ``p`` from SciPy 1.18, generator/renames.py), and a ufunc has no static arguments;
+  ``p`` from SciPy 1.18, generator/releases.py), and a ufunc has no static arguments;
 - a Python function's signature (``inspect.signature``) accepts the spec's arguments in the spec's
   order, by name, with the same defaults, and has no required parameter the spec leaves out;
 
@@ -27,7 +27,7 @@ import inspect
 
 import numpy as np
 
-from . import model, renames
+from . import model, releases
 from .errors import SpecError
 
 # the builtins an mpmath reference may use (tests/mpref.py evaluates it with exactly these)
@@ -54,7 +54,7 @@ def resolve(dotted: str):
 
 def _scipy_names(spec: model.Spec) -> list:
     """SciPy's names for the spec's arguments, in the installed SciPy."""
-    release = renames.installed_scipy()
+    release = releases.installed_scipy()
     return [a.scipy_name_in(release) for a in spec.args]
 
 
@@ -96,7 +96,7 @@ def _check_ufunc(spec: model.Spec, ufunc, line: int | None) -> list[SpecError]:
                                 f"{spec.scipy} returns {ufunc.nout} output(s), the spec lists {len(spec.outputs)}"))
     if ufunc.nin == len(traced):
         names = argument_names(ufunc, ufunc.__doc__ or "")
-        release = renames.installed_scipy()
+        release = releases.installed_scipy()
         for arg, scipy_name in zip(traced, names):
             if arg.scipy_name_in(release) != scipy_name:
                 errors.append(SpecError(spec.path, arg.loc.line, _name_message(spec, arg, scipy_name, names)))
@@ -105,7 +105,7 @@ def _check_ufunc(spec: model.Spec, ufunc, line: int | None) -> list[SpecError]:
 
 def _name_message(spec: model.Spec, arg: model.Arg, scipy_name: str, names: list) -> str:
     if arg.scipy_renamed:
-        release = renames.installed_scipy()
+        release = releases.installed_scipy()
         return (f"argument {arg.name!r}: SciPy {release[0]}.{release[1]} names it {scipy_name!r} ({spec.scipy}({', '.join(names)})), "
                 f"not {arg.scipy_name_in(release)!r} as scipy_renamed says")
     if arg.scipy_name:
@@ -124,8 +124,9 @@ def documented_signature(function) -> inspect.Signature:
     if [p.kind for p in params] != [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
         return signature
     first = (inspect.getdoc(function) or "").strip().splitlines()[:1]
-    name = getattr(function, "__name__", "")
-    if not first or not first[0].startswith(f"{name}("):
+    # SciPy 1.15 and 1.16's multi-ufuncs have no __name__: the line then names the function itself
+    name = getattr(function, "__name__", None) or (first and first[0].split("(", 1)[0])
+    if not first or not name or not name.isidentifier() or not first[0].startswith(f"{name}("):
         return signature
     try:
         spec = ast.parse(f"def _{first[0][len(name):]}: pass").body[0].args

@@ -308,16 +308,24 @@ def mp_value(x):
 
 
 # ---- native dispatch ----------------------------------------------------------------------------
+def has_native(spec) -> bool:
+    """Whether the spec names a native implementation that the installed jax has (``native.jax_since``:
+    with an older jax, SciPy computes the function)."""
+    from jaxsci._core import registry
+
+    return spec.native is not None and registry.lookup(f"{spec.module}.{spec.name}").native_callable() is not None
+
+
 def native_tolerance(case: Case, arrays):
     """The spec's native tolerance where jaxsci runs the native implementation on these inputs (real
-    inputs, ``jaxsci.config.native`` on), or its device tolerance where a device kernel computes them
-    (JAX's default device is an accelerator); None where it runs SciPy, whose values are bit-identical."""
+    inputs, ``jaxsci.config.native`` on, a jax that has it), or its device tolerance where a device kernel
+    computes them (JAX's default device is an accelerator); None where it runs SciPy, whose values are
+    bit-identical."""
     if any(np.iscomplexobj(a) for a in arrays):
         return None
     dtype = "float32" if declared_dtype(case, arrays)[0] == np.float32 else "float64"
-    native = case.spec.native
-    if native is not None and jaxsci.config.native:
-        return native.tolerance[dtype]
+    if has_native(case.spec) and jaxsci.config.native:
+        return case.spec.native.tolerance[dtype]
     return device_tolerance(case.spec, dtype)
 
 

@@ -11,7 +11,7 @@ import jaxsci
 from generator import ROOT
 from generator.pipeline import generate
 from generator.render import existing_files
-from generator.renames import installed_scipy
+from generator.releases import installed_scipy
 from generator.scipycheck import documented_signature
 from specdata import SPEC_ERRORS, SPECS, params
 from spectree import copy_specs
@@ -128,7 +128,7 @@ def test_signature_matches_scipy(spec):
         # `**kwargs` passed on to a numpy ufunc (softplus's out=, where=, dtype=)
         # (a multi-ufunc's, legendre_p's, is its docstring's: it takes *args, **kwargs)
         # An argument SciPy renamed in a supported release (scipy_renamed) keeps its public name here;
-        # SciPy's is the installed release's (generator/renames.py).
+        # SciPy's is the installed release's (generator/releases.py).
         theirs = [p for p in documented_signature(scipy_fn).parameters.values()
                   if p.name != "out" and p.kind is not inspect.Parameter.VAR_KEYWORD]
         release = installed_scipy()

@@ -18,9 +18,9 @@ import scipy.special as sc
 
 import jaxsci
 from jaxsci import _core
-from specdata import SPECS, assert_matches_scipy, cases, native_tolerance, params, rng_for, sample
+from specdata import SPECS, assert_matches_scipy, cases, has_native, native_tolerance, params, rng_for, sample
 
-NATIVE_CASES = [c for c in cases() if c.spec.native is not None]
+NATIVE_CASES = [c for c in cases() if has_native(c.spec)]  # test_a_native_function_this_jax_lacks_...: the others
 
 
 @pytest.fixture(autouse=True)
@@ -42,15 +42,19 @@ def _demo_rule(x, y, values, needs):
     return (jnp.log(y),)
 
 
-DEMO = _core.register(_core.Function(
-    qualname="test.native_xlogy",
-    scipy="scipy.special.xlogy",
-    args=(_core.Arg("x", "complex", differentiable=True), _core.Arg("y", "complex", why="a reason given in the spec")),
-    outputs=(_core.Output("out", "promoted"),),
-    vmap_method="expand_dims",
-    rules={(): {0: _core.Rule((_demo_rule_needs,), _demo_rule)}},
-    native="jax.scipy.special.xlogy",
-))
+def _xlogy(qualname: str, native: str):
+    return _core.register(_core.Function(
+        qualname=qualname,
+        scipy="scipy.special.xlogy",
+        args=(_core.Arg("x", "complex", differentiable=True), _core.Arg("y", "complex", why="a reason given in the spec")),
+        outputs=(_core.Output("out", "promoted"),),
+        vmap_method="expand_dims",
+        rules={(): {0: _core.Rule((_demo_rule_needs,), _demo_rule)}},
+        native=native,
+    ))
+
+
+DEMO = _xlogy("test.native_xlogy", "jax.scipy.special.xlogy")
 
 
 def demo(x, y):
@@ -74,6 +78,18 @@ def test_native_path_by_default_scipy_path_when_forced():
     assert _uses_callback(demo, X, Y)
     assert _uses_callback(jax.jit(demo), X, Y)
     np.testing.assert_array_equal(np.asarray(jax.jit(demo)(X, Y)), sc.xlogy(X, Y))
+
+
+MISSING = _xlogy("test.native_missing_xlogy", "jax.scipy.special.xlogy_of_a_later_jax")
+
+
+def test_a_native_function_this_jax_lacks_is_computed_by_scipy():
+    """native.jax_since: jax.scipy.special.dawsn is jax 0.10.2's; with jax 0.6 to 0.10.1 SciPy computes dawsn."""
+    missing = lambda x, y: _core.call(MISSING, x, y)
+    assert MISSING.native_callable() is None and DEMO.native_callable() is not None
+    assert _uses_callback(missing, X, Y)
+    np.testing.assert_array_equal(np.asarray(jax.jit(missing)(X, Y)), sc.xlogy(X, Y))
+    np.testing.assert_array_equal(np.asarray(jax.grad(lambda x: missing(x, 2.0))(1.5)), np.log(2.0))
 
 
 def test_complex_inputs_go_to_scipy():

@@ -104,7 +104,7 @@ def test_python_functions_are_checked_against_their_signature(mutate, message):
     assert any(message in e for e in found), found
 
 
-# --- scipy_renamed: an argument SciPy renamed in a supported release (generator/renames.py) ----------
+# --- scipy_renamed: an argument SciPy renamed in a supported release (generator/releases.py) ----------
 
 def test_ndtri_is_y_until_scipy_1_17_and_p_from_1_18():
     from generator import ROOT
@@ -118,7 +118,7 @@ def test_ndtri_is_y_until_scipy_1_17_and_p_from_1_18():
 def test_a_rename_is_checked_against_the_installed_scipy():
     """A rename in a release after the installed one does not apply; one at or before it must be SciPy's
     name, for a ufunc (from its docstring) and for a Python function (from its signature)."""
-    from generator.renames import installed_scipy
+    from generator.releases import installed_scipy
 
     release = installed_scipy()
     later = f"{release[0]}.{release[1] + 1}"
@@ -150,6 +150,50 @@ def test_a_static_argument_cannot_be_renamed():
     assert errors_of(text, "specs/special/spherical_jn.yaml") == [
         "specs/special/spherical_jn.yaml:12: argument 'derivative': scipy_renamed is for traced arguments, which SciPy "
         "receives by position; a static one is passed by its name"]
+
+
+# --- native.jax_since: the jax release that added a native function (generator/releases.py) ---------
+
+def _dawsn(jax_since: str) -> str:
+    from generator import ROOT
+
+    text = (ROOT / "specs" / "special" / "dawsn.yaml").read_text()
+    return text.replace('  jax_since: "0.10.2"', f"  jax_since: {jax_since}")
+
+
+def test_a_native_function_is_checked_against_its_jax_release():
+    """With the jax that added it or a later one the function must be there (and match); with an older
+    one it must be missing, and SciPy computes the function (tests/test_native.py)."""
+    import jax
+    from generator.releases import installed_jax
+
+    path = "specs/special/dawsn.yaml"
+    assert load(_dawsn('"0.10.2"'), path).native.function == "jax.scipy.special.dawsn"
+    release = installed_jax()
+    if hasattr(jax.scipy.special, "dawsn"):
+        assert load(_dawsn('"0.6"'), path).native is not None
+        later = f"{release[0]}.{release[1] + 1}"
+        assert errors_of(_dawsn(f'"{later}"'), path) == [
+            f"{path}:25: native.jax_since: the installed jax {jax.__version__} has jax.scipy.special.dawsn already, before jax {later}"]
+    else:
+        assert release < (0, 10, 2)
+        assert errors_of(_dawsn('"0.6"'), path) == [f"{path}:24: native.function 'jax.scipy.special.dawsn' is not in the "
+                                                    f"installed jax {jax.__version__}: jax.scipy.special has no attribute 'dawsn'"]
+
+
+@pytest.mark.parametrize("value, message", [
+    ('"0.10"', None),
+    ("0.10", "native.jax_since must be a string, got float 0.1"),
+    ('"0.10.x"', "native.jax_since: '0.10.x' is not a jax release, such as \"0.10.2\""),
+    ('"10"', "native.jax_since: '10' is not a jax release, such as \"0.10.2\""),
+])
+def test_malformed_jax_releases_are_located(value, message):
+    path = "specs/special/dawsn.yaml"
+    if message is None:
+        assert load(_dawsn(value), path).native.function == "jax.scipy.special.dawsn"
+    else:
+        found = errors_of(_dawsn(value), path)
+        assert len(found) == 1 and found[0].startswith(f"{path}:25: {message}"), found
 
 
 def test_a_rule_without_sympy_is_checked_against_mpmaths_derivative():

@@ -97,7 +97,7 @@ def reduce(fn: ReductionFunction, *args):
     outputs = [(out, dt) for out, dt in zip(fn.outputs, public)
                if _holds(dict(fn.only_when).get(out.name, ()), items)]
     dtypes = tuple(real_dtype(dt) if _real(fn, out.name, items) else dt for out, dt in outputs)
-    if fn.native is not None and config.native and not any(jnp.iscomplexobj(o) for o in operands):
+    if fn.native is not None and config.native and fn.native_callable() is not None and not any(jnp.iscomplexobj(o) for o in operands):
         return _unwrap(_native(fn, present, operands, items, dtypes), fn, outputs, scalar)
     # operands are in the compute dtype already (float16 is computed in float32)
     compute = tuple(real_dtype(operands[0].dtype) if _real(fn, out.name, items) else operands[0].dtype for out, _ in outputs)

@@ -140,12 +140,16 @@ class Function:
         """Whether SciPy's callable is a NumPy ufunc (its loops decide the dtypes it takes)."""
         return isinstance(_resolve(self.scipy), np.ufunc)
 
-    def native_callable(self) -> Callable:
-        """The spec's native JAX implementation (``native``), imported on first use."""
-        cached = _NATIVE_CALLABLES.get(self.native)
-        if cached is None:
-            cached = _NATIVE_CALLABLES[self.native] = _resolve(self.native)
-        return cached
+    def native_callable(self) -> Callable | None:
+        """The spec's native JAX implementation (``native``), imported on first use; None where the
+        installed jax does not have it yet (``native.jax_since``: dawsn's is jax 0.10.2's), and SciPy
+        computes the function instead."""
+        if self.native not in _NATIVE_CALLABLES:
+            try:
+                _NATIVE_CALLABLES[self.native] = _resolve(self.native)
+            except AttributeError:
+                _NATIVE_CALLABLES[self.native] = None
+        return _NATIVE_CALLABLES[self.native]
 
 
 def _resolve(dotted: str) -> Callable:
@@ -163,7 +167,7 @@ def _resolve(dotted: str) -> Callable:
 
 
 _SCIPY_CALLABLES: dict[tuple, Callable] = {}
-_NATIVE_CALLABLES: dict[str, Callable] = {}
+_NATIVE_CALLABLES: dict[str, Callable | None] = {}
 
 
 def register(function: Function) -> Function:

@@ -34,7 +34,7 @@ def call(fn: Function, *args):
     order = dict(static_items)[fn.derivative_outputs[0]] if fn.derivative_outputs is not None else 0
     if order:  # SciPy's diff_n: the value with its derivatives (derived.py)
         return derived.with_derivatives(fn, args, operands, public_dtypes[0], order, call)
-    if fn.native is not None and config.native and not any(jnp.iscomplexobj(o) for o in operands):
+    if fn.native is not None and config.native and fn.native_callable() is not None and not any(jnp.iscomplexobj(o) for o in operands):
         present = tuple(spec for spec in fn.traced_args if spec.name not in omitted)
         return _native(fn, present, operands, statics, public_dtypes)
     coredims.core_shape(fn, static_items)  # a bad size is a ValueError here, not a host failure

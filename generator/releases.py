@@ -1,4 +1,6 @@
-"""``scipy_renamed``: an argument SciPy renamed within the SciPy versions jaxsci supports.
+"""Releases within the supported range (SciPy 1.13 to 1.18, jax 0.6 to 0.12) that changed what a spec names.
+
+``scipy_renamed``: an argument SciPy renamed.
 
 SciPy 1.18 calls ndtri's argument ``p`` (``ndtri(p)``), SciPy 1.13 to 1.17 ``y``. The generated function
 has one public name whatever SciPy is installed (generated/ is a function of specs/ and templates/ alone),
@@ -11,6 +13,10 @@ so the spec keeps the public name and says from which release SciPy uses which o
 The checks against SciPy (generator/scipycheck.py, tests/test_completeness.py) then expect, for the
 installed SciPy, the name of the latest rename at or before its version, else ``scipy_name``, else the
 argument's name (``model.Arg.scipy_name_in``).
+
+``native.jax_since``: the jax release that added a spec's native function (``jax.scipy.special.dawsn``
+is jax 0.10.2's). With an older jax the function must be missing, and the core computes the function
+with SciPy (templates/runtime/registry.py: ``Function.native_callable`` is None).
 """
 from __future__ import annotations
 
@@ -64,3 +70,25 @@ def installed_scipy() -> tuple:
 
     major, minor = scipy.__version__.split(".")[:2]
     return int(major), int(re.match(r"[0-9]+", minor).group())
+
+
+# A jax release: 0.10.2, 0.9.0.1.
+_JAX_RELEASE = re.compile(r"^[0-9]+(\.[0-9]+){1,3}$")
+
+
+def jax_since(m, path: str) -> tuple | None:
+    """``native.jax_since`` as a tuple of integers, or None. ``m`` is the loader's reader of ``native``."""
+    since = m.get("jax_since", str)
+    if since is None:
+        return None
+    if not _JAX_RELEASE.match(since.strip()):
+        raise SpecError(path, m.value_line("jax_since"), f"native.jax_since: {since!r} is not a jax release, such as \"0.10.2\"")
+    return tuple(int(part) for part in since.strip().split("."))
+
+
+def installed_jax() -> tuple:
+    """The installed jax's release as a tuple of integers: ``0.10.2`` and ``0.11.0.dev20260101`` give
+    (0, 10, 2) and (0, 11, 0)."""
+    import jax
+
+    return tuple(int(part) for part in re.match(r"[0-9]+(?:\.[0-9]+)*", jax.__version__).group().split("."))
