@@ -396,6 +396,16 @@ def test_a_tangent_on_a_truncated_order_raises_like_a_floored_argument(name, kwa
         jax.grad(lambda k: special.bdtr(k, 5, 0.3))(2.7)
 
 
+def test_round_raises_like_a_floored_argument():
+    """round is piecewise constant in its only argument: grad(round)(2.3) was a silent 0."""
+    from jaxsci.special import round as round_
+
+    for transform in (jax.grad, jax.jacfwd, jax.hessian):
+        with pytest.raises(jaxsci.NonDifferentiableError, match="piecewise constant in x"):
+            transform(round_)(2.3)
+    assert float(jax.grad(lambda x: round_(jax.lax.stop_gradient(x)) + x)(2.3)) == 1.0
+
+
 def test_jax_export_of_a_jaxsci_function_explains_why_it_cannot_work():
     from jaxsci.special import jv
 

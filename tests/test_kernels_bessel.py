@@ -124,3 +124,44 @@ def test_zero_argument_limits():
     assert bessel.jv_dv(0.0, 0.0) == -np.inf and bessel.jv_dv2(0.0, 0.0) == np.inf
     assert bessel.kv_dv(1.0, 0.0) == np.inf and bessel.kv_dv(-1.0, 0.0) == -np.inf
     assert bessel.kv_dv(0.0, 0.0) == 0.0
+
+
+# Where H1 (Im z > 0) or H2 (Im z < 0) decays, J +- iY cancels to nothing: the order derivative of
+# hankel1e(2.5, 20j) was 0 (truth 0.2472-0.2116j), hankel1(2.5, 10j)'s off by 2.1e-6. The reference goes
+# through K (DLMF 10.27.8), since mpmath's hankel1 is J + iY and cancels the same way at 30 digits.
+HANKEL_POINTS = [(2.5, 20j), (2.5, 10j), (2.5, 40j), (0.7, 60j), (2.0, 800j), (0.3, 3 + 5j), (1.5, -4 + 30j),
+                 (-3.5, 2 + 15j), (2.5, 0.5 + 0j), (1.0, 2 + 0j), (2.5, 1 + 1j), (45.0, 1 + 30j)]
+
+
+def _hankel_ref(kind, scaled, v, z):
+    sign = 1 if kind == 1 else -1
+    with mp.workdps(30):
+        w = -sign * 1j * mp.mpc(z)
+
+        def h(t):
+            value = sign * 2 / (mp.pi * 1j) * mp.exp(-sign * 0.5j * mp.pi * t) * mp.besselk(t, w)
+            return value * mp.exp(w) if scaled else value
+        return [complex(mp.diff(h, mp.mpf(v), m)) for m in (1, 2)]
+
+
+@pytest.mark.parametrize("kind", [1, 2])
+@pytest.mark.parametrize("scaled", [False, True], ids=["plain", "scaled"])
+def test_hankel_order_derivatives_where_hankel_decays(kind, scaled):
+    base = f"hankel{kind}{'e' if scaled else ''}"
+    # H2 decays in the lower half plane: the mirrored points
+    z = np.array([p[1] if kind == 1 else np.conj(p[1]) for p in HANKEL_POINTS])
+    v = np.array([p[0] for p in HANKEL_POINTS])
+    d1, d2 = getattr(bessel, base + "_dv")(v, z), getattr(bessel, base + "_dv2")(v, z)
+    for i in range(len(v)):
+        r1, r2 = _hankel_ref(kind, scaled, v[i], complex(z[i]))
+        for got, want, tol in ((d1[i], r1, TOL1), (d2[i], r2, TOL2)):
+            assert abs(got - want) <= tol * abs(want) + 1e-300, (base, v[i], z[i], got, want)
+
+
+def test_hankel_order_derivative_through_the_public_function():
+    import jax
+    from jaxsci.special import hankel1e
+
+    d = jax.grad(lambda v: hankel1e(v, 20j).real)(2.5) + 1j * jax.grad(lambda v: hankel1e(v, 20j).imag)(2.5)
+    want = _hankel_ref(1, True, 2.5, 20j)[0]
+    assert abs(complex(d) - want) <= 1e-10 * abs(want)

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.custom_derivatives import SymbolicZero
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from .config import config
-from .errors import NonDifferentiableError
 from .promote import no_tangent, prepare, real_dtype
 from .registry import Function, lookup
+from .evaluate import checked_rule
 from .transport import host_callback
 
 
@@ -119,9 +120,23 @@ def _native(fn: ReductionFunction, present: tuple, operands: tuple, items: dict,
     guarded = [no_tangent(fn.public_name, spec.name, spec.why, operand) if not spec.differentiable else operand
                for spec, operand in zip(present, operands)]
     keywords = {spec.name: items[spec.name] for spec in fn.static_args}
-    keywords.update({spec.name: operand for spec, operand in zip(present[1:], guarded[1:])})
-    outputs = fn.native_callable()(guarded[0], **keywords)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    names = tuple(spec.name for spec in present[1:])
+
+    # The spec's rules differentiate the native values, as on the callback path: jax's logsumexp
+    # drops the elements whose weight b is 0 before exponentiating, so its d/db there is 0, not
+    # exp(a - logsumexp(a, b)).
+    @jax.custom_jvp
+    def differentiated_by_the_spec(*operands):
+        outputs = fn.native_callable()(operands[0], **keywords, **dict(zip(names, operands[1:])))
+        return outputs if isinstance(outputs, tuple) else (outputs,)
+
+    def jvp(primals, tangents):
+        outs = differentiated_by_the_spec(*primals)
+        totals = _rule_tangents(fn, items, primals, outs, tuple(None if type(t) is SymbolicZero else t for t in tangents))
+        return outs, tuple(jnp.zeros_like(v) if t is None else t for v, t in zip(outs, totals))
+
+    differentiated_by_the_spec.defjvp(jvp, symbolic_zeros=True)
+    outputs = differentiated_by_the_spec(*guarded)
     return tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, dtypes))
 
 
@@ -180,12 +195,18 @@ def _kept(fn: ReductionFunction, value, name: str, statics: dict):
 
 
 def _jvp(primals, tangents, *, qualname: str, statics: tuple, dtypes: tuple, transport: str):
-    fn = lookup(qualname)
-    items = dict(statics)
     outs = _reduce_p.bind(*primals, qualname=qualname, statics=statics, dtypes=dtypes, transport=transport)
+    totals = _rule_tangents(lookup(qualname), dict(statics), primals, outs,
+                            tuple(None if type(t) is ad.Zero else t for t in tangents))
+    return outs, [ad.Zero(jax.typeof(v).to_tangent_aval()) if t is None else t for v, t in zip(outs, totals)]
+
+
+def _rule_tangents(fn: ReductionFunction, items: dict, primals: tuple, outs: tuple, tangents: tuple) -> list:
+    """The tangents of ``outs`` (computed by the host or natively) by the spec's rules; None where no
+    tangent (None in ``tangents``) reaches an output."""
     names = [out.name for out in fn.outputs if _holds(dict(fn.only_when).get(out.name, ()), items)]
     kept = tuple(_kept(fn, value, name, items) for value, name in zip(outs, names))
-    condition = tuple(sorted((k, v) for k, v in statics if k != fn.keepdims and (isinstance(v, bool) or v is None)))
+    condition = tuple(sorted((k, v) for k, v in items.items() if k != fn.keepdims and (isinstance(v, bool) or v is None)))
     rules = fn.rules.get(condition, {})
     axes = items[fn.axis]
 
@@ -195,13 +216,9 @@ def _jvp(primals, tangents, *, qualname: str, statics: tuple, dtypes: tuple, tra
     present = [a for a in fn.traced_args if items.get(a.name, 0) is not None]
     totals = [None] * len(outs)
     for index, (arg, tangent) in enumerate(zip(present, tangents)):
-        if type(tangent) is ad.Zero:
+        if tangent is None:
             continue
-        if not arg.differentiable:
-            raise NonDifferentiableError(fn.public_name, arg.name, arg.why or f"{arg.kind} arguments are not differentiable")
-        rule = rules.get(index)
-        if rule is None:
-            raise NonDifferentiableError(fn.public_name, arg.name, "no derivative rule was generated for this call")
+        rule = checked_rule(fn, rules, index, arg)
         for k, term in enumerate(rule(*primals, kept, tangent, reduce_sum)):
             if term is None:
                 continue
@@ -209,7 +226,7 @@ def _jvp(primals, tangents, *, qualname: str, statics: tuple, dtypes: tuple, tra
                 term = jnp.real(term)
             term = jnp.reshape(jnp.broadcast_to(term, kept[k].shape), outs[k].shape).astype(outs[k].dtype)
             totals[k] = term if totals[k] is None else totals[k] + term
-    return outs, [ad.Zero(jax.typeof(v).to_tangent_aval()) if t is None else t for v, t in zip(outs, totals)]
+    return totals
 
 
 _reduce_p = Primitive("jaxsci_reduce")

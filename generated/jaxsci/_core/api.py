@@ -2,13 +2,17 @@
 """The entry point every generated function calls."""
 from __future__ import annotations
 
+import functools
+
+import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.custom_derivatives import SymbolicZero
 
 from . import objects
 from . import coredims, derived
 from .config import config
-from .evaluate import Call, Plan, evaluate, evaluate_constant
+from .evaluate import Call, Plan, evaluate, evaluate_constant, rule_tangents
 from .promote import no_tangent, prepare
 from .registry import Function
 
@@ -36,7 +40,7 @@ def call(fn: Function, *args):
         return derived.with_derivatives(fn, args, operands, public_dtypes[0], order, call)
     if fn.native is not None and config.native and fn.native_callable() is not None and not any(jnp.iscomplexobj(o) for o in operands):
         present = tuple(spec for spec in fn.traced_args if spec.name not in omitted)
-        return _native(fn, present, operands, statics, public_dtypes)
+        return _native(fn, present, operands, statics, static_items, public_dtypes)
     coredims.core_shape(fn, static_items)  # a bad size is a ValueError here, not a host failure
     plan = Plan(calls=(Call(fn.qualname, static_items, tuple(range(len(operands)))),),
                 keys=tuple(("arg", i) for i in range(len(operands))))
@@ -47,10 +51,11 @@ def call(fn: Function, *args):
     return outputs[0] if len(outputs) == 1 else outputs
 
 
-def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, public_dtypes):
+def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, static_items: tuple, public_dtypes):
     """The spec's native JAX implementation on the prepared operands (jaxsci's promotion and errors
-    already applied), cast back to the public dtypes. JAX's own rules differentiate it; a tangent on
-    an argument the spec marks not differentiable still raises ``NonDifferentiableError``."""
+    already applied), cast back to the public dtypes. The spec's own rules differentiate it, as on the
+    callback path (JAX's rules for expit are 0 for x > 36, where the true derivative is exp(-x)); a
+    tangent on an argument the spec marks not differentiable still raises ``NonDifferentiableError``."""
     guarded = []
     for spec, operand in zip(traced_specs, operands):
         if spec.kind in ("real", "complex") and not spec.differentiable:
@@ -59,8 +64,21 @@ def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, 
     # a static argument with a single supported value is fixed: the native function has that behaviour
     keywords = {spec.name: _plain(value) for spec, value in zip(fn.static_args, statics)
                 if spec.choices is None or len(spec.choices) > 1}
-    outputs = fn.native_callable()(*guarded, **keywords)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    native = functools.partial(fn.native_callable(), **keywords)
+
+    @jax.custom_jvp
+    def differentiated_by_the_spec(*operands):
+        outputs = native(*operands)
+        return outputs if isinstance(outputs, tuple) else (outputs,)
+
+    def jvp(primals, tangents):
+        values = differentiated_by_the_spec(*primals)
+        tangents = tuple(None if type(t) is SymbolicZero else t for t in tangents)
+        totals = rule_tangents(fn, static_items, primals, values, tangents)
+        return values, tuple(jnp.zeros_like(v) if t is None else t for v, t in zip(values, totals))
+
+    differentiated_by_the_spec.defjvp(jvp, symbolic_zeros=True)
+    outputs = differentiated_by_the_spec(*guarded)
     outputs = tuple(o if o.dtype == dt else o.astype(dt) for o, dt in zip(outputs, public_dtypes))
     return outputs[0] if len(outputs) == 1 else outputs
 

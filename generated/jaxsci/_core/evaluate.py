@@ -304,3 +304,48 @@ def _to_dtype(term, like):
 
 
 ad.primitive_jvps[_evaluate_p] = _evaluate_jvp_rule
+
+
+def rule_tangents(function, statics: tuple, primals: tuple, values: tuple, tangents: tuple) -> list:
+    """The tangents of ``values`` (``function``'s outputs at ``primals``, computed by any means) by the
+    spec's own rules, as the primitive's JVP computes them: a native implementation's derivatives are
+    then the callback path's, not the ones its library defines (jax's expit loses d/dx to rounding for
+    x > 30). ``tangents`` holds None for arguments without one. The rules' evaluations go through the
+    primitive (one host round trip per stage, none for a rule that needs none), so they differentiate
+    again at every order."""
+    rules = function.rules_for(statics)
+    totals = [None] * len(values)
+    for ti, (arg, tangent) in enumerate(zip(function.traced_args, tangents)):
+        if tangent is None:
+            continue
+        rule = checked_rule(function, rules, ti, arg)
+        keywords = rule.keywords(statics)
+        needs = []
+        for stage, listing in enumerate(rule.needs):
+            wanted = listing(*primals, values if stage else None, tuple(needs), **keywords)
+            if not wanted:
+                continue
+            builder = _PlanBuilder(Plan((), ()), ())
+            calls = [_add_need(builder, need, lambda i: builder.operand(("arg", i), primals[i]), lambda key: key)
+                     for need in wanted]
+            results = evaluate(builder.plan(), *builder.operands)
+            needs.extend(_unwrap(results[i]) for i in calls)
+        parts = rule.derivative(*primals, values, needs, **keywords)
+        conj_parts = rule.conjugate(*primals, values, needs, **keywords) if rule.conjugate is not None else None
+        for k, value in enumerate(values):
+            term = parts[k] * tangent
+            if conj_parts is not None:
+                term = term + conj_parts[k] * jnp.conj(tangent)
+            term = _to_dtype(term, value)
+            totals[k] = term if totals[k] is None else totals[k] + term
+    return totals
+
+
+def checked_rule(function, rules: dict, index: int, arg):
+    """The rule for a tangent on traced argument ``index``, or ``NonDifferentiableError`` saying why none."""
+    if not arg.differentiable:
+        raise NonDifferentiableError(function.public_name, arg.name, arg.why or f"{arg.kind} arguments are not differentiable")
+    rule = rules.get(index)
+    if rule is None:
+        raise NonDifferentiableError(function.public_name, arg.name, "no derivative rule was generated for this call")
+    return rule

@@ -56,6 +56,14 @@ if _TYPE_CHECKING:
     from ._h1vp_dv2 import h1vp_dv2 as h1vp_dv2
     from ._h2vp_dv import h2vp_dv as h2vp_dv
     from ._h2vp_dv2 import h2vp_dv2 as h2vp_dv2
+    from ._hankel1_dv import hankel1_dv as hankel1_dv
+    from ._hankel1_dv2 import hankel1_dv2 as hankel1_dv2
+    from ._hankel1e_dv import hankel1e_dv as hankel1e_dv
+    from ._hankel1e_dv2 import hankel1e_dv2 as hankel1e_dv2
+    from ._hankel2_dv import hankel2_dv as hankel2_dv
+    from ._hankel2_dv2 import hankel2_dv2 as hankel2_dv2
+    from ._hankel2e_dv import hankel2e_dv as hankel2e_dv
+    from ._hankel2e_dv2 import hankel2e_dv2 as hankel2e_dv2
     from ._hyp0f1_dv import hyp0f1_dv as hyp0f1_dv
     from ._hyp0f1_dv2 import hyp0f1_dv2 as hyp0f1_dv2
     from ._hyp1f1_da import hyp1f1_da as hyp1f1_da
@@ -206,6 +214,14 @@ __all__ = [
     'h1vp_dv2',
     'h2vp_dv',
     'h2vp_dv2',
+    'hankel1_dv',
+    'hankel1_dv2',
+    'hankel1e_dv',
+    'hankel1e_dv2',
+    'hankel2_dv',
+    'hankel2_dv2',
+    'hankel2e_dv',
+    'hankel2e_dv2',
     'hyp0f1_dv',
     'hyp0f1_dv2',
     'hyp1f1_da',

@@ -46,11 +46,12 @@ def erfinv(y):
     Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.erfinv``, which was
     faster than the SciPy callback on 10^4 and 10^6 elements (benchmarks/native_dispatch.py; on
     small arrays the callback can be faster) and agrees with SciPy to within rtol=1e-14, atol=0 in
-    float64 and rtol=5e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate
-    it, and XLA flushes subnormal numbers to zero there. To force SciPy (bit-identical to
-    ``scipy.special.erfinv``, evaluated on the host in one callback per call and one per derivative
-    order), set ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0``
-    before the first call, or call ``jax.clear_caches()`` after changing it.
+    float64 and rtol=5e-06, atol=0 in float32 over the tested domain; the spec's derivative rules
+    differentiate it, as on the SciPy path (evaluations they need go to SciPy), and XLA flushes
+    subnormal numbers to zero there. To force SciPy (bit-identical to ``scipy.special.erfinv``,
+    evaluated on the host in one callback per call and one per derivative order), set
+    ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0`` before the
+    first call, or call ``jax.clear_caches()`` after changing it.
 
     Args:
       y: real array. Real argument in [-1, 1].

@@ -10,16 +10,15 @@ from .. import _core
 def _hankel1_v_needs(v, z, values, needs):
     """Evaluations d hankel1 / d v uses besides hankel1 itself."""
     return (
-        _core.Need('kernels.jv_dv', (), (0, 1, )),
-        _core.Need('kernels.yv_dv', (), (0, 1, )),
+        _core.Need('kernels.hankel1_dv', (), (0, 1, )),
     )
 
 
 def _hankel1_v_derivative(v, z, values, needs):
-    """d hankel1 / d v: jv_dv(v, z) + I * yv_dv(v, z) [H1_v = J_v + i Y_v (DLMF 10.4.3): no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv and yv_dv]"""
+    """d hankel1 / d v: hankel1_dv(v, z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel1_dv (J_v + i Y_v, or K by DLMF 10.27.8 where H1 decays and that sum cancels)]"""
     (out,) = values
-    (jv_dv_1, yv_dv_1) = needs
-    return (jv_dv_1 + 1j*yv_dv_1, )
+    (hankel1_dv_1,) = needs
+    return (hankel1_dv_1, )
 
 
 def _hankel1_z_needs(v, z, values, needs):
@@ -65,7 +64,7 @@ def hankel1(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: jv_dv(v, z) + I * yv_dv(v, z) (H1_v = J_v + i Y_v (DLMF 10.4.3): no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv and yv_dv; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: hankel1_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel1_dv (J_v + i Y_v, or K by DLMF 10.27.8 where H1 decays and that sum cancels); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
         Differentiable: hankel1(v - 1, z) - v / z * hankel1(v, z) (DLMF 10.6.2; agrees with sympy's derivative of hankel1(v, z) at 9 sample points)
 

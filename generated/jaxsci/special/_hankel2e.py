@@ -10,16 +10,15 @@ from .. import _core
 def _hankel2e_v_needs(v, z, values, needs):
     """Evaluations d hankel2e / d v uses besides hankel2e itself."""
     return (
-        _core.Need('kernels.jv_dv', (), (0, 1, )),
-        _core.Need('kernels.yv_dv', (), (0, 1, )),
+        _core.Need('kernels.hankel2e_dv', (), (0, 1, )),
     )
 
 
 def _hankel2e_v_derivative(v, z, values, needs):
-    """d hankel2e / d v: (jv_dv(v, z) - I * yv_dv(v, z)) * exp(I * z) [H2_v = J_v - i Y_v (DLMF 10.4.3), times hankel2e's factor exp(i z): no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv and yv_dv]"""
+    """d hankel2e / d v: hankel2e_dv(v, z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel2e_dv (J_v - i Y_v times exp(i z), or K by DLMF 10.27.8 where H2 decays and that sum cancels)]"""
     (out,) = values
-    (jv_dv_1, yv_dv_1) = needs
-    return ((jv_dv_1 - 1j*yv_dv_1)*jnp.exp(1j*z), )
+    (hankel2e_dv_1,) = needs
+    return (hankel2e_dv_1, )
 
 
 def _hankel2e_z_needs(v, z, values, needs):
@@ -65,7 +64,7 @@ def hankel2e(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: (jv_dv(v, z) - I * yv_dv(v, z)) * exp(I * z) (H2_v = J_v - i Y_v (DLMF 10.4.3), times hankel2e's factor exp(i z): no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel jv_dv and yv_dv; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: hankel2e_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel2e_dv (J_v - i Y_v times exp(i z), or K by DLMF 10.27.8 where H2 decays and that sum cancels); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
         Differentiable: hankel2e(v - 1, z) - v / z * hankel2e(v, z) + I * hankel2e(v, z) (DLMF 10.6.2 and the product rule for exp(i z); agrees with sympy's derivative of exp(I*z)*hankel2(v, z) at 9 sample points)
 

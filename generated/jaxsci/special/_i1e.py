@@ -11,15 +11,15 @@ def _i1e_x_needs(x, values, needs):
     """Evaluations d i1e / d x uses besides i1e itself."""
     return (
         _core.Need('special.i0e', (), (0, )),
-        _core.Need('special.ive', (), (('2', 2), ('Mask(_0, 0)', jnp.where(x == 0, x, 0)), ), where=((0, 0.0), )),
+        _core.Need('special.ive', (), (('2', 2), 0, )),
     )
 
 
 def _i1e_x_derivative(x, values, needs):
-    """d i1e / d x: i0e(x) - i1e(x) / x - sign(x) * i1e(x) [DLMF 10.29.2 and the product rule for exp(-abs(x))]"""
+    """d i1e / d x: (i0e(x) + ive(2, x)) / 2 - sign(x) * i1e(x) [DLMF 10.29.1 and the product rule for exp(-abs(x))]"""
     (out,) = values
     (i0e_1, ive_1) = needs
-    return (jnp.where((x == 0), (1/2)*i0e_1 + (1/2)*ive_1 - out*jnp.sign(x), i0e_1 - out*jnp.sign(jnp.where(x == 0, 1, x)) - out/jnp.where(x == 0, 1, x)), )
+    return ((1/2)*i0e_1 + (1/2)*ive_1 - out*jnp.sign(x), )
 
 
 _FUNCTION = _core.register(
@@ -50,15 +50,16 @@ def i1e(x):
     Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.i1e``, which was
     faster than the SciPy callback on 10^4 and 10^6 elements (benchmarks/native_dispatch.py; on
     small arrays the callback can be faster) and agrees with SciPy to within rtol=5e-15, atol=0 in
-    float64 and rtol=4e-06, atol=0 in float32 over the tested domain; JAX's own rules differentiate
-    it, and XLA flushes subnormal numbers to zero there. To force SciPy (bit-identical to
-    ``scipy.special.i1e``, evaluated on the host in one callback per call and one per derivative
-    order), set ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0``
-    before the first call, or call ``jax.clear_caches()`` after changing it.
+    float64 and rtol=4e-06, atol=0 in float32 over the tested domain; the spec's derivative rules
+    differentiate it, as on the SciPy path (evaluations they need go to SciPy), and XLA flushes
+    subnormal numbers to zero there. To force SciPy (bit-identical to ``scipy.special.i1e``,
+    evaluated on the host in one callback per call and one per derivative order), set
+    ``jaxsci.config.native = False`` or the environment variable ``JAXSCI_NATIVE=0`` before the
+    first call, or call ``jax.clear_caches()`` after changing it.
 
     Args:
       x: real array. Argument.
-        Differentiable: i0e(x) - i1e(x) / x - sign(x) * i1e(x) (DLMF 10.29.2 and the product rule for exp(-abs(x)); agrees with sympy's derivative of exp(-Abs(x))*besseli(1, x) at 6 sample points)
+        Differentiable: (i0e(x) + ive(2, x)) / 2 - sign(x) * i1e(x) (DLMF 10.29.1 and the product rule for exp(-abs(x)); agrees with sympy's derivative of exp(-Abs(x))*besseli(1, x) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

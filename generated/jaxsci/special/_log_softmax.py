@@ -50,9 +50,10 @@ def log_softmax(x, axis=None):
     Native dispatch: for real inputs this runs JAX's native ``jax.scipy.special.log_softmax``, which
     was faster than the SciPy callback on 10^4 and 10^6 elements (benchmarks/reductions.py; on small
     arrays the callback can be faster) and agrees with SciPy to within rtol=1e-14, atol=1e-13 in
-    float64 and rtol=2e-05, atol=2e-05 in float32 over the tested domain; JAX's own rules
-    differentiate it, and XLA flushes subnormal numbers to zero there. To force SciPy (bit-identical
-    to ``scipy.special.log_softmax``, evaluated on the host in one callback per call and one per
+    float64 and rtol=2e-05, atol=2e-05 in float32 over the tested domain; the spec's derivative
+    rules differentiate it, as on the SciPy path (evaluations they need go to SciPy), and XLA
+    flushes subnormal numbers to zero there. To force SciPy (bit-identical to
+    ``scipy.special.log_softmax``, evaluated on the host in one callback per call and one per
     derivative order), set ``jaxsci.config.native = False`` or the environment variable
     ``JAXSCI_NATIVE=0`` before the first call, or call ``jax.clear_caches()`` after changing it.
     Complex inputs always go to SciPy.

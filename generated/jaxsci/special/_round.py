@@ -7,29 +7,17 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _round_x_needs(x, values, needs):
-    """Evaluations d round / d x uses besides round itself."""
-    return ()
-
-
-def _round_x_derivative(x, values, needs):
-    """d round / d x: 0 [round is piecewise constant: its derivative is 0 except at the half-integers, where it jumps and has no derivative (the rule gives 0 there too)]"""
-    (out,) = values
-    return (0, )
-
-
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.round',
         scipy='scipy.special.round',
         args=(
-            _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('x', 'real', differentiable=False, why='SciPy rounds x to an integer, so round is piecewise constant in x: its derivative is zero between the half-integers and undefined at them', accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule((_round_x_needs, ), _round_x_derivative),
             },
         },
     )
@@ -45,7 +33,7 @@ def round(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: 0 (round is piecewise constant: its derivative is 0 except at the half-integers, where it jumps and has no derivative (the rule gives 0 there too); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Not differentiable: SciPy rounds x to an integer, so round is piecewise constant in x: its derivative is zero between the half-integers and undefined at them. A tangent on it raises NonDifferentiableError.
 
     Returns:
       out: array of the promoted input dtype

@@ -333,14 +333,16 @@ for _b in _NV_BANDS + _NH_BANDS:
         _GL[_b[1]] = _gl01(_b[1])
 
 
-def _k_contour3(v, r, phi):
+def _k_contour3(v, r, phi, scaled=False):
     """(K, dK/dv, d2K/dv2) of K_v(r e^{i phi}) for r > 0, |phi| <= pi (phi given explicitly so that
-    the sheet is unambiguous).  Contour t: 0 -> -i phi (vertical) -> -i phi + inf (horizontal); on the
+    the sheet is unambiguous), times exp(z) when ``scaled`` (folded into the integrand's exponent, so
+    a factor that would underflow never forms).  Contour t: 0 -> -i phi (vertical) -> -i phi + inf (horizontal); on the
     horizontal piece |exp(-z cosh t)| = exp(-r (cos^2 phi cosh s + sin^2 phi sinh s)) decays without
     oscillation.  Gauss-Legendre on each piece, node counts chosen per element from r|phi| and T."""
     n = v.size
     beta = -phi
     z = r * np.exp(1j * phi)
+    shift = 1.0 if scaled else 0.0
     K0 = np.zeros(n, dtype=np.complex128)
     K1 = np.zeros(n, dtype=np.complex128)
     K2 = np.zeros(n, dtype=np.complex128)
@@ -355,7 +357,7 @@ def _k_contour3(v, r, phi):
         u, wq = _GL[int(N)]
         for uj, wj in zip(u, wq):
             y = bs * uj
-            e = wj * np.exp(-zs * np.cos(y))
+            e = wj * np.exp(zs * (shift - np.cos(y)))
             cv = np.cos(vs * y)
             ec = e * cv
             a0 += ec
@@ -385,7 +387,7 @@ def _k_contour3(v, r, phi):
             es = np.exp(s)
             ies = 1.0 / es
             ch = (0.5 * (es + ies)) * cb + 1j * ((0.5 * (es - ies)) * sb)
-            e = wj * np.exp(-zs * ch)
+            e = wj * np.exp(zs * (shift - ch))
             ep = np.exp(vs * s)
             p = ep * evb
             m = cevb / ep
@@ -471,20 +473,21 @@ def _jy_complex(v, z, need_y=True):
     return J, Y
 
 
-def _k_any3(v, r, phi):
-    """(K triple) of K_v(r e^{i phi}), |phi| <= pi: contour integral, or DLMF 10.40.2 for large r."""
+def _k_any3(v, r, phi, scaled=False):
+    """(K triple) of K_v(r e^{i phi}), |phi| <= pi: contour integral, or DLMF 10.40.2 for large r;
+    times exp(r e^{i phi}) when ``scaled``."""
     n = v.size
     f = [np.full(n, np.nan + 0j) for _ in range(3)]
     big = r > np.maximum(_XBIG, v * v)
     mid = ~big
     if mid.any():
-        rr = _k_contour3(v[mid], r[mid], phi[mid])
+        rr = _k_contour3(v[mid], r[mid], phi[mid], scaled)
         for m in range(3):
             f[m][mid] = rr[m]
     if big.any():
         vb, rb, pb = v[big], r[big], phi[big]
         b0, b1, b2, ok = _asym_sums(vb, None, 1.0, zinv=np.exp(-1j * pb) / rb)
-        ck = np.sqrt(_PI / (2.0 * rb)) * np.exp(-0.5j * pb - rb * np.exp(1j * pb))
+        ck = np.sqrt(_PI / (2.0 * rb)) * np.exp(-0.5j * pb - (0.0 if scaled else rb * np.exp(1j * pb)))
         for m, b in enumerate((b0, b1, b2)):
             f[m][big] = np.where(ok, ck * b, np.nan)
     return f
@@ -857,6 +860,78 @@ def kv_dv(v, z):
 def kv_dv2(v, z):
     """d^2/dv^2 of scipy.special.kv(v, z): int_0^inf t^2 cosh(vt) exp(-z cosh t) dt; as kv_dv."""
     return _public("k", 2, v, z)
+
+
+def _hankel_public(kind, order, v, z, scaled):
+    """d^order/dv^order of H^(kind)_v(z) (times exp(-+ i z) when ``scaled``).
+
+    J_v +- i Y_v from jv_dv and yv_dv is exact algebra but, where H^(kind) decays (Im z > 0 for H1,
+    Im z < 0 for H2), J and Y grow like exp(|Im z|) and their sum cancels to nothing: the order
+    derivative of hankel1(2.5, 20j) came back as 0. There H^(kind) comes from K directly,
+    H1_v(z) = (2 / (pi i)) e^{-i pi v / 2} K_v(-i z) and H2_v(z) = -(2 / (pi i)) e^{i pi v / 2} K_v(i z)
+    (DLMF 10.27.8), differentiated in v, with K from its contour integral (DLMF 10.32.9) or DLMF 10.40.2,
+    scaled by exp(-+ i z) inside the integrand for hankel1e/hankel2e (so nothing underflows)."""
+    sign = 1.0 if kind == 1 else -1.0
+    with np.errstate(all="ignore"):
+        zc = np.asarray(z)
+        out = _public("j", order, v, zc) + sign * 1j * _public("y", order, v, zc)
+        if scaled:
+            out = out * np.exp(-sign * 1j * zc)
+        vf, zf, shape, cplx = _prep(v, zc)
+        out = np.broadcast_to(out, shape).ravel().copy()
+        decaying = np.isfinite(vf) & np.isfinite(zf) & (np.abs(vf) <= 50.0) & (sign * np.imag(zf) > 0)
+        if decaying.any():
+            vd, zd = vf[decaying], zf[decaying]
+            # H1 through K at -i z (phase ph z - pi/2), H2 through K at i z (ph z + pi/2)
+            k = _k_any3(vd, np.abs(zd), np.angle(zd) - sign * _PI / 2, scaled)
+            e = sign * (2.0 / (_PI * 1j)) * np.exp(-sign * 0.5j * _PI * vd)
+            c = -sign * 0.5j * _PI  # d/dv of the factor's exponent
+            out[decaying] = e * (k[1] + c * k[0]) if order == 1 else e * (k[2] + 2 * c * k[1] + c * c * k[0])
+        return out.reshape(shape)
+
+
+def hankel1_dv(v, z):
+    """d/dv of scipy.special.hankel1(v, z): J_v + i Y_v by jv_dv and yv_dv; where H1 decays (Im z > 0)
+    from K_v(-i z) (DLMF 10.27.8) by its contour integral (DLMF 10.32.9) or DLMF 10.40.2."""
+    return _hankel_public(1, 1, v, z, False)
+
+
+def hankel1_dv2(v, z):
+    """d^2/dv^2 of scipy.special.hankel1(v, z); methods as hankel1_dv."""
+    return _hankel_public(1, 2, v, z, False)
+
+
+def hankel2_dv(v, z):
+    """d/dv of scipy.special.hankel2(v, z): J_v - i Y_v by jv_dv and yv_dv; where H2 decays (Im z < 0)
+    from K_v(i z) (DLMF 10.27.8) by its contour integral (DLMF 10.32.9) or DLMF 10.40.2."""
+    return _hankel_public(2, 1, v, z, False)
+
+
+def hankel2_dv2(v, z):
+    """d^2/dv^2 of scipy.special.hankel2(v, z); methods as hankel2_dv."""
+    return _hankel_public(2, 2, v, z, False)
+
+
+def hankel1e_dv(v, z):
+    """d/dv of scipy.special.hankel1e(v, z) = H1_v(z) exp(-i z); as hankel1_dv, with the scaled K
+    (K_v(w) e^w, w = -i z) where H1 decays."""
+    return _hankel_public(1, 1, v, z, True)
+
+
+def hankel1e_dv2(v, z):
+    """d^2/dv^2 of scipy.special.hankel1e(v, z); methods as hankel1e_dv."""
+    return _hankel_public(1, 2, v, z, True)
+
+
+def hankel2e_dv(v, z):
+    """d/dv of scipy.special.hankel2e(v, z) = H2_v(z) exp(i z); as hankel2_dv, with the scaled K
+    (K_v(w) e^w, w = i z) where H2 decays."""
+    return _hankel_public(2, 1, v, z, True)
+
+
+def hankel2e_dv2(v, z):
+    """d^2/dv^2 of scipy.special.hankel2e(v, z); methods as hankel2e_dv."""
+    return _hankel_public(2, 2, v, z, True)
 
 
 def _complex_driver(which, v, z):
