@@ -9,8 +9,10 @@ with the GPU as JAX's default device; one prepared script (``all``, under 8 minu
 
 The gate compares each kernel's values with what the host path returns (SciPy, or jaxsci's host
 kernel for a derivative kernel) at 20 000 points drawn from the spec's ``tests.domain`` plus its
-``tests.points``, in float64 and float32: a kernel passes where every finite value is within
-``atol + rtol * |scipy|`` of the spec's ``device.tolerance`` and the NaN and infinity patterns agree.
+``tests.points``, and at every combination of edge values (NaN, infinities, zeros, a subnormal, the
+domain's ends and beyond), in float64 and float32: a kernel passes in a dtype where every finite value
+is within ``atol + rtol * |scipy|`` of the spec's ``device.tolerance`` and the NaN and infinity
+patterns agree, at the edges too.
 """
 from __future__ import annotations
 
@@ -52,6 +54,19 @@ def _points(spec, dtype, rng) -> list:
     return columns
 
 
+def _edge_points(spec, dtype) -> list:
+    """Every combination of edge values of the arguments: NaN, the infinities, signed zeros, a subnormal,
+    the test domain's ends, a point past each end and -1 (SciPy's conventions live there: gammainc(0, x)
+    is 1, a float32 subnormal must not be flushed to zero)."""
+    tiny = np.finfo(dtype).smallest_subnormal * 8
+    per_arg = []
+    for arg in spec.traced_args:
+        lo, hi = spec.tests.domain[arg.name]
+        per_arg.append([np.nan, np.inf, -np.inf, 0.0, -0.0, tiny, lo, hi, lo - (hi - lo), 2 * hi, -1.0])
+    grid = np.meshgrid(*[np.asarray(values, np.float64) for values in per_arg], indexing="ij")
+    return [g.ravel().astype(dtype) for g in grid]
+
+
 def _compare(got, want, tolerance) -> dict:
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
     same_nan = np.isnan(got) == np.isnan(want)
@@ -72,8 +87,7 @@ def _gate_one(qualname: str, kind: str, target: str, header) -> dict:
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    from jaxsci._core import device
-    from jaxsci._core.registry import lookup, _resolve
+    from jaxsci._core.registry import lookup
 
     module, name = qualname.split(".")
     spec = next(s for s in _SPECS if s.module == module and s.name == name)
@@ -86,18 +100,33 @@ def _gate_one(qualname: str, kind: str, target: str, header) -> dict:
             with np.errstate(all="ignore"):
                 want = np.asarray(host(*args)).astype(dtype)
             start = time.perf_counter()
-            if kind == "jax":
-                got = np.asarray(jax.jit(_resolve(target))(*(jax.numpy.asarray(a) for a in args)).astype(dtype))
-            else:
-                import cupy
-
-                out = cupy.empty(args[0].shape, dtype)
-                device._build(qualname, kind, target, header)([cupy.asarray(a) for a in args], out)
-                got = cupy.asnumpy(out)
+            got = _evaluate(qualname, kind, target, header, args, dtype)
             result[dtype] = {**_compare(got, want, spec.device.tolerance[dtype]), "seconds": round(time.perf_counter() - start, 2)}
+            edges = _edge_points(spec, np.dtype(dtype))
+            with np.errstate(all="ignore"):
+                edge_want = np.asarray(host(*edges)).astype(dtype)
+            edge = _compare(_evaluate(qualname, kind, target, header, edges, dtype), edge_want, spec.device.tolerance[dtype])
+            result[dtype]["edges"] = {"points": edge["points"], "mismatches": edge["pattern_mismatches"] + int(edge["max_excess"] > 1),
+                                      "max_excess": edge["max_excess"]}
     except Exception as exc:  # noqa: BLE001 - a kernel that fails to build or run fails the gate
         result = {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
     return {"qualname": qualname, "kind": kind, **result}
+
+
+def _evaluate(qualname, kind, target, header, args, dtype) -> np.ndarray:
+    """The kernel's values at ``args`` (numpy), as the device path computes them."""
+    import jax
+
+    from jaxsci._core import device
+    from jaxsci._core.registry import _resolve
+
+    if kind == "jax":
+        return np.asarray(jax.jit(_resolve(target))(*(jax.numpy.asarray(a) for a in args)).astype(dtype))
+    import cupy
+
+    out = cupy.empty(np.broadcast_shapes(*(a.shape for a in args)), dtype)
+    device._build(qualname, kind, target, header)([cupy.asarray(a) for a in args], out)
+    return cupy.asnumpy(out)
 
 
 _SPECS: list = []

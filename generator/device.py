@@ -8,9 +8,10 @@ A spec names at most one CUDA kernel, of one of two kinds, and at most one XLA i
 - ``jax: jax.lax.NAME``: a jax function, compiled by XLA for any accelerator (a TPU too).
 
 ``tolerance`` is how close to SciPy the kernel must be over the spec's test domain: the accuracy gate
-(``benchmarks/gpu.py gate`` on a GPU) measures every kernel and writes ``specs/gpu_gate.json``; a
-kernel serves only the dtypes in which it was measured within its tolerance (the rest keep the host
-path, with the reason in coverage.md). Device kernels serve elementwise functions of real arguments alone.
+(``benchmarks/gpu.py gate`` on a GPU) measures every kernel, in the test domain and at edge inputs (NaN,
+infinities, zeros, subnormals, past the domain), and writes ``specs/gpu_gate.json``; a kernel serves
+only the dtypes in which it was measured within its tolerance and with SciPy's NaN and infinity
+pattern at every edge input (the rest keep the host path, with the reason in coverage.md). Device kernels serve elementwise functions of real arguments alone.
 """
 from __future__ import annotations
 
@@ -124,8 +125,14 @@ def verdict(spec: model.Spec, kernel: Kernel, gate: dict) -> tuple:
             texts.append(f"{dtype}: not measured")
             continue
         tol = spec.device.tolerance[dtype]
+        edges = measured["edges"] if "edges" in measured else None
         if measured["pattern_mismatches"]:
             texts.append(f"{dtype}: {measured['pattern_mismatches']} NaN/inf mismatches")
+        elif edges is None:
+            texts.append(f"{dtype}: max rel {measured['max_rel']:.1e} in the test domain; edge inputs not measured yet")
+        elif edges["mismatches"]:
+            texts.append(f"{dtype}: max rel {measured['max_rel']:.1e}; differs from SciPy at {edges['mismatches']} "
+                         f"of {edges['points']} edge inputs")
         elif measured["max_excess"] <= 1.0:
             used.append(dtype)
             texts.append(f"{dtype}: max rel {measured['max_rel']:.1e}")

@@ -342,6 +342,7 @@ def test_x64_can_be_toggled_between_calls():
     assert out.strip() == "ok"
 
 
+@pytest.mark.usefixtures("host_path")
 def test_every_transform_on_jv():
     """The first thing a user does, in every transformation the README promises."""
     z = jnp.linspace(0.5, 3.0, 4)
@@ -423,6 +424,7 @@ def test_jax_export_of_a_jaxsci_function_explains_why_it_cannot_work():
     np.testing.assert_allclose(exported.call(jnp.ones(3, jnp.float32)), 2 * np.sin(1.0), rtol=1e-6)
 
 
+@pytest.mark.usefixtures("host_path")
 def test_subnormals_are_not_flushed_inside_the_callback():
     # XLA's CPU threads flush subnormals to zero; SciPy must see and return them as it does outside JAX.
     from jaxsci.special import exp10, lambertw

@@ -79,6 +79,7 @@ def test_a_buffer_callback_that_does_not_work_warns_once_and_falls_back(monkeypa
         jax.clear_caches()
 
 
+@pytest.mark.usefixtures("host_path")
 def test_a_pure_callback_primitive_that_cannot_be_built_warns_once_and_calls_jax_pure_callback(monkeypatch):
     def broken():
         raise ImportError("jax._src lacks ffi_lowering")
@@ -110,6 +111,7 @@ def test_an_unused_result_makes_no_callback(monkeypatch):
     assert calls == []
 
 
+@pytest.mark.usefixtures("host_path")
 def test_both_callbacks_give_scipys_values_under_every_transform(callback):
     v, z = np.array([[0.5], [1.0], [2.5]]), np.linspace(0.5, 3.0, 4)[None, :]
     expected = sc.jv(v, z)
