@@ -343,6 +343,9 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     if stem is not None and stem != name:
         raise SpecError(path, top.value_line("name"), f"name {name!r} does not match the file name {stem}.yaml")
     scipy = _host_callable(top, path, module, name)
+    scipy_since = releases.scipy_since(top, path, "")
+    if scipy_since is not None and module == model.KERNELS:
+        raise SpecError(path, top.key_line("scipy_since"), "scipy_since: a derivative kernel is jaxsci's own, in every SciPy")
     summary = top.get("summary", str, required=True).strip()
     description = (top.get("description", str, default="") or "").strip()
     references = _references(top, path)
@@ -390,6 +393,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         finite_differences=finite_differences, native=native, guard=guard, aliases=aliases, reduction=reduction,
         host_loop=" ".join(host_loop.split()) if host_loop else None, derivative_outputs=derived,
         device=device,
+        scipy_since=scipy_since,
     )
     coredims.check_spec(spec, host_loop_line)
     if reduction is not None:
@@ -532,12 +536,15 @@ def _args(top: _Mapping, path: str) -> tuple:
         seen_keyword_only = seen_keyword_only or keyword_only
         scipy_name = _scipy_name(m, path, name, kind)
         scipy_renamed = releases.load(m, path, name, kind, model.TRACED_KINDS, scipy_name, _identifier)
+        scipy_since = releases.argument_since(m, path, name, kind, default, choices)
+        scipy_default_before = releases.default_before(m, path, name, kind, _check_default)
         m.done()
         args.append(model.Arg(name=name, kind=kind, differentiable=differentiable, why=why.strip() if why else None,
                               doc=doc, has_default=has_default, default=default, accepts_float=bool(accepts_float),
                               truncates_float=accepts_float == "truncate",
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
                               keyword_only=keyword_only, scipy_name=scipy_name, scipy_renamed=scipy_renamed,
+                              scipy_since=scipy_since, scipy_default_before=scipy_default_before,
                               eager=eager, eager_why=eager_why, minimum=minimum, minimum_why=minimum_why))
     _check_optional(args, path)
     return tuple(args)

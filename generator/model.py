@@ -52,6 +52,8 @@ class Arg:
     scipy_name: str | None = None  # SciPy's name for the argument, where the public name differs (jn's n is v)
     # ((major, minor), name) from the oldest release on: SciPy's renames of the argument (generator/releases.py)
     scipy_renamed: tuple = ()
+    scipy_since: tuple | None = None  # (major, minor): the SciPy release that added this static argument
+    scipy_default_before: tuple = ()  # ((major, minor), SciPy's default before that release), ...
     # static_bool: the value for which jaxsci calls SciPy eagerly on concrete inputs and returns what it
     # returns (exact=True's Python integers); traced inputs raise, saying ``eager_why``
     eager: bool | None = None
@@ -81,6 +83,14 @@ class Arg:
             if release >= since:
                 name = renamed
         return name
+
+    def scipy_default_in(self, release: tuple):
+        """SciPy's default for the argument in SciPy ``release``: the one ``scipy_default_before`` gives
+        for the first release after it, else the spec's."""
+        for before, default in self.scipy_default_before:
+            if release < before:
+                return default
+        return self.default
 
 
 @dataclass(frozen=True)
@@ -287,6 +297,7 @@ class Spec:
     host_loop: str | None = None
     derivative_outputs: DerivativeOutputs | None = None  # the function's derivatives returned with it
     device: object = None  # generator.device.Device: kernels that evaluate it on an accelerator
+    scipy_since: tuple | None = None  # (major, minor): the SciPy release that added the function
 
     @property
     def core(self) -> tuple:

@@ -14,6 +14,14 @@ The checks against SciPy (generator/scipycheck.py, tests/test_completeness.py) t
 installed SciPy, the name of the latest rename at or before its version, else ``scipy_name``, else the
 argument's name (``model.Arg.scipy_name_in``).
 
+``scipy_since``: the SciPy release that added a function (the spec's top level: legendre_p is SciPy
+1.15's) or a static argument (factorial's ``extend``). With an older SciPy installed the function or the
+argument must be missing, and it is not checked further; the core raises ``NotImplementedError`` for
+such a function, and calls SciPy without such an argument (it must have a single choice, its default,
+which is what the older SciPy does). ``scipy_default_before: {"1.15": null}``: SciPy's default for
+a static argument before that release (factorialk's ``exact``), where it differs from the spec's; the
+core passes static arguments by name, so only the check against SciPy reads it.
+
 ``native.jax_since``: the jax release that added a spec's native function (``jax.scipy.special.dawsn``
 is jax 0.10.2's). With an older jax the function must be missing, and the core computes the function
 with SciPy (templates/runtime/registry.py: ``Function.native_callable`` is None).
@@ -41,18 +49,8 @@ def load(m, path: str, name: str, kind: str, traced_kinds, scipy_name: str | Non
                                                            "which SciPy receives by position; a static one is passed by its name")
     if not renamed:
         raise SpecError(path, line, f"argument {name!r}: scipy_renamed must map at least one SciPy release to the name it took")
-    key_lines = getattr(renamed, "key_lines", {})
     pairs, previous = [], scipy_name or name
-    for release, new_name in renamed.items():
-        at = key_lines.get(release, line)
-        match = _RELEASE.match(release.strip())
-        if not match:
-            raise SpecError(path, at, f"argument {name!r}: scipy_renamed: {release!r} is not a SciPy release "
-                                      "MAJOR.MINOR, such as \"1.18\"")
-        version = (int(match.group(1)), int(match.group(2)))
-        if pairs and version <= pairs[-1][0]:
-            raise SpecError(path, at, f"argument {name!r}: scipy_renamed: list the releases from the oldest on "
-                                      f"({release} follows {'.'.join(map(str, pairs[-1][0]))})")
+    for release, version, new_name, at in _by_release(renamed, path, line, f"argument {name!r}: scipy_renamed"):
         if not isinstance(new_name, str):
             raise SpecError(path, at, f"argument {name!r}: scipy_renamed: SciPy {release}'s name must be a string, got {new_name!r}")
         new_name = identifier(new_name.strip(), path, at, f"argument {name!r}: scipy_renamed: SciPy {release}'s name")
@@ -61,6 +59,63 @@ def load(m, path: str, name: str, kind: str, traced_kinds, scipy_name: str | Non
                                       "as before; that is no rename, remove it")
         pairs.append((version, new_name))
         previous = new_name
+    return tuple(pairs)
+
+
+def _release(text: str, path: str, line: int | None, what: str) -> tuple:
+    match = _RELEASE.match(text.strip())
+    if not match:
+        raise SpecError(path, line, f"{what}: {text!r} is not a SciPy release MAJOR.MINOR, such as \"1.18\"")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _by_release(mapping: dict, path: str, line: int | None, what: str):
+    """``(release text, (major, minor), value, line)`` for each item of a mapping keyed by SciPy release,
+    which must list the releases from the oldest on."""
+    key_lines = getattr(mapping, "key_lines", {})
+    previous = None
+    for text, value in mapping.items():
+        at = key_lines.get(text, line)
+        version = _release(text, path, at, what)
+        if previous is not None and version <= previous:
+            raise SpecError(path, at, f"{what}: list the releases from the oldest on ({text} follows {'.'.join(map(str, previous))})")
+        previous = version
+        yield text, version, value, at
+
+
+def scipy_since(m, path: str, what: str) -> tuple | None:
+    """``scipy_since`` of a spec or an argument (``m``, the loader's reader), as (major, minor), or None."""
+    since = m.get("scipy_since", str)
+    return None if since is None else _release(since, path, m.value_line("scipy_since"), f"{what}scipy_since")
+
+
+def argument_since(m, path: str, name: str, kind: str, default, choices) -> tuple | None:
+    """An argument's ``scipy_since``: a static one with a single choice, its default (the older SciPy's
+    behaviour, since the core calls it without the argument)."""
+    since = scipy_since(m, path, f"argument {name!r}: ")
+    if since is not None and (not kind.startswith("static") or choices is None or tuple(choices) != (default,)):
+        raise SpecError(path, m.key_line("scipy_since"), f"argument {name!r}: scipy_since is for a static argument whose "
+                                                         "only choice is its default: an older SciPy is called without it")
+    return since
+
+
+def default_before(m, path: str, name: str, kind: str, check_default) -> tuple:
+    """An argument's ``scipy_default_before`` as ``((major, minor), default)`` pairs, or ``()``;
+    ``check_default`` is the loader's check of a static default of ``kind``."""
+    before = m.get("scipy_default_before", dict)
+    if before is None:
+        return ()
+    line = m.value_line("scipy_default_before")
+    what = f"argument {name!r}: scipy_default_before"
+    if not kind.startswith("static"):
+        raise SpecError(path, m.key_line("scipy_default_before"), f"{what} is for static arguments, which SciPy receives by name")
+    if not before:
+        raise SpecError(path, line, f"{what} must map at least one SciPy release to SciPy's default before it")
+    pairs = []
+    for _, version, value, at in _by_release(before, path, line, what):
+        if value is not None:
+            check_default(kind, value, path, at, name)
+        pairs.append((version, value))
     return tuple(pairs)
 
 

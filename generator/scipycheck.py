@@ -37,10 +37,28 @@ REFERENCE_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "complex", 
 def check_spec(spec: model.Spec, scipy_line: int | None) -> list[SpecError]:
     """Every way ``spec`` disagrees with SciPy's function or with mpmath (empty if none)."""
     errors = []
-    if spec.module != model.KERNELS:
+    if spec.scipy_since is not None and releases.installed_scipy() < spec.scipy_since:
+        errors += _check_missing(spec, scipy_line)
+    elif spec.module != model.KERNELS:
         errors += _check_scipy(spec, scipy_line)
     errors += _check_reference_names(spec)
     return errors
+
+
+def _check_missing(spec: model.Spec, line: int | None) -> list[SpecError]:
+    """Before its ``scipy_since`` release, SciPy must not have the function (generator/releases.py)."""
+    if resolve(spec.scipy) is None:
+        return []
+    return [SpecError(spec.path, line, f"scipy_since: SciPy {_installed_text()} has {spec.scipy} already, "
+                                       f"before SciPy {_text(spec.scipy_since)}")]
+
+
+def _text(release: tuple) -> str:
+    return ".".join(map(str, release))
+
+
+def _installed_text() -> str:
+    return _text(releases.installed_scipy())
 
 
 def resolve(dotted: str):
@@ -106,7 +124,7 @@ def _check_ufunc(spec: model.Spec, ufunc, line: int | None) -> list[SpecError]:
 def _name_message(spec: model.Spec, arg: model.Arg, scipy_name: str, names: list) -> str:
     if arg.scipy_renamed:
         release = releases.installed_scipy()
-        return (f"argument {arg.name!r}: SciPy {release[0]}.{release[1]} names it {scipy_name!r} ({spec.scipy}({', '.join(names)})), "
+        return (f"argument {arg.name!r}: SciPy {_text(release)} names it {scipy_name!r} ({spec.scipy}({', '.join(names)})), "
                 f"not {arg.scipy_name_in(release)!r} as scipy_renamed says")
     if arg.scipy_name:
         return f"argument {arg.name!r}: scipy_name {arg.scipy_name!r} is not SciPy's name here, {scipy_name!r} ({spec.scipy}({', '.join(names)}))"
@@ -150,8 +168,14 @@ def _check_python_function(spec: model.Spec, function, line: int | None) -> list
     variadic = any(p.kind == p.VAR_KEYWORD for p in params.values())
     positional = [n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     errors = []
+    release = releases.installed_scipy()
     for index, (arg, scipy_name) in enumerate(zip(spec.args, _scipy_names(spec))):
         param = params.get(scipy_name)
+        if arg.scipy_since is not None and release < arg.scipy_since:  # the core leaves it out (releases.py)
+            if param is not None:
+                errors.append(SpecError(spec.path, arg.loc.line, f"argument {arg.name!r}: scipy_since: {spec.scipy}{signature} "
+                                                                 f"has it already, in SciPy {_text(release)}, before SciPy {_text(arg.scipy_since)}"))
+            continue
         if param is None or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             if variadic and arg.static:
                 continue
@@ -168,8 +192,10 @@ def _check_python_function(spec: model.Spec, function, line: int | None) -> list
         if arg.keyword_only and param.kind == param.POSITIONAL_ONLY:
             errors.append(SpecError(spec.path, arg.loc.line, f"argument {arg.name!r} is keyword_only, but {spec.scipy}{signature} "
                                                              "takes it by position only"))
-        if arg.has_default and param.default is not param.empty and not _same(arg.default, param.default):
-            errors.append(SpecError(spec.path, arg.loc.line, f"argument {arg.name!r}: default {arg.default!r}, but "
+        default = arg.scipy_default_in(release)
+        if arg.has_default and param.default is not param.empty and not _same(default, param.default):
+            before = " (scipy_default_before)" if default is not arg.default else ""
+            errors.append(SpecError(spec.path, arg.loc.line, f"argument {arg.name!r}: default {default!r}{before}, but "
                                                              f"{spec.scipy}{signature} has {param.default!r}"))
     listed = set(_scipy_names(spec))
     for name, param in params.items():

@@ -1,7 +1,9 @@
 """Function records written by the generated modules, looked up by name at trace and run time."""
 from __future__ import annotations
 
+import functools
 import importlib
+import itertools
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,6 +32,9 @@ class Arg:
     # SciPy takes it by keyword only (``*, diff_n=0``); the host of a core-dimension function passes
     # the others by position, in SciPy's order (its multi-ufuncs take no keywords for the arrays)
     keyword_only: bool = False
+    # the SciPy release (major, minor) that added this static argument; an older SciPy is called without
+    # it (its only choice is the default, which is what that SciPy does)
+    scipy_since: tuple | None = None
 
     @property
     def traced(self) -> bool:
@@ -105,6 +110,7 @@ class Function:
     # (order argument, (argument, ...)): the function returns its own derivatives in those arguments up
     # to that order with its value, as SciPy's diff_n does (derived.py)
     derivative_outputs: tuple | None = None
+    scipy_since: tuple | None = None  # the SciPy release (major, minor) that added the function
 
     @property
     def public_name(self) -> str:
@@ -123,13 +129,25 @@ class Function:
         condition = tuple(sorted((k, v) for k, v in statics if isinstance(v, bool) or v is None))
         return self.rules.get(condition, {})
 
+    def require_scipy(self) -> None:
+        """Raise ``NotImplementedError`` where the installed SciPy is older than the function."""
+        if self.scipy_since is not None and installed_scipy() < self.scipy_since:
+            import scipy
+
+            raise NotImplementedError(f"{self.public_name} needs SciPy {'.'.join(map(str, self.scipy_since))} or later, "
+                                      f"which added {self.scipy}; SciPy {scipy.__version__} is installed")
+
     def scipy_callable(self) -> Callable:
-        """What the host calls: SciPy's callable, behind the spec's guard when it has one."""
-        key = (self.scipy, self.guard)
+        """What the host calls: SciPy's callable, behind the spec's guard when it has one, and without the
+        static arguments the installed SciPy does not have yet (``Arg.scipy_since``)."""
+        newer = _newer_than_scipy(self.static_args)
+        key = (self.scipy, self.guard, newer)
         cached = _SCIPY_CALLABLES.get(key)
         if cached is None:
             module, _, name = self.scipy.rpartition(".")
             cached = getattr(importlib.import_module(module), name)
+            if newer:
+                cached = _without(cached, newer)
             if self.guard is not None:
                 cached = guarded(cached, self.guard)
             _SCIPY_CALLABLES[key] = cached
@@ -150,6 +168,30 @@ class Function:
             except AttributeError:
                 _NATIVE_CALLABLES[self.native] = None
         return _NATIVE_CALLABLES[self.native]
+
+
+@functools.lru_cache(maxsize=None)
+def _newer_than_scipy(static_args: tuple) -> frozenset:
+    """The static arguments the installed SciPy does not have yet (``Arg.scipy_since``)."""
+    return frozenset(a.name for a in static_args if a.scipy_since is not None and installed_scipy() < a.scipy_since)
+
+
+def _without(function: Callable, names: frozenset) -> Callable:
+    """``function`` called without the keywords ``names``."""
+    @functools.wraps(function)
+    def call(*args, **keywords):
+        return function(*args, **{k: v for k, v in keywords.items() if k not in names})
+
+    return call
+
+
+@functools.lru_cache(maxsize=1)
+def installed_scipy() -> tuple:
+    """The installed SciPy's (major, minor)."""
+    import scipy
+
+    major, minor = scipy.__version__.split(".")[:2]
+    return int(major), int("".join(itertools.takewhile(str.isdigit, minor)))
 
 
 def _resolve(dotted: str) -> Callable:

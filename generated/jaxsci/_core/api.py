@@ -22,6 +22,7 @@ def call(fn: Function, *args):
 
     Returns one array, or a tuple for a function with several outputs, in the public dtypes.
     """
+    fn.require_scipy()
     for spec, value in zip(fn.args, args):
         if spec.eager is not None and isinstance(value, (bool, np.bool_)) and bool(value) == spec.eager:
             return _eager(fn, args, spec)

@@ -76,6 +76,7 @@ _FUNCTION = _core.register(
     _core.Function(
         qualname='special.assoc_legendre_p',
         scipy='scipy.special.assoc_legendre_p',
+        scipy_since=(1, 15),
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),

@@ -28,7 +28,7 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('n', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='exact=True returns arbitrary-precision Python integers, which cannot be traced; use exact=False', eager=True, why_eager="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is"),
-            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="extend='complex' continues n! through gamma to negative and complex n, a different function; use jaxsci.special.gamma(n + 1)"),
+            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="extend='complex' continues n! through gamma to negative and complex n, a different function; use jaxsci.special.gamma(n + 1)", scipy_since=(1, 15)),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',

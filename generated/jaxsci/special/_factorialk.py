@@ -15,7 +15,7 @@ _FUNCTION = _core.register(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('k', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is", eager=True, why_eager="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is"),
-            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="extend='complex' continues the multifactorial through the gamma function to non-integer and complex n, a different function that jaxsci does not wrap yet"),
+            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="extend='complex' continues the multifactorial through the gamma function to non-integer and complex n, a different function that jaxsci does not wrap yet", scipy_since=(1, 15)),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',

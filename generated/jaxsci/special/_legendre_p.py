@@ -45,6 +45,7 @@ _FUNCTION = _core.register(
     _core.Function(
         qualname='special.legendre_p',
         scipy='scipy.special.legendre_p',
+        scipy_since=(1, 15),
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),

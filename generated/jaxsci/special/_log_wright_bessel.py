@@ -53,6 +53,7 @@ _FUNCTION = _core.register(
     _core.Function(
         qualname='special.log_wright_bessel',
         scipy='scipy.special.log_wright_bessel',
+        scipy_since=(1, 14),
         args=(
             _core.Arg('a', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('b', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),

@@ -25,6 +25,7 @@ _FUNCTION = _core.register(
     _core.Function(
         qualname='special.softplus',
         scipy='scipy.special.softplus',
+        scipy_since=(1, 15),
         args=(
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),

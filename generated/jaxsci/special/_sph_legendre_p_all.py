@@ -44,6 +44,7 @@ _FUNCTION = _core.register(
     _core.Function(
         qualname='special.sph_legendre_p_all',
         scipy='scipy.special.sph_legendre_p_all',
+        scipy_since=(1, 15),
         args=(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, minimum=0, why_minimum="SciPy's sph_legendre_p_all needs n >= 0"),
             _core.Arg('m', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, minimum=0, why_minimum="SciPy's sph_legendre_p_all needs m >= 0"),
