@@ -41,6 +41,41 @@ def _dtype(value) -> np.dtype:
     return np.dtype(jnp.result_type(value))
 
 
+def _is_weak(value) -> bool:
+    """JAX's weak type: a Python int, float or complex (not bool, not a numpy scalar), or a JAX value
+    made from one."""
+    if isinstance(value, np.generic):  # np.float64 subclasses float but is strongly typed in JAX
+        return False
+    if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+        return True
+    aval = getattr(value, "aval", None)
+    return bool(getattr(aval, "weak_type", getattr(value, "weak_type", False)))
+
+
+def weak_result(fn: Function, traced: tuple) -> bool:
+    """Whether the outputs are weakly typed, as ``jnp.sin(2.0)`` and jax.scipy's ``gammaln(2.0)`` are:
+    when every argument that takes part in the promotion is weak (integer orders, which do not, count
+    only for a function that has nothing else)."""
+    promoting = [value for arg, value in zip(fn.traced_args, traced)
+                 if value is not None and (arg.kind != "integer" or _is_float(value))]
+    considered = promoting or [value for value in traced if value is not None]
+    return bool(considered) and all(_is_weak(value) for value in considered)
+
+
+def _is_float(value) -> bool:
+    return jnp.issubdtype(_dtype(value), jnp.inexact)
+
+
+def as_weak(output):
+    """``output`` marked weakly typed (the same values and dtype), so that ``gamma(2.0) * x32`` stays
+    float32 with x64 on, as JAX's own functions do. An integer output (jnjnp_zeros' indices) is left alone."""
+    if not jnp.issubdtype(output.dtype, jnp.inexact):
+        return output
+    from jax._src.lax import lax as lax_internal  # the weak_type switch jax.numpy itself uses
+
+    return lax_internal._convert_element_type(output, output.dtype, weak_type=True)
+
+
 def real_dtype(dtype: np.dtype) -> np.dtype:
     return np.dtype(jnp.finfo(dtype).dtype) if jnp.issubdtype(dtype, jnp.complexfloating) else np.dtype(dtype)
 
@@ -153,11 +188,24 @@ def operand_dtype(operands) -> np.dtype:
     return np.dtype(jnp.result_type(*inexact)) if inexact else np.dtype(jnp.result_type(float))
 
 
+def whole_statics(fn: Function, args: tuple) -> tuple:
+    """``args`` with a whole-number float given for a static int that accepts one (``roots_jacobi(3.0,
+    ...)``, as SciPy takes it) replaced by the int, so that sizes and plans see an int; other values
+    are checked later, with the other statics."""
+    return tuple(int(value) if spec.kind == "static_int" and spec.accepts_float and isinstance(value, (float, np.floating))
+                 and float(value).is_integer() else value for spec, value in zip(fn.args, args))
+
+
 def _check_static(fn: Function, arg, value) -> None:
     if isinstance(value, jax.core.Tracer):
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a static Python value, not a traced array")
     if arg.kind == "static_bool" and not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be True or False, got {value!r}")
+    if arg.kind == "static_int" and arg.accepts_float and isinstance(value, (float, np.floating)):
+        if not float(value).is_integer():  # NaN and inf too
+            raise ValueError(f"{fn.public_name}: argument {arg.name}={value!r} must be an integer (SciPy accepts a "
+                             "float only with an integer value)")
+        value = int(value)
     if arg.kind == "static_int" and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a Python int, got {value!r}")
     if arg.kind == "static_float" and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))):
