@@ -131,3 +131,37 @@ def test_other_floats_for_an_integer_are_a_value_error_as_in_scipy():
         js.jn_zeros(1.5, 3)
     with pytest.raises(ValueError, match="must be an integer"):
         js.roots_jacobi(3.5, 0.5, 0.5)
+
+
+# ---- flags and dtypes SciPy accepts or refuses -----------------------------------------------------
+@pytest.mark.parametrize("name", ["y0_zeros", "y1p_zeros"])
+def test_an_int_flag_is_read_as_scipy_reads_it(name):
+    expected = getattr(sc, name)(3, complex=1)
+    got = getattr(js, name)(3, complex=1)
+    for e, g in zip(expected, got):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-12)
+
+
+def test_an_int_flag_other_than_0_or_1_is_refused():
+    with pytest.raises(TypeError, match="True or False"):
+        js.y0_zeros(3, complex=2)
+
+
+@pytest.mark.parametrize("dtype", [np.longdouble, np.clongdouble])
+def test_long_double_is_a_clear_error(dtype):
+    if np.dtype(dtype).itemsize <= np.dtype(np.complex128 if np.dtype(dtype).kind == "c" else np.float64).itemsize:
+        pytest.skip("long double is double on this platform")
+    sc.diric(np.array([1.0], np.longdouble), 3)  # SciPy computes it
+    with pytest.raises(TypeError, match="long double.*astype"):
+        js.diric(np.array([1.0], dtype), 3)
+
+
+def test_results_read_through_numpy_are_read_only_and_copies_are_writable():
+    """Documented in the README: JAX arrays are immutable, so SciPy's tests that write into iv's result
+    need np.array's copy."""
+    view = np.asarray(js.iv(1.0, jnp.array([1.0, 2.0])))
+    with pytest.raises(ValueError):
+        view[0] = 0.0
+    copy = np.array(js.iv(1.0, jnp.array([1.0, 2.0])))
+    copy[0] = 0.0
+    np.testing.assert_allclose(copy[1], sc.iv(1.0, 2.0), rtol=1e-14)

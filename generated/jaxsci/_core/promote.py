@@ -32,6 +32,10 @@ def _as_array(fn: Function, name: str, value):
         array = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{fn.public_name}: argument {name!r} cannot be converted to an array: {exc}") from None
+    if array.dtype.kind in "fc" and array.dtype.itemsize > np.dtype(np.complex128 if array.dtype.kind == "c" else np.float64).itemsize:
+        raise TypeError(f"{fn.public_name}: argument {name!r} has dtype {array.dtype} (numpy's long double), which JAX "
+                        "has no dtype for: JAX's floats are at most 64-bit; convert it with .astype(np.float64) "
+                        "(SciPy would compute in long double where it has such a loop)")
     if array.dtype == object or array.dtype.kind in "USVMm":
         raise TypeError(f"{fn.public_name}: argument {name!r} must be numeric, got {type(value).__name__} of dtype {array.dtype}")
     # Python scalars stay Python scalars so that they promote as weak types, as in jax.numpy.
@@ -190,11 +194,18 @@ def operand_dtype(operands) -> np.dtype:
 
 
 def whole_statics(fn: Function, args: tuple) -> tuple:
-    """``args`` with a whole-number float given for a static int that accepts one (``roots_jacobi(3.0,
-    ...)``, as SciPy takes it) replaced by the int, so that sizes and plans see an int; other values
-    are checked later, with the other statics."""
-    return tuple(int(value) if spec.kind == "static_int" and spec.accepts_float and isinstance(value, (float, np.floating))
-                 and float(value).is_integer() else value for spec, value in zip(fn.args, args))
+    """``args`` as SciPy reads its flags and sizes: a whole-number float given for a static int that
+    accepts one (``roots_jacobi(3.0, ...)``) becomes the int, and the int 0 or 1 for a static bool
+    (``y0_zeros(3, complex=1)``, SciPy tests its truth) becomes False or True, so that sizes and plans
+    see plain values; other values are checked later, with the other statics."""
+    def plain(spec, value):
+        if spec.kind == "static_int" and spec.accepts_float and isinstance(value, (float, np.floating)) and float(value).is_integer():
+            return int(value)
+        if spec.kind == "static_bool" and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value in (0, 1):
+            return bool(value)
+        return value
+
+    return tuple(plain(spec, value) for spec, value in zip(fn.args, args))
 
 
 def _check_static(fn: Function, arg, value) -> None:
