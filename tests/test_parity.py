@@ -165,3 +165,24 @@ def test_results_read_through_numpy_are_read_only_and_copies_are_writable():
     copy = np.array(js.iv(1.0, jnp.array([1.0, 2.0])))
     copy[0] = 0.0
     np.testing.assert_allclose(copy[1], sc.iv(1.0, 2.0), rtol=1e-14)
+
+
+# ---- logsumexp's result dtypes: SciPy promotes a and b as numpy does, integers as float64 ---------
+DTYPES = ["int8", "int64", "bool", "float16", "float32", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("b_dtype", [None, "int8", "int64", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("a_dtype", DTYPES)
+def test_logsumexp_dtypes_are_scipys(a_dtype, b_dtype):
+    a = np.asarray([1, 2]).astype(a_dtype)
+    b = None if b_dtype is None else np.asarray([1, 2]).astype(b_dtype)
+    expected = sc.logsumexp(a, b=b, return_sign=True)
+    got = js.logsumexp(a, b=b, return_sign=True)
+    assert [g.dtype for g in got] == [np.asarray(e).dtype for e in expected]
+    np.testing.assert_allclose(np.asarray(got[0]), expected[0], rtol=1e-3)
+
+
+def test_logsumexp_cancelling_weights_give_scipys_sign():
+    """SciPy's gh-18295: b that cancels the sum exactly gives log 0 = -inf with sign 0."""
+    value, sign = js.logsumexp(np.array([1.0, 1.0]), b=np.array([1.0, -1.0]), return_sign=True)
+    assert (float(value), float(sign)) == tuple(map(float, sc.logsumexp(np.array([1.0, 1.0]), b=np.array([1.0, -1.0]), return_sign=True)))
