@@ -516,8 +516,11 @@ def _args(top: _Mapping, path: str) -> tuple:
         accepts_float = m.get("accepts_float", (bool, str), default=False)
         if accepts_float not in (True, False, "truncate"):
             raise SpecError(path, m.value_line("accepts_float"), f"argument {name!r}: accepts_float must be true, false or 'truncate', got {accepts_float!r}")
-        if accepts_float and kind != "integer":
-            raise SpecError(path, m.value_line("accepts_float"), "accepts_float applies only to integer arguments")
+        if accepts_float == "truncate" and kind == "static_int":
+            raise SpecError(path, m.value_line("accepts_float"), f"argument {name!r}: a static_int accepts_float true "
+                                                                 "(a whole-number float, as SciPy's int(n) == n) or false")
+        if accepts_float and kind not in ("integer", "static_int"):
+            raise SpecError(path, m.value_line("accepts_float"), "accepts_float applies only to integer and static_int arguments")
         has_default = m.has("default")
         default = m.get("default", None)
         if has_default and default is None and kind in model.TRACED_KINDS:
@@ -1253,6 +1256,7 @@ def _guard(top: _Mapping, path: str, args: tuple, tests: model.TestPlan) -> mode
     m = _Mapping(top.get("guard", dict), path, "guard", top.value_line("guard"))
     valid = _formula(m.get("valid", str, required=True), m.loc("valid"), "guard.valid")
     reason = " ".join(m.get("reason", str, required=True).split())
+    raises_map = _Mapping(m.get("raises", dict), path, "guard.raises", m.value_line("raises")) if m.has("raises") else None
     m.done()
     line = valid.loc.line
     traced = [a for a in args if a.traced]
@@ -1288,7 +1292,36 @@ def _guard(top: _Mapping, path: str, args: tuple, tests: model.TestPlan) -> mode
             shown = ", ".join(f"{k}={v:g}" for k, v in point.items())
             raise SpecError(path, line, f"guard.valid excludes {shown}, {where}: a guard may only exclude inputs "
                                         "outside the test domain")
-    return model.Guard(valid=valid, expr=expr, reason=reason, loc=m.loc())
+    raises, raises_message, raises_text = (_guard_raises(raises_map, path, traced, holds, points)
+                                           if raises_map else (None, None, None))
+    return model.Guard(valid=valid, expr=expr, reason=reason, loc=m.loc(), raises=raises, raises_message=raises_message,
+                       raises_text=raises_text)
+
+
+def _guard_raises(m: _Mapping, path: str, traced: list, holds, points) -> tuple:
+    """``guard.raises: {when: <condition>, message: <SciPy's ValueError message>}``: where SciPy raises for
+    invalid arguments (roots_jacobi's alpha <= -1). It must exclude the whole test domain and lie
+    outside ``valid`` (checked at the test points and on a grid around them)."""
+    when = _formula(m.get("when", str, required=True), m.loc("when"), "guard.raises.when")
+    message = " ".join(m.get("message", str, required=True).split())
+    m.done()
+    try:
+        expr = parse_guard(when.text, [a.name for a in traced])
+    except FormulaError as exc:
+        raise SpecError(path, when.loc.line, f"guard.raises.when: {exc}") from None
+    raised = sympy.lambdify([sympy.Symbol(a.name) for a in traced], expr, modules=[{"np": np}], printer=GuardPrinter)
+    # the test domain, and the same points moved far out in every direction
+    columns = [np.asarray([p[a.name] for p, _ in points], dtype=float) for a in traced]
+    probes = [np.concatenate([c, c * 10 - 5, -c * 10 - 5, c - 10, np.full_like(c, -1e3)]) for c in columns]
+    with np.errstate(all="ignore"):
+        inside = np.broadcast_to(raised(*columns), columns[0].shape) if columns else np.zeros(0, bool)
+        both = np.broadcast_to(raised(*probes), probes[0].shape) & np.broadcast_to(holds(*probes), probes[0].shape)
+    if np.any(inside):
+        raise SpecError(path, when.loc.line, "guard.raises.when holds on the test domain: SciPy raises only outside it")
+    if np.any(both):
+        raise SpecError(path, when.loc.line, "guard.raises.when holds where guard.valid admits the arguments: "
+                                             "it must lie outside guard.valid")
+    return expr, message, when.text
 
 
 def _outside_abs(expr, name: str) -> bool:

@@ -238,6 +238,11 @@ class Guard:
     expr: object  # sympy Boolean
     reason: str
     loc: Location
+    # where SciPy raises ValueError for the arguments (a condition inside ``not valid``), with SciPy's message:
+    # raised for concrete arguments, reported through jaxsci.errstate for traced ones
+    raises: object = None  # sympy Boolean or None
+    raises_message: str | None = None
+    raises_text: str | None = None  # the condition as the spec writes it
 
 
 @dataclass(frozen=True)

@@ -121,10 +121,12 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         public.append(f"{a.name}={a.default!r}" if a.has_default else a.name)
     all_code = " ".join(code for case in cases for rule in case.rules
                         for code in rule.derivative + (rule.conjugate or ()) + tuple(a.code or "" for n in rule.needs for a in n.args))
-    guard_code = None
+    guard_code = raises_code = None
     if spec.guard is not None:
         try:
             guard_code = GuardPrinter().doprint(spec.guard.expr)
+            if spec.guard.raises is not None:
+                raises_code = GuardPrinter().doprint(spec.guard.raises)
         except PrintError as exc:
             raise SpecError(spec.guard.valid.loc.path, spec.guard.valid.loc.line, f"guard.valid: {exc}") from None
     if spec.reduction is not None:  # over an axis: the reduction core (templates/runtime/reduction.py)
@@ -142,6 +144,7 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
     return env.get_template("function.py.j2").render(
         spec=spec,
         guard_code=guard_code,
+        raises_code=raises_code,
         core_shape=core_shape,
         core_uses_math=core_shape is not None and any("math." in code for code in core_shape[1]),
         core_indices=_unpack([d.index for d in spec.core]) if spec.core else None,

@@ -12,7 +12,7 @@ from . import objects
 from . import coredims, derived
 from .config import config
 from .evaluate import Call, Plan, evaluate, evaluate_constant, rule_tangents
-from .promote import no_tangent, prepare
+from .promote import as_weak, no_tangent, prepare, weak_result, whole_statics
 from .registry import Function
 
 
@@ -22,13 +22,24 @@ def call(fn: Function, *args):
     Returns one array, or a tuple for a function with several outputs, in the public dtypes.
     """
     fn.require_scipy()
+    args = whole_statics(fn, args)
     for spec, value in zip(fn.args, args):
         if spec.eager is not None and isinstance(value, (bool, np.bool_)) and bool(value) == spec.eager:
             return _eager(fn, args, spec)
+    outputs = _call(fn, args)
+    traced = tuple(a for a, spec in zip(args, fn.args) if spec.traced)
+    if not weak_result(fn, traced):
+        return outputs
+    return tuple(as_weak(o) for o in outputs) if isinstance(outputs, tuple) else as_weak(outputs)
+
+
+def _call(fn: Function, args: tuple):
     omitted = tuple(spec.name for a, spec in zip(args, fn.args) if spec.optional and a is None)
     traced = tuple(a for a, spec in zip(args, fn.args) if spec.traced and spec.name not in omitted)
     statics = tuple(a for a, spec in zip(args, fn.args) if not spec.traced)
     operands, public_dtypes = prepare(fn, traced, statics)
+    if fn.raises is not None:
+        _raise_where_scipy_does(fn, operands)
     static_items = tuple((spec.name, _plain(value)) for spec, value in zip(fn.static_args, statics))
     # Optional arguments are trailing traced ones (the generator checks), so the operands keep their
     # positions; SciPy gets the omitted ones as keyword None.
@@ -49,6 +60,21 @@ def call(fn: Function, *args):
     if fn.core_rank:
         outputs = coredims.public(outputs, fn.core_rank)
     return outputs[0] if len(outputs) == 1 else outputs
+
+
+def _raise_where_scipy_does(fn: Function, operands: tuple) -> None:
+    """SciPy's ValueError for concrete invalid arguments (``roots_jacobi(3, -1.5, 0.5)``); traced ones
+    are NaN there and the host reports the same error through ``jaxsci.errstate``."""
+    import jax
+
+    if any(isinstance(o, jax.core.Tracer) for o in operands):
+        return
+    condition, message = fn.raises
+    with np.errstate(all="ignore"):
+        # in float64, as the host compares: float32 would round the condition's constants
+        raised = condition(*(np.asarray(o).astype(np.result_type(np.asarray(o).dtype, np.float64)) for o in operands))
+    if np.any(raised):
+        raise ValueError(f"{fn.public_name}: {message}")
 
 
 def _native(fn: Function, traced_specs: tuple, operands: tuple, statics: tuple, static_items: tuple, public_dtypes):

@@ -100,17 +100,22 @@ def evaluate_into(function, statics: dict, arguments, outputs) -> None:
     if any(not np.shares_memory(r, o) for r, o in zip(rows, outputs) if r.size):
         raise ValueError("the output buffers are not contiguous")
     count = len(outputs)
+    rejected = False
     for i, scalars in enumerate(zip(*columns) if columns else [()]):
         if valid is not None:  # under the host's np.errstate(all="ignore")
             if not valid(*scalars):
                 for row in rows:
                     row[i] = np.nan
+                rejected = True
                 continue
         values = _call_scipy(host, function, dict(zip(names, scalars)), statics)
         for value, row in zip(_tuple(values, count), rows):
             if np.shape(value) != core:
                 _check(function, np.shape(value), core)
             row[i] = value
+    report = function.report_raises() if rejected else None
+    if report is not None:
+        report(*arguments)
 
 
 def _call_scipy(host, function, traced: dict, statics: dict):

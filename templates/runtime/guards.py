@@ -19,8 +19,10 @@ from typing import Callable
 import numpy as np
 
 
-def guarded(scipy_function: Callable, valid: Callable) -> Callable:
+def guarded(scipy_function: Callable, valid: Callable, rejected: Callable | None = None) -> Callable:
     """``scipy_function`` evaluated only where ``valid(*args)`` holds, elementwise; NaN elsewhere.
+    ``rejected(*args)``, if given, is called where some element is not admitted (it reports SciPy's
+    ValueError for arguments SciPy refuses).
 
     ``args`` are SciPy's positional (traced) operands, numpy arrays that broadcast together; keyword
     arguments (static values) are passed through, and a ufunc's ``out=`` buffers are filled. Where every input is admitted, SciPy is called on
@@ -35,6 +37,9 @@ def guarded(scipy_function: Callable, valid: Callable) -> Callable:
             admitted = np.asarray(valid(*args), dtype=bool)
         if admitted.all():
             return scipy_function(*args, **statics)
+        if rejected is not None:
+            with np.errstate(all="ignore"):
+                rejected(*args)
         statics.pop("out", None)
         shape = np.broadcast_shapes(admitted.shape, *(np.shape(a) for a in args))
         admitted = np.broadcast_to(admitted, shape)

@@ -32,6 +32,10 @@ def _as_array(fn: Function, name: str, value):
         array = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{fn.public_name}: argument {name!r} cannot be converted to an array: {exc}") from None
+    if array.dtype.kind in "fc" and array.dtype.itemsize > np.dtype(np.complex128 if array.dtype.kind == "c" else np.float64).itemsize:
+        raise TypeError(f"{fn.public_name}: argument {name!r} has dtype {array.dtype} (numpy's long double), which JAX "
+                        "has no dtype for: JAX's floats are at most 64-bit; convert it with .astype(np.float64) "
+                        "(SciPy would compute in long double where it has such a loop)")
     if array.dtype == object or array.dtype.kind in "USVMm":
         raise TypeError(f"{fn.public_name}: argument {name!r} must be numeric, got {type(value).__name__} of dtype {array.dtype}")
     # Python scalars stay Python scalars so that they promote as weak types, as in jax.numpy.
@@ -40,6 +44,41 @@ def _as_array(fn: Function, name: str, value):
 
 def _dtype(value) -> np.dtype:
     return np.dtype(jnp.result_type(value))
+
+
+def _is_weak(value) -> bool:
+    """JAX's weak type: a Python int, float or complex (not bool, not a numpy scalar), or a JAX value
+    made from one."""
+    if isinstance(value, np.generic):  # np.float64 subclasses float but is strongly typed in JAX
+        return False
+    if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+        return True
+    aval = getattr(value, "aval", None)
+    return bool(getattr(aval, "weak_type", getattr(value, "weak_type", False)))
+
+
+def weak_result(fn: Function, traced: tuple) -> bool:
+    """Whether the outputs are weakly typed, as ``jnp.sin(2.0)`` and jax.scipy's ``gammaln(2.0)`` are:
+    when every argument that takes part in the promotion is weak (integer orders, which do not, count
+    only for a function that has nothing else)."""
+    promoting = [value for arg, value in zip(fn.traced_args, traced)
+                 if value is not None and (arg.kind != "integer" or _is_float(value))]
+    considered = promoting or [value for value in traced if value is not None]
+    return bool(considered) and all(_is_weak(value) for value in considered)
+
+
+def _is_float(value) -> bool:
+    return jnp.issubdtype(_dtype(value), jnp.inexact)
+
+
+def as_weak(output):
+    """``output`` marked weakly typed (the same values and dtype), so that ``gamma(2.0) * x32`` stays
+    float32 with x64 on, as JAX's own functions do. An integer output (jnjnp_zeros' indices) is left alone."""
+    if not jnp.issubdtype(output.dtype, jnp.inexact):
+        return output
+    from jax._src.lax import lax as lax_internal  # the weak_type switch jax.numpy itself uses
+
+    return lax_internal._convert_element_type(output, output.dtype, weak_type=True)
 
 
 def real_dtype(dtype: np.dtype) -> np.dtype:
@@ -154,11 +193,31 @@ def operand_dtype(operands) -> np.dtype:
     return np.dtype(jnp.result_type(*inexact)) if inexact else np.dtype(jnp.result_type(float))
 
 
+def whole_statics(fn: Function, args: tuple) -> tuple:
+    """``args`` as SciPy reads its flags and sizes: a whole-number float given for a static int that
+    accepts one (``roots_jacobi(3.0, ...)``) becomes the int, and the int 0 or 1 for a static bool
+    (``y0_zeros(3, complex=1)``, SciPy tests its truth) becomes False or True, so that sizes and plans
+    see plain values; other values are checked later, with the other statics."""
+    def plain(spec, value):
+        if spec.kind == "static_int" and spec.accepts_float and isinstance(value, (float, np.floating)) and float(value).is_integer():
+            return int(value)
+        if spec.kind == "static_bool" and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value in (0, 1):
+            return bool(value)
+        return value
+
+    return tuple(plain(spec, value) for spec, value in zip(fn.args, args))
+
+
 def _check_static(fn: Function, arg, value) -> None:
     if isinstance(value, jax.core.Tracer):
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a static Python value, not a traced array")
     if arg.kind == "static_bool" and not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be True or False, got {value!r}")
+    if arg.kind == "static_int" and arg.accepts_float and isinstance(value, (float, np.floating)):
+        if not float(value).is_integer():  # NaN and inf too
+            raise ValueError(f"{fn.public_name}: argument {arg.name}={value!r} must be an integer (SciPy accepts a "
+                             "float only with an integer value)")
+        value = int(value)
     if arg.kind == "static_int" and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
         raise TypeError(f"{fn.public_name}: argument {arg.name!r} must be a Python int, got {value!r}")
     if arg.kind == "static_float" and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))):

@@ -24,7 +24,8 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from .config import config
-from .promote import no_tangent, prepare, real_dtype
+from .errors import NonDifferentiableError
+from .promote import compute_dtype, no_tangent, output_dtype, prepare, real_dtype
 from .registry import Function, lookup
 from .evaluate import checked_rule
 from .transport import host_callback
@@ -87,6 +88,7 @@ def reduce(fn: ReductionFunction, *args):
     statics = tuple(values[spec.name] for spec in fn.static_args)
     stripped = tuple(None if spec.kind == "static_axis" else value for spec, value in zip(fn.static_args, statics))
     operands, public = prepare(fn, tuple(values[spec.name] for spec in present), stripped)
+    operands, public = _as_scipy_promotes(fn, tuple(values[spec.name] for spec in present), operands, public)
     operands = tuple(jnp.broadcast_arrays(*operands)) if len(operands) > 1 else tuple(operands)
     # SciPy takes a 0-d input as 1-d: axis 0 is valid, and keepdims gives shape (1,)
     scalar = operands[0].ndim == 0
@@ -107,6 +109,32 @@ def reduce(fn: ReductionFunction, *args):
                              dtypes=tuple(np.dtype(d) for d in compute), transport=config.callback)
     results = tuple(r if r.dtype == dt else r.astype(dt) for r, dt in zip(results, dtypes))
     return _unwrap(results, fn, outputs, scalar)
+
+
+def _as_scipy_promotes(fn: ReductionFunction, given: tuple, operands: tuple, public: tuple):
+    """SciPy's result dtype for logsumexp, within JAX's dtypes: SciPy promotes ``a`` and ``b`` as numpy
+    does (float32 with an int64 ``b`` is float64) and takes integers as the default float (float64),
+    where JAX's promotion keeps float32 and makes int8 float32. Python scalars are weak in both."""
+    if fn.qualname != "special.logsumexp":  # softmax and log_softmax follow numpy's exp (int8 is float16 there)
+        return operands, public
+    python_scalar = lambda v: isinstance(v, (int, float, complex)) and not isinstance(v, np.generic)  # noqa: E731
+    arrays = [v for v in given if v is not None and not python_scalar(v)]
+    try:
+        dtypes = [np.dtype(jnp.result_type(v)) for v in arrays]
+        wanted = np.result_type(*dtypes) if dtypes else None
+    except TypeError:  # bfloat16 and other dtypes numpy does not promote: JAX's promotion
+        return operands, public
+    if wanted is None:
+        return operands, public
+    if wanted.kind in "biu":
+        wanted = np.dtype(np.float64)
+    wanted = np.dtype(jax.dtypes.canonicalize_dtype(wanted))
+    promoted = np.dtype(jnp.result_type(*(o.dtype for o in operands)))
+    if wanted == public[0] or wanted.kind not in "fc" or not jnp.issubdtype(promoted, jnp.inexact):
+        return operands, public
+    computed = compute_dtype(wanted)
+    operands = tuple(o.astype(computed if jnp.iscomplexobj(o) else real_dtype(computed)) for o in operands)
+    return operands, tuple(output_dtype(out.dtype, wanted) for out in fn.outputs)
 
 
 def _unwrap(results: tuple, fn: ReductionFunction, outputs: list, scalar: bool):

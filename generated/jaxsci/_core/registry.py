@@ -103,6 +103,8 @@ class Function:
     native: str | None = None  # a native JAX implementation for real inputs ("jax.scipy.special.i0e")
     # where SciPy may be called: numpy booleans from the traced operands (the spec's guard.valid), or None
     guard: Callable | None = None
+    # (condition, SciPy's message): where SciPy raises ValueError for the arguments (outside the guard)
+    raises: tuple | None = None
     # outputs with core dimensions (coredims.py): their sizes from the static values, how many, and
     # whether SciPy takes scalars only (the host then calls it once per element)
     core_shape: Callable | None = None
@@ -150,9 +152,25 @@ class Function:
             if newer:
                 cached = _without(cached, newer)
             if self.guard is not None:
-                cached = guarded(cached, self.guard)
+                cached = guarded(cached, self.guard, self.report_raises())
             _SCIPY_CALLABLES[key] = cached
         return cached
+
+    def report_raises(self) -> Callable | None:
+        """For traced arguments where SciPy raises (``raises``): the host reports SciPy's ValueError
+        through jaxsci.errstate, and the outputs there stay NaN, the others computed."""
+        if self.raises is None:
+            return None
+        condition, message = self.raises
+        qualname = self.qualname
+
+        def report_where_raised(*args) -> None:
+            if np.any(condition(*args)):
+                from .errstate import report
+
+                report(qualname, ValueError(message))
+
+        return report_where_raised
 
     @property
     def scipy_is_ufunc(self) -> bool:

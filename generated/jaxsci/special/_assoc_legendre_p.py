@@ -83,7 +83,7 @@ _FUNCTION = _core.register(
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('branch_cut', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(2, 3), why_choices='SciPy has the branch cuts 2 (|z| > 1) and 3 (-1 < z < 1) only', keyword_only=True),
             _core.Arg('norm', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, keyword_only=True),
-            _core.Arg('diff_n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(0, 1, 2), why_choices='SciPy computes the derivatives up to order 2 only (NotImplementedError beyond)', keyword_only=True),
+            _core.Arg('diff_n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, choices=(0, 1, 2), why_choices='SciPy computes the derivatives up to order 2 only (NotImplementedError beyond)', keyword_only=True),
         ),
         outputs=(_core.Output('p', 'promoted'), ),
         vmap_method='expand_dims',

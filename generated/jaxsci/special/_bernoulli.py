@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.bernoulli',
         scipy='scipy.special.bernoulli',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=0, why_minimum="SciPy raises ValueError('n must be a non-negative integer.')"),
         ),
         outputs=(_core.Output('out', 'promoted', shape=(((1, 'n'), (1, None)),)), ),
         vmap_method='expand_dims',
@@ -36,6 +36,7 @@ def bernoulli(n):
 
     Args:
       n: static Python int. The largest index, n >= 0.
+        At least 0: SciPy raises ValueError('n must be a non-negative integer.')
 
     Returns:
       out: array of the promoted input dtype B_0 ... B_n, in float64 (the promoted dtype of no inputs).

@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.bi_zeros',
         scipy='scipy.special.bi_zeros',
         args=(
-            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=1, why_minimum="SciPy raises ValueError('nt must be a positive integer scalar.')"),
         ),
         outputs=(_core.Output('b', 'promoted', shape=('nt',)), _core.Output('bp', 'promoted', shape=('nt',)), _core.Output('bi', 'promoted', shape=('nt',)), _core.Output('bip', 'promoted', shape=('nt',)), ),
         vmap_method='expand_dims',
@@ -36,6 +36,7 @@ def bi_zeros(nt):
 
     Args:
       nt: static Python int. Number of zeros to return.
+        At least 1: SciPy raises ValueError('nt must be a positive integer scalar.')
 
     Returns:
       b: array of the promoted input dtype Zeros of Bi(x).

@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.fresnels_zeros',
         scipy='scipy.special.fresnels_zeros',
         args=(
-            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=1, why_minimum="SciPy raises ValueError('Argument must be positive scalar integer.')"),
         ),
         outputs=(_core.Output('zeros', 'complex', shape=('nt',)), ),
         vmap_method='expand_dims',
@@ -36,6 +36,7 @@ def fresnels_zeros(nt):
 
     Args:
       nt: static Python int. Number of zeros to return.
+        At least 1: SciPy raises ValueError('Argument must be positive scalar integer.')
 
     Returns:
       zeros: complex array of the promoted input precision Zeros of S(z).

@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.gegenbauer',
         scipy='scipy.special.gegenbauer',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'static_float', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('monic', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False),
         ),

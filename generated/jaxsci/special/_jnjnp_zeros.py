@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.jnjnp_zeros',
         scipy='scipy.special.jnjnp_zeros',
         args=(
-            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
         ),
         outputs=(_core.Output('zo', 'promoted', shape=('nt',)), _core.Output('n', 'int32', shape=('nt',)), _core.Output('m', 'int32', shape=('nt',)), _core.Output('t', 'int32', shape=('nt',)), ),
         vmap_method='expand_dims',

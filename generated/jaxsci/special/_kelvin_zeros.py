@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.kelvin_zeros',
         scipy='scipy.special.kelvin_zeros',
         args=(
-            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=1, why_minimum="SciPy raises ValueError('nt must be positive integer scalar.')"),
         ),
         outputs=(_core.Output('ber', 'promoted', shape=('nt',)), _core.Output('bei', 'promoted', shape=('nt',)), _core.Output('ker', 'promoted', shape=('nt',)), _core.Output('kei', 'promoted', shape=('nt',)), _core.Output('berp', 'promoted', shape=('nt',)), _core.Output('beip', 'promoted', shape=('nt',)), _core.Output('kerp', 'promoted', shape=('nt',)), _core.Output('keip', 'promoted', shape=('nt',)), ),
         vmap_method='expand_dims',
@@ -36,6 +36,7 @@ def kelvin_zeros(nt):
 
     Args:
       nt: static Python int. Number of zeros to return.
+        At least 1: SciPy raises ValueError('nt must be positive integer scalar.')
 
     Returns:
       ber: array of the promoted input dtype Zeros of ber.

@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.kerp_zeros',
         scipy='scipy.special.kerp_zeros',
         args=(
-            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=1, why_minimum="SciPy raises ValueError('nt must be positive integer scalar.')"),
         ),
         outputs=(_core.Output('zeros', 'promoted', shape=('nt',)), ),
         vmap_method='expand_dims',
@@ -36,6 +36,7 @@ def kerp_zeros(nt):
 
     Args:
       nt: static Python int. Number of zeros to return.
+        At least 1: SciPy raises ValueError('nt must be positive integer scalar.')
 
     Returns:
       zeros: array of the promoted input dtype The first nt zeros of kerp.

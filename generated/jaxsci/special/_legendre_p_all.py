@@ -44,7 +44,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.legendre_p_all',
         scipy_since=(1, 15),
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, minimum=0, why_minimum="SciPy's legendre_p_all needs n >= 0"),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=0, why_minimum="SciPy's legendre_p_all needs n >= 0"),
             _core.Arg('z', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('diff_n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(0, 1, 2), why_choices='SciPy computes the derivatives up to order 2 only (NotImplementedError beyond)', keyword_only=True),
         ),

@@ -30,8 +30,8 @@ _FUNCTION = _core.register(
         qualname='special.lqmn',
         scipy='scipy.special.lqmn',
         args=(
-            _core.Arg('m', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('m', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('Qmn', 'promoted'), _core.Output('Qmn_d', 'promoted'), ),

@@ -30,7 +30,7 @@ _FUNCTION = _core.register(
         qualname='special.lqn',
         scipy='scipy.special.lqn',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('Qn', 'promoted'), _core.Output('Qd', 'promoted'), ),

@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.mathieu_even_coef',
         scipy='scipy.special.mathieu_even_coef',
         args=(
-            _core.Arg('m', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('m', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('q', 'static_float', differentiable=False, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted', shape='eager'), ),

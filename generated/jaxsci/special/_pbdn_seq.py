@@ -30,7 +30,7 @@ _FUNCTION = _core.register(
         qualname='special.pbdn_seq',
         scipy='scipy.special.pbdn_seq',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, minimum=0, why_minimum="for negative n SciPy's pbdn_seq returns repeated or missing orders (pbdn_seq(-2, z)[0][2] is D_0(z))"),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=0, why_minimum="for negative n SciPy's pbdn_seq returns repeated or missing orders (pbdn_seq(-2, z)[0][2] is D_0(z))"),
             _core.Arg('z', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('cpb', 'complex'), _core.Output('cpd', 'complex'), ),

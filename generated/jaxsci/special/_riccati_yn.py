@@ -30,7 +30,7 @@ _FUNCTION = _core.register(
         qualname='special.riccati_yn',
         scipy='scipy.special.riccati_yn',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('x', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('yn', 'promoted'), _core.Output('dyn', 'promoted'), ),

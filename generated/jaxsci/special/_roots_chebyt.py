@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.roots_chebyt',
         scipy='scipy.special.roots_chebyt',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=1, why_minimum="SciPy raises ValueError('n must be a positive integer.')"),
             _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
         ),
         outputs=(_core.Output('x', 'promoted', shape=('n',)), _core.Output('w', 'promoted', shape=('n',)), ),
@@ -38,6 +38,7 @@ def roots_chebyt(n, mu=False):
 
     Args:
       n: static Python int. Quadrature order (number of nodes).
+        At least 1: SciPy raises ValueError('n must be a positive integer.')
       mu: static Python bool (default False). SciPy's mu flag; only False (nodes and weights) is supported.
         Supported values: False (mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead).
 

@@ -48,12 +48,17 @@ def _roots_gegenbauer_valid(alpha):
     return (alpha > -0.5)
 
 
+def _roots_gegenbauer_raises(alpha):
+    """Where SciPy raises ValueError('alpha must be greater than -0.5.'): alpha < -0.5"""
+    return (alpha < -0.5)
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.roots_gegenbauer',
         scipy='scipy.special.roots_gegenbauer',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
         ),
@@ -63,6 +68,7 @@ _FUNCTION = _core.register(
         core_rank=1,
         host_loop=True,
         guard=_roots_gegenbauer_valid,
+        raises=(_roots_gegenbauer_raises, 'alpha must be greater than -0.5.'),
         rules={
             (('mu', False),): {
                 0: _core.Rule((_roots_gegenbauer_mu_false_alpha_needs, _roots_gegenbauer_mu_false_alpha_needs_stage2, ), _roots_gegenbauer_mu_false_alpha_derivative, statics=('n',)),
@@ -105,6 +111,9 @@ def roots_gegenbauer(n, alpha, mu=False):
 
     Guard: SciPy is called only where alpha > -0.5; elsewhere every output is NaN.
     SciPy's roots_gegenbauer raises ValueError outside alpha > -1/2 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
+    Where alpha < -0.5, SciPy raises ValueError('alpha must be greater than -0.5.'): so does
+    jaxsci for concrete arguments; for traced ones the outputs there are NaN and a jaxsci.CallbackWarning
+    says why (a jaxsci.CallbackError under jaxsci.errstate("raise")).
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

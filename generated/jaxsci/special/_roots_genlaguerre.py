@@ -45,12 +45,17 @@ def _roots_genlaguerre_valid(alpha):
     return (alpha > -1)
 
 
+def _roots_genlaguerre_raises(alpha):
+    """Where SciPy raises ValueError('alpha must be greater than -1.'): alpha < -1"""
+    return (alpha < -1)
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.roots_genlaguerre',
         scipy='scipy.special.roots_genlaguerre',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
         ),
@@ -60,6 +65,7 @@ _FUNCTION = _core.register(
         core_rank=1,
         host_loop=True,
         guard=_roots_genlaguerre_valid,
+        raises=(_roots_genlaguerre_raises, 'alpha must be greater than -1.'),
         rules={
             (('mu', False),): {
                 0: _core.Rule((_roots_genlaguerre_mu_false_alpha_needs, _roots_genlaguerre_mu_false_alpha_needs_stage2, ), _roots_genlaguerre_mu_false_alpha_derivative, statics=('n',)),
@@ -101,6 +107,9 @@ def roots_genlaguerre(n, alpha, mu=False):
 
     Guard: SciPy is called only where alpha > -1; elsewhere every output is NaN.
     SciPy's roots_genlaguerre raises ValueError outside alpha > -1 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
+    Where alpha < -1, SciPy raises ValueError('alpha must be greater than -1.'): so does
+    jaxsci for concrete arguments; for traced ones the outputs there are NaN and a jaxsci.CallbackWarning
+    says why (a jaxsci.CallbackError under jaxsci.errstate("raise")).
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

@@ -78,12 +78,17 @@ def _roots_jacobi_valid(alpha, beta):
     return np.logical_and((alpha > -1), (beta > -1))
 
 
+def _roots_jacobi_raises(alpha, beta):
+    """Where SciPy raises ValueError('alpha and beta must be greater than -1.'): Or(alpha <= -1, beta <= -1)"""
+    return np.logical_or((alpha <= -1), (beta <= -1))
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.roots_jacobi',
         scipy='scipy.special.roots_jacobi',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('beta', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
@@ -94,6 +99,7 @@ _FUNCTION = _core.register(
         core_rank=1,
         host_loop=True,
         guard=_roots_jacobi_valid,
+        raises=(_roots_jacobi_raises, 'alpha and beta must be greater than -1.'),
         rules={
             (('mu', False),): {
                 0: _core.Rule((_roots_jacobi_mu_false_alpha_needs, _roots_jacobi_mu_false_alpha_needs_stage2, ), _roots_jacobi_mu_false_alpha_derivative, statics=('n',)),
@@ -139,6 +145,9 @@ def roots_jacobi(n, alpha, beta, mu=False):
 
     Guard: SciPy is called only where And(alpha > -1, beta > -1); elsewhere every output is NaN.
     SciPy's roots_jacobi raises ValueError outside alpha and beta > -1 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
+    Where Or(alpha <= -1, beta <= -1), SciPy raises ValueError('alpha and beta must be greater than -1.'): so does
+    jaxsci for concrete arguments; for traced ones the outputs there are NaN and a jaxsci.CallbackWarning
+    says why (a jaxsci.CallbackError under jaxsci.errstate("raise")).
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

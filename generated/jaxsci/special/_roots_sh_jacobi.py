@@ -80,12 +80,17 @@ def _roots_sh_jacobi_valid(p1, q1):
     return np.logical_and((p1 - q1 > -1), (q1 > 0))
 
 
+def _roots_sh_jacobi_raises(p1, q1):
+    """Where SciPy raises ValueError('(p - q) must be greater than -1, and q must be greater than 0.'): Or(p1 - q1 <= -1, q1 <= 0)"""
+    return np.logical_or((p1 - q1 <= -1), (q1 <= 0))
+
+
 _FUNCTION = _core.register(
     _core.Function(
         qualname='special.roots_sh_jacobi',
         scipy='scipy.special.roots_sh_jacobi',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('p1', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('q1', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
@@ -96,6 +101,7 @@ _FUNCTION = _core.register(
         core_rank=1,
         host_loop=True,
         guard=_roots_sh_jacobi_valid,
+        raises=(_roots_sh_jacobi_raises, '(p - q) must be greater than -1, and q must be greater than 0.'),
         rules={
             (('mu', False),): {
                 0: _core.Rule((_roots_sh_jacobi_mu_false_p1_needs, _roots_sh_jacobi_mu_false_p1_needs_stage2, ), _roots_sh_jacobi_mu_false_p1_derivative, statics=('n',)),
@@ -141,6 +147,9 @@ def roots_sh_jacobi(n, p1, q1, mu=False):
 
     Guard: SciPy is called only where And(p1 - q1 > -1, q1 > 0); elsewhere every output is NaN.
     SciPy's roots_sh_jacobi raises ValueError outside p1 - q1 > -1 and q1 > 0 (and, for NaN, returns NaN or fails in its eigenvalue solver); called per element of a batch (host_loop), one such element would make the whole callback NaN, so each is NaN on its own.
+    Where Or(p1 - q1 <= -1, q1 <= 0), SciPy raises ValueError('(p - q) must be greater than -1, and q must be greater than 0.'): so does
+    jaxsci for concrete arguments; for traced ones the outputs there are NaN and a jaxsci.CallbackWarning
+    says why (a jaxsci.CallbackError under jaxsci.errstate("raise")).
 
     Dtypes: inexact inputs promote together as in ``jax.numpy`` (respecting ``jax_enable_x64``);
     float32 in gives float32 out. float16 and bfloat16 are computed in float32 and returned in their

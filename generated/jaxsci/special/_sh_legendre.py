@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.sh_legendre',
         scipy='scipy.special.sh_legendre',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('monic', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('P', 'orthopoly1d', evaluates=('eval_sh_legendre', ('n', 'x'))), ),

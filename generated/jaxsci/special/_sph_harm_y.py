@@ -49,7 +49,7 @@ _FUNCTION = _core.register(
             _core.Arg('m', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('theta', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('phi', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('diff_n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(0, 1, 2), why_choices='SciPy computes the derivatives up to order 2 only (ValueError beyond)'),
+            _core.Arg('diff_n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, choices=(0, 1, 2), why_choices='SciPy computes the derivatives up to order 2 only (ValueError beyond)'),
         ),
         outputs=(_core.Output('y', 'complex'), ),
         vmap_method='expand_dims',

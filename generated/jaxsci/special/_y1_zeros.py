@@ -12,7 +12,7 @@ _FUNCTION = _core.register(
         qualname='special.y1_zeros',
         scipy='scipy.special.y1_zeros',
         args=(
-            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=1, why_minimum="SciPy raises ValueError('Arguments must be scalar positive integer.')"),
             _core.Arg('complex', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('z1n', 'complex', shape=('nt',)), _core.Output('y1pz1n', 'complex', shape=('nt',)), ),
@@ -39,6 +39,7 @@ def y1_zeros(nt, complex=False):
 
     Args:
       nt: static Python int. Number of zeros to return.
+        At least 1: SciPy raises ValueError('Arguments must be scalar positive integer.')
       complex: static Python bool (default False). If True, the complex zeros as well (SciPy's switch).
 
     Returns:

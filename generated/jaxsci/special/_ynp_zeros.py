@@ -12,8 +12,8 @@ _FUNCTION = _core.register(
         qualname='special.ynp_zeros',
         scipy='scipy.special.ynp_zeros',
         args=(
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
+            _core.Arg('nt', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=1, why_minimum="SciPy raises ValueError('nt > 0')"),
         ),
         outputs=(_core.Output('zeros', 'promoted', shape=('nt',)), ),
         vmap_method='expand_dims',
@@ -38,6 +38,7 @@ def ynp_zeros(n, nt):
     Args:
       n: static Python int. Integer order.
       nt: static Python int. Number of zeros to return.
+        At least 1: SciPy raises ValueError('nt > 0')
 
     Returns:
       zeros: array of the promoted input dtype The first nt zeros of Y_n'.

@@ -42,7 +42,7 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('v', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False, minimum=0, why_minimum="SciPy raises ValueError('n must be a non-negative integer')"),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
@@ -73,6 +73,7 @@ def yvp(v, z, n=1):
       z: real or complex array. Argument.
         Differentiable: yvp(v, z, n + 1) (the definition: d/dz of the n-th derivative is the (n + 1)-th (DLMF 10.6.7); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       n: static Python int (default 1). Order of the derivative (a non-negative Python int, fixed at trace time).
+        At least 0: SciPy raises ValueError('n must be a non-negative integer')
 
     Returns:
       out: array of the promoted input dtype

@@ -64,11 +64,13 @@ def _checked(estimate, error, value, rtol):
 
 
 def _per_output(kernel_of_one, function):
-    """A kernel for each output of a function with several (SciPy's pbdv returns (d, dp)), as a tuple."""
-    probe = function(*(np.float64(0.5) for _ in range(getattr(function, "nin", 1))))
-    if not isinstance(probe, tuple):
+    """A kernel for each output of a function with several (SciPy's pbdv returns (d, dp)), as a tuple.
+    The count is the ufunc's ``nout`` (1 for a Python function): calling SciPy to find it out would run
+    it when this module is imported (ellip_harm warned there about truncating 0.5)."""
+    outputs = getattr(function, "nout", 1)
+    if outputs == 1:
         return kernel_of_one(function)
-    parts = [kernel_of_one(lambda *a, k=k: function(*a)[k]) for k in range(len(probe))]
+    parts = [kernel_of_one(lambda *a, k=k: function(*a)[k]) for k in range(outputs)]
     return lambda *args: tuple(part(*args) for part in parts)
 
 
@@ -173,7 +175,6 @@ def _ellip_harm(h2, k2, n, p, s, signm, signn):
     return sc.ellip_harm(h2, k2, n, p, s, signm, signn)
 
 
-_ellip_harm.nin = 7  # SciPy's ellip_harm is a Python function around a 7-input ufunc; _per_output probes by nin
 def _ellip_harm_step(arrays):
     # E^p_n(s) carries the factors sqrt|s^2 - h^2| and sqrt|s^2 - k^2| (DLMF 29.12.1): branch points at
     # s = +-h, +-k, whose expansion about s has that radius; steps of a quarter of the distance keep the
@@ -206,8 +207,6 @@ def _ellip_normal(h2, k2, n, p):
     return result
 
 
-_ellip_harm_2.nin = 5  # Python functions around np.vectorize, without a ufunc's nin for _per_output's probe
-_ellip_normal.nin = 4
 ellip_harm_2_dh2 = partial_derivative(_ellip_harm_2, 0)
 ellip_harm_2_dk2 = partial_derivative(_ellip_harm_2, 1)
 ellip_harm_2_dh2_2 = partial_derivative(_ellip_harm_2, 0, order=2)
