@@ -46,6 +46,8 @@ ELEMENTARY = frozenset({
     "isinf", "isfinite", "isnan", "square", "sin", "cos", "tan", "arctan", "sinh", "cosh", "tanh",
 })
 CONSTANTS = {"pi": "jnp.pi", "inf": "jnp.inf", "nan": "jnp.nan"}
+# Functions of the runtime core's distributions module a formula may call.
+CORE = frozenset({"as_integer"})
 _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.BitAnd, ast.BitOr, ast.USub, ast.UAdd,
               ast.Invert, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.Name, ast.Load, ast.Constant,
@@ -243,7 +245,7 @@ class Namespace:
         lets = _Mapping(m.get("let", dict, required=True), path, f"{what}.let", m.value_line("let"))
         namespace, bound, texts = self, [], []
         for name in list(lets.data):
-            if not str(name).isidentifier() or name in self.variables or name in self.arities or name in ELEMENTARY:
+            if not str(name).isidentifier() or name in self.variables or name in self.arities or name in ELEMENTARY | CORE:
                 raise SpecError(path, lets.key_line(name), f"{what}.let: {name!r} must be a new name")
             code = namespace.code(lets.get(name, str), path, lets.value_line(name), f"{what}.let.{name}")
             bound.append((name, code.code))
@@ -293,8 +295,9 @@ class _Printer(ast.NodeTransformer):
             raise _FormulaError("only calls of named functions with positional arguments are allowed")
         name = node.func.id
         args = [self.visit(a) for a in node.args]
-        if name in ELEMENTARY:
-            return ast.Call(ast.Attribute(ast.Name("jnp", ast.Load()), name, ast.Load()), args, [])
+        if name in ELEMENTARY or name in CORE:
+            module = "jnp" if name in ELEMENTARY else "distributions"
+            return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         if name in self.namespace.arities:
             fewest, most = self.namespace.arities[name]
             if not fewest <= len(args) <= most:
@@ -311,11 +314,11 @@ class _Printer(ast.NodeTransformer):
         raise _FormulaError(self._unknown(node.id, "name"))
 
     def _unknown(self, name: str, what: str) -> str:
-        known = sorted(self.namespace.variables | ELEMENTARY | set(CONSTANTS) | set(self.namespace.arities))
+        known = sorted(self.namespace.variables | ELEMENTARY | CORE | set(CONSTANTS) | set(self.namespace.arities))
         hint = difflib.get_close_matches(name, known, n=1)
         return (f"unknown {what} {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
                 + f" (the formula's names: {', '.join(sorted(self.namespace.variables))}, jaxsci.special's functions, "
-                  f"{', '.join(sorted(ELEMENTARY | set(CONSTANTS)))})")
+                  f"{', '.join(sorted(ELEMENTARY | CORE | set(CONSTANTS)))})")
 
 
 def _shapes(top: _Mapping, path: str) -> tuple:

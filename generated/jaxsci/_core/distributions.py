@@ -103,6 +103,12 @@ class Distribution:
         raise AssertionError(f"{self.qualname(method)}: no formula and no default")  # the generator requires cdf and ppf
 
 
+def as_integer(x):
+    """An integer-valued float as JAX's default integer, for SciPy's integer loops (bdtr's n: its float
+    loop warns that a float n is deprecated, whatever its value)."""
+    return jnp.asarray(x).astype(jnp.int_)
+
+
 def _interior(lower, upper):
     """A point inside [lower, upper] (the formulas' stand-in for points outside the support)."""
     return jnp.where(jnp.isfinite(lower) & jnp.isfinite(upper), (lower + upper) / 2,
@@ -186,7 +192,7 @@ class Continuous(Distribution):
     def _moment(self, method, shapes, loc, scale):
         *shapes, loc, scale = self._arrays(method, {**dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
         positive = scale > 0
-        ok = self._valid(shapes) & positive
+        ok = self._valid(shapes) & positive & (loc == loc)  # SciPy's stats() gives NaN for a NaN loc, var too
         scale = jnp.where(positive, scale, 1)
         moment = "var" if method == "std" else method
         value = self.moments[moment](*shapes)
@@ -285,7 +291,7 @@ class Discrete(Distribution):
 
     def _moment(self, method, shapes, loc):
         *shapes, loc = self._arrays(method, {**dict(zip(self.shapes, shapes)), "loc": loc})
-        ok = self._valid(shapes)
+        ok = self._valid(shapes) & (loc == loc)
         value = self.moments["var" if method == "std" else method](*shapes)
         value = {"mean": lambda: value + loc, "var": lambda: value, "std": lambda: jnp.sqrt(value),
                  "entropy": lambda: value}[method]()

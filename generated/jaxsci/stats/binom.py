@@ -36,27 +36,27 @@ def _logpmf(k, n, p):
 
 
 def _cdf(k, n, p):
-    """cdf in standard form: bdtr(floor(k), n, p)"""
-    return special.bdtr(jnp.floor(k), n, p)
+    """cdf in standard form: bdtr(floor(k), as_integer(n), p)"""
+    return special.bdtr(jnp.floor(k), distributions.as_integer(n), p)
 
 
 def _sf(k, n, p):
-    """sf in standard form: bdtrc(floor(k), n, p)"""
-    return special.bdtrc(jnp.floor(k), n, p)
+    """sf in standard form: bdtrc(floor(k), as_integer(n), p)"""
+    return special.bdtrc(jnp.floor(k), distributions.as_integer(n), p)
 
 
 def _ppf(q, n, p):
-    """ppf in standard form: vals = minimum(ceil(bdtrik(q, n, p)), n); below = maximum(vals - 1, 0); where(bdtr(below, n, p) >= q, below, vals)"""
+    """ppf in standard form: vals = minimum(ceil(bdtrik(q, n, p)), n); below = maximum(vals - 1, 0); where(bdtr(below, as_integer(n), p) >= q, below, vals)"""
     vals = jnp.minimum(jnp.ceil(special.bdtrik(q, n, p)), n)
     below = jnp.maximum(vals - 1, 0)
-    return jnp.where(special.bdtr(below, n, p) >= q, below, vals)
+    return jnp.where(special.bdtr(below, distributions.as_integer(n), p) >= q, below, vals)
 
 
 def _isf(q, n, p):
-    """isf in standard form: vals = minimum(ceil(bdtrik(1 - q, n, p)), n); below = maximum(vals - 1, 0); where(bdtrc(below, n, p) <= q, below, vals)"""
+    """isf in standard form: vals = minimum(ceil(bdtrik(1 - q, n, p)), n); below = maximum(vals - 1, 0); where(bdtrc(below, as_integer(n), p) <= q, below, vals)"""
     vals = jnp.minimum(jnp.ceil(special.bdtrik(1 - q, n, p)), n)
     below = jnp.maximum(vals - 1, 0)
-    return jnp.where(special.bdtrc(below, n, p) <= q, below, vals)
+    return jnp.where(special.bdtrc(below, distributions.as_integer(n), p) <= q, below, vals)
 
 
 def _mean(n, p):
@@ -117,7 +117,7 @@ def logpmf(k, n, p, loc=0):
 def cdf(k, n, p, loc=0):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.binom.cdf`` computes it: ``bdtr(floor(k), n, p)``, with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.binom.cdf`` computes it: ``bdtr(floor(k), as_integer(n), p)``, with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -149,7 +149,7 @@ def logcdf(k, n, p, loc=0):
 def sf(k, n, p, loc=0):
     """Survival function (1 - cdf), computed without cancellation where the spec's formula allows.
 
-    Computed as SciPy's ``scipy.stats.binom.sf`` computes it: ``bdtrc(floor(k), n, p)``, with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.binom.sf`` computes it: ``bdtrc(floor(k), as_integer(n), p)``, with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -182,7 +182,7 @@ def ppf(q, n, p, loc=0):
     """Percent point function (inverse of cdf) at q.
 
     Computed as SciPy's ``scipy.stats.binom.ppf`` computes it: ``vals = minimum(ceil(bdtrik(q, n, p)), n); below = maximum(vals - 1, 0);
-    where(bdtr(below, n, p) >= q, below, vals)``, plus loc.
+    where(bdtr(below, as_integer(n), p) >= q, below, vals)``, plus loc.
 
     Args:
       q: Probabilities.
@@ -199,7 +199,7 @@ def isf(q, n, p, loc=0):
     """Inverse survival function (inverse of sf) at q.
 
     Computed as SciPy's ``scipy.stats.binom.isf`` computes it: ``vals = minimum(ceil(bdtrik(1 - q, n, p)), n); below = maximum(vals - 1, 0);
-    where(bdtrc(below, n, p) <= q, below, vals)``, plus loc.
+    where(bdtrc(below, as_integer(n), p) <= q, below, vals)``, plus loc.
 
     Args:
       q: Probabilities.
