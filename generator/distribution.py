@@ -22,7 +22,7 @@ import mpmath
 
 from . import model
 from .errors import SpecError, SpecErrors
-from .loader import DISTRIBUTIONS, _Mapping, _describe
+from .loader import DISTRIBUTIONS, _Mapping, _describe, _scaffold_leftovers
 from .yamlload import load_yaml
 
 FOLDER = DISTRIBUTIONS  # specs/stats/: the distribution specs, loaded here and not by generator/loader.py
@@ -79,7 +79,6 @@ class Shape:
 class Tests:
     gradient_rtol: float  # first order, float64; second order is SECOND_ORDER_FACTOR times it
     value_rtol: dict  # dtype -> rtol against SciPy
-    skip: dict  # method -> why its values are not compared with SciPy's at some point
 
 
 @dataclass(frozen=True)
@@ -160,7 +159,11 @@ def collect_distributions(specs_dir: Path, root: Path, special_specs: list) -> t
 
 
 def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distribution:
-    top = _Mapping(load_yaml(text, path), path, "distribution", 1)
+    data = load_yaml(text, path)
+    leftovers = _scaffold_leftovers(data, text, path)
+    if leftovers:
+        raise SpecErrors(leftovers)
+    top = _Mapping(data, path, "distribution", 1)
     name = top.get("name", str, required=True)
     if name != stem:
         raise SpecError(path, top.value_line("name"), f"name {name!r} must match the file name {stem}.yaml")
@@ -213,12 +216,12 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         moments_map = _Mapping(top.get("moments", dict), path, "moments", top.value_line("moments"))
         for moment in MOMENTS:
             if moments_map.has(moment):
-                moments[moment] = parameters.code(moments_map.get(moment, str), path, moments_map.value_line(moment),
-                                                  f"moments.{moment}")
+                moments[moment] = parameters.code(str(moments_map.get(moment, (str, float))), path,
+                                                  moments_map.value_line(moment), f"moments.{moment}")
         moments_map.done()
 
     reference = _reference(top, path, kind, shape_names | {variable})
-    tests = _tests(top, path, public)
+    tests = _tests(top, path)
     distribution = Distribution(
         path=path, name=name, scipy=scipy, type=kind, summary=top.get("summary", str, required=True),
         description=top.get("description", str, default=""),
@@ -387,7 +390,7 @@ def _reference(top: _Mapping, path: str, kind: str, names: set) -> dict:
     return out
 
 
-def _tests(top: _Mapping, path: str, methods: tuple) -> Tests:
+def _tests(top: _Mapping, path: str) -> Tests:
     m = _Mapping(top.get("tests", dict, default={}), path, "tests", top.value_line("tests") if top.has("tests") else top.line)
     rtol = m.get("gradient_rtol", float, default=1e-8)
     values = m.get("value_rtol", dict, default={})
@@ -396,12 +399,8 @@ def _tests(top: _Mapping, path: str, methods: tuple) -> Tests:
         if dtype not in value_rtol or not isinstance(values[dtype], (int, float)):
             raise SpecError(path, m.value_line("value_rtol"), f"tests.value_rtol: {{float64: rtol, float32: rtol}}, got {_describe(values)}")
         value_rtol[dtype] = float(values[dtype])
-    skip = m.get("skip", dict, default={})
-    for method, why in skip.items():
-        if method not in methods or not isinstance(why, str):
-            raise SpecError(path, m.value_line("skip"), f"tests.skip: {{method: why}} over {', '.join(methods)}")
     m.done()
-    return Tests(gradient_rtol=float(rtol), value_rtol=value_rtol, skip=dict(skip))
+    return Tests(gradient_rtol=float(rtol), value_rtol=value_rtol)
 
 
 # ---- rendering ------------------------------------------------------------------------------------
@@ -528,3 +527,60 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         rows=rows, uncovered=[{"name": n, "reason": " ".join(r.split())} for n, r in sorted(uncovered.items())],
         second_order=SECOND_ORDER_FACTOR)
     return files
+
+
+# ---- `python -m generator new scipy.stats.NAME` ----------------------------------------------------------
+def _bound_text(value: float) -> str:
+    return "inf" if value == float("inf") else "-inf" if value == float("-inf") else repr(float(value)).removesuffix(".0")
+
+
+def render_scaffold(dotted: str) -> tuple[str, str]:
+    """(name, spec text) for a scipy.stats distribution: what SciPy's object tells (its summary, shape
+    parameters, type and default support), and placeholders under ``# TODO(jaxsci new)`` comments for
+    the formulas, which the loader rejects until they are filled in."""
+    import scipy.stats
+
+    from .loader import SCAFFOLD_TODO
+    from .scaffold import ScaffoldError
+
+    name = dotted.removeprefix("scipy.stats.")
+    dist = getattr(scipy.stats, name, None)
+    if not isinstance(dist, (scipy.stats.rv_continuous, scipy.stats.rv_discrete)):
+        raise ScaffoldError(f"{dotted} is not a scipy.stats distribution")
+    kind = "discrete" if isinstance(dist, scipy.stats.rv_discrete) else "continuous"
+    shapes = [s.strip() for s in (dist.shapes or "").split(",") if s.strip()]
+    variable = VARIABLE[kind]
+    todo = f"# {SCAFFOLD_TODO}:"
+    lines = [f"name: {name}", f"scipy: {dotted}", f"type: {kind}",
+             f"summary: {(dist.__doc__ or name).strip().splitlines()[0].strip()}"]
+    if shapes:
+        lines += ["shapes:"] + [f"  - name: {s}\n    doc: Shape parameter." for s in shapes]
+    lines += [f"{todo} SciPy's _argcheck in {', '.join(shapes) or 'no shapes'} (scipy/stats/_{kind}_distns.py), or delete "
+              "valid if it is every shape parameter > 0",
+              f'valid: "{SCAFFOLD_TODO}: SciPy\'s _argcheck"',
+              f"{todo} check the support against SciPy's _get_support, which may depend on the shape parameters",
+              f"support: {{lower: {_bound_text(dist.a)}, upper: {_bound_text(dist.b)}}}",
+              f"{todo} each method in standard form ({variable} for (point - loc){' / scale' if kind == 'continuous' else ''}, q for "
+              f"the probability) over jaxsci.special's functions, as SciPy's _{DENSITY[kind][1]}, _cdf, ... compute it "
+              "(tail-accurate forms where SciPy has them); delete the methods SciPy's defaults make",
+              "methods:"]
+    for method in (DENSITY[kind][1], "cdf", "sf", "ppf", "isf"):
+        lines.append(f'  {method}: "{SCAFFOLD_TODO}: SciPy\'s _{method} of {name}"')
+    lines += [f"{todo} mpmath expressions of the density (or its log) and the cdf in standard form, for "
+              "tests/tools/make_stats_references.py", "reference:",
+              f'  {DENSITY[kind][1]}: "{SCAFFOLD_TODO}: the log density in mpmath"',
+              f'  cdf: "{SCAFFOLD_TODO}: the cdf in mpmath"']
+    return name, "\n".join(lines) + "\n"
+
+
+def scaffold_distribution(dotted: str, root: Path) -> Path:
+    """Write ``specs/stats/NAME.yaml`` under ``root``; never overwrites. Returns the path written."""
+    from .scaffold import ScaffoldError
+
+    name, text = render_scaffold(dotted)
+    path = root / "specs" / FOLDER / f"{name}.yaml"
+    if path.exists():
+        raise ScaffoldError(f"{path.relative_to(root)} already exists; delete it first to scaffold it again")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -270,3 +270,22 @@ def test_the_good_spec_loads():
     d = parse_distribution(_GOOD, "specs/stats/expon.yaml", "expon", special_arities(SPECS))
     assert d.methods["cdf"].code == "-jnp.expm1(-x)"  # jax.numpy's, where jaxsci.special has the same name
     assert d.differentiable == ("x", "loc", "scale")
+
+
+def test_scaffold_writes_a_spec_the_loader_rejects_until_filled_in(tmp_path):
+    """`python -m generator new scipy.stats.NAME`: SciPy's shapes, type and summary, and placeholders
+    that are path:line errors until a person fills them in; it never overwrites a spec."""
+    from generator.distribution import scaffold_distribution
+    from generator.errors import SpecErrors
+    from generator.scaffold import ScaffoldError
+
+    path = scaffold_distribution("scipy.stats.weibull_min", tmp_path)
+    text = path.read_text()
+    assert "shapes:\n  - name: c\n" in text and "type: continuous" in text
+    with pytest.raises(SpecErrors) as info:
+        parse_distribution(text, "specs/stats/weibull_min.yaml", "weibull_min", special_arities(SPECS))
+    assert "specs/stats/weibull_min.yaml:14: methods.logpdf is a placeholder" in str(info.value)
+    with pytest.raises(ScaffoldError, match="already exists"):
+        scaffold_distribution("scipy.stats.weibull_min", tmp_path)
+    with pytest.raises(ScaffoldError, match="not a scipy.stats distribution"):
+        scaffold_distribution("scipy.stats.ttest_ind", tmp_path)
