@@ -22,7 +22,7 @@ from generator import ROOT
 from generator.distribution import QUANTILE_METHODS, SECOND_ORDER_FACTOR, collect_distributions, parse_distribution, special_arities
 from generator.errors import SpecError
 from generator.loader import load_uncovered
-from specdata import SPECS, in_default_share
+from specdata import SPECS, in_default_share, params
 
 DISTRIBUTIONS, DISTRIBUTION_ERRORS = collect_distributions(ROOT / "specs", ROOT, SPECS)
 BY_NAME = {d.name: d for d in DISTRIBUTIONS}
@@ -289,3 +289,20 @@ def test_scaffold_writes_a_spec_the_loader_rejects_until_filled_in(tmp_path):
         scaffold_distribution("scipy.stats.weibull_min", tmp_path)
     with pytest.raises(ScaffoldError, match="not a scipy.stats distribution"):
         scaffold_distribution("scipy.stats.ttest_ind", tmp_path)
+
+
+@pytest.mark.parametrize("name", params([n for n in NAMES if BY_NAME[n].type == "continuous"
+                                         and np.isfinite(getattr(scipy.stats, n).support(*PARAMS[n])[0])],
+                                        ids=lambda n: n, share=2))
+def test_outside_the_support_derivatives_are_zero_not_nan(name):
+    """Below the support every method is constant (0, -inf, 0 or 1): its derivatives are 0 in every
+    argument; the formulas are evaluated inside the support there, so reverse mode sees no 0 * inf.
+    The core does this for every distribution alike: a fixed share runs by default, all under -m slow."""
+    d = BY_NAME[name]
+    module, shapes = getattr(jaxsci.stats, name), [jnp.float64(s) for s in PARAMS[name]]
+    below = jnp.float64(getattr(scipy.stats, name).support(*PARAMS[name], loc=0.5, scale=2.0)[0] - 1.0)
+    positions = tuple(range(len(shapes) + 3))
+    for method in (*d.density, *("cdf", "logcdf", "sf", "logsf")):
+        grads = jax.grad(lambda x, *rest, m=method: getattr(module, m)(x, *rest[:-2], loc=rest[-2], scale=rest[-1]),
+                         argnums=positions)(below, *shapes, jnp.float64(0.5), jnp.float64(2.0))
+        assert all(float(g) == 0 for g in grads), f"{name}.{method} below its support: gradients {grads}"
