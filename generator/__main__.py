@@ -1,6 +1,7 @@
 """``python -m generator [--check]``: validate every spec, derive its rules, and render generated/.
 
-``python -m generator new scipy.special.NAME`` writes a first spec for a SciPy ufunc (generator/scaffold.py).
+``python -m generator new scipy.special.NAME`` writes a first spec for a SciPy ufunc (generator/scaffold.py);
+``python -m generator new scipy.stats.NAME`` one for a scipy.stats distribution (generator/distribution.py).
 
 Exit codes: 0 success (or generated/ is current), 1 generated/ is stale (--check),
 2 a spec is wrong (each problem printed as ``path:line: message``) or ``new`` cannot scaffold the name,
@@ -24,10 +25,11 @@ def _generate(root: Path) -> dict:
 
 
 def _new(dotted: str, root: Path, traceback: bool) -> int:
+    from .distribution import scaffold_distribution
     from .scaffold import ScaffoldError, scaffold
 
     try:
-        path = scaffold(dotted, root)
+        path = scaffold_distribution(dotted, root) if dotted.startswith("scipy.stats.") else scaffold(dotted, root)
     except ScaffoldError as exc:
         print(f"python -m generator new: {exc}", file=sys.stderr)
         return 2
@@ -50,12 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="processes for deriving specs (default: the CPUs this process may use)")
     parser.add_argument("command", nargs="*", metavar="new scipy.special.NAME",
-                        help="write specs/special/NAME.yaml for a SciPy ufunc, with TODOs for what only you can fill in")
+                        help="write specs/special/NAME.yaml for a SciPy ufunc (or specs/stats/NAME.yaml for a "
+                             "scipy.stats distribution), with TODOs for what only you can fill in")
     options = parser.parse_args(argv)
     root = options.root.resolve()
     if options.command:
         if options.command[0] != "new" or len(options.command) != 2 or options.check:
-            parser.error("the only command is `new scipy.special.NAME` (without --check)")
+            parser.error("the only command is `new scipy.special.NAME` or `new scipy.stats.NAME` (without --check)")
         return _new(options.command[1], root, options.traceback)
     if options.jobs is not None and options.jobs < 1:
         parser.error("--jobs must be at least 1")

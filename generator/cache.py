@@ -43,7 +43,9 @@ def environment_digest(root: Path) -> str:
     parts = [FORMAT, platform.python_version(), sympy.__version__, mpmath.__version__, scipy.__version__,
              numpy.__version__]
     kernels = root / "templates" / "runtime" / "kernels"
-    for path in sorted((root / "generator").glob("*.py")) + sorted(kernels.glob("*.py")):
+    # generator/distribution.py loads and renders distributions, which have no rules to derive or cache
+    generator = [p for p in sorted((root / "generator").glob("*.py")) if p.name != "distribution.py"]
+    for path in generator + sorted(kernels.glob("*.py")):
         parts.append(f"{path.relative_to(root).as_posix()}:{_sha256(path.read_bytes())}")
     return _sha256("\n".join(parts))
 

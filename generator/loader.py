@@ -198,6 +198,8 @@ def collect_specs(specs_dir: Path, root: Path | None = None) -> tuple[list[model
     """
     specs, errors = [], []
     for path in sorted(specs_dir.glob("*/*.yaml")):
+        if path.parent.name == DISTRIBUTIONS:
+            continue
         try:
             specs.append(load_spec(path, root))
         except SpecErrors as exc:
@@ -227,6 +229,7 @@ def collect_specs(specs_dir: Path, root: Path | None = None) -> tuple[list[model
     return unique, errors
 
 
+DISTRIBUTIONS = "stats"  # specs/stats/: distribution specs, loaded by generator/distribution.py
 UNCOVERED = "uncovered.yaml"  # specs/uncovered.yaml: SciPy's public callables not wrapped yet, with why
 
 

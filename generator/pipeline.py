@@ -33,7 +33,8 @@ def default_jobs() -> int:
 
 def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> Run:
     from .loader import EXPORTS, check_exports, check_object_outputs, collect_specs, load_exports, load_uncovered
-    from .render import render_all
+    from .distribution import FOLDER, collect_distributions, render_distributions
+    from .render import COVERAGE, _environment, render_all
 
     specs, errors = collect_specs(root / "specs", root)
     try:
@@ -68,12 +69,19 @@ def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> 
         run.derived.append(name)
         if store is not None:
             store.put(spec, keys.key(spec), payload)
+    distributions, distribution_errors = collect_distributions(root / "specs", root, specs)
+    errors.extend(distribution_errors)
     if errors:
         raise SpecErrors(sorted(errors, key=lambda e: (e.path, e.line or 0)))
     from .device import load_gate
 
-    run.files = render_all(specs, rules, root / "templates", load_uncovered(root / "specs", root), exports,
-                           load_gate(root / "specs"))
+    uncovered = load_uncovered(root / "specs", root)
+    run.files = render_all(specs, rules, root / "templates", uncovered, exports, load_gate(root / "specs"),
+                           packages=(FOLDER,) if distributions else ())
+    if distributions:
+        stats = render_distributions(_environment(root / "templates"), distributions, uncovered.get(FOLDER, {}))
+        run.files[COVERAGE] += stats.pop("coverage")
+        run.files.update(stats)
     return run
 
 

@@ -180,9 +180,10 @@ def _package_docstring(module: str) -> str:
 
 
 def render_all(specs: list, rules: dict, templates: Path, uncovered: dict | None = None, exports: dict | None = None,
-               gate: dict | None = None) -> dict:
+               gate: dict | None = None, packages: tuple = ()) -> dict:
     """relative path under generated/ -> file content. ``exports``: ``loader.load_exports``'s names;
-    ``gate``: what the GPU accuracy gate measured (``device.load_gate``)."""
+    ``gate``: what the GPU accuracy gate measured (``device.load_gate``); ``packages``: jaxsci's other
+    subpackages, rendered by their own generator modules (``stats``)."""
     env = _environment(templates)
     gate = gate or {"measured_on": None, "kernels": {}}
     files: dict[str, str] = {}
@@ -199,7 +200,7 @@ def render_all(specs: list, rules: dict, templates: Path, uncovered: dict | None
             exports=core, public=sorted([*(s.name for s in members), *(a for s in members for a in s.aliases),
                                          *(e["name"] for e in core)]))
     files[f"{PACKAGE}/__init__.py"] = env.get_template("root_init.py.j2").render(
-        modules=modules, version=VERSION, source="specs/")
+        modules=sorted([*modules, *packages]), version=VERSION, source="specs/")
     files[f"{PACKAGE}/{DEVICE_TABLE}"] = env.get_template("device_table.py.j2").render(
         kernels=device_rows(specs, gate), measured_on=gate.get("measured_on"), source=f"specs/ and specs/{device_spec.GATE}")
     files[COVERAGE] = render_coverage(env, specs, rules, (uncovered or {}).get("special", {}), set(exports.get("special", {})),

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from generator import ROOT
 
-SPEC_PATHS = {p.stem: p for p in sorted((ROOT / "specs").glob("*/*.yaml"))}
+# function specs by name (specs/stats/ holds distributions, whose names may be functions' too: gamma, beta)
+SPEC_PATHS = {p.stem: p for p in sorted((ROOT / "specs").glob("*/*.yaml")) if p.parent.name != "stats"}
 
 
 def _formula_names(path: Path) -> set:

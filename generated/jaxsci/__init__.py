@@ -20,10 +20,11 @@ from ._core import export as export
 if _TYPE_CHECKING:
     from . import kernels as kernels
     from . import special as special
+    from . import stats as stats
 
 __version__ = '0.1.0'
-__all__ = ["CallbackError", "CallbackWarning", "ExportError", "NonDifferentiableError", "TransportWarning", "config", "errstate", "export", 'kernels', 'special', "__version__"]
-_PACKAGES = frozenset({'kernels', 'special'})
+__all__ = ["CallbackError", "CallbackWarning", "ExportError", "NonDifferentiableError", "TransportWarning", "config", "errstate", "export", 'kernels', 'special', 'stats', "__version__"]
+_PACKAGES = frozenset({'kernels', 'special', 'stats'})
 
 
 def __getattr__(name: str):

@@ -1,0 +1,586 @@
+"""Distribution specs (``specs/stats/<name>.yaml``) -> ``Distribution``; every problem is ``path:line: message``.
+
+A distribution spec gives each method of SciPy's distribution in *standard form* (``loc = 0``,
+``scale = 1``) as a formula over jaxsci.special's functions and a few elementary functions; the runtime
+core (``templates/runtime/distributions.py``) standardises ``(x - loc) / scale`` once for every
+distribution, applies SciPy's support and parameter checks, and fills in the methods a spec leaves out
+exactly as SciPy's ``rv_continuous`` and ``rv_discrete`` do. Derivatives come from the special
+functions' own rules, through JAX, so a formula needs no derivative rules of its own.
+
+Formulas are parsed with Python's ``ast`` and printed back unchanged apart from the names (never through
+sympy, which could reorder a tail-accurate form such as ``-expm1(-x)``), in a closed namespace: the
+formula's variable, the shape parameters, jaxsci.special's functions, and ``ELEMENTARY``.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+import mpmath
+
+from . import model
+from .errors import SpecError, SpecErrors
+from .loader import DISTRIBUTIONS, _Mapping, _describe, _scaffold_leftovers
+from .yamlload import load_yaml
+
+FOLDER = DISTRIBUTIONS  # specs/stats/: the distribution specs, loaded here and not by generator/loader.py
+
+TYPES = ("continuous", "discrete")
+# SciPy's method names, in SciPy's order; the discrete pmf/logpmf take the place of pdf/logpdf
+DENSITY = {"continuous": ("pdf", "logpdf"), "discrete": ("pmf", "logpmf")}
+TAIL_METHODS = ("cdf", "logcdf", "sf", "logsf")
+QUANTILE_METHODS = ("ppf", "isf")
+MOMENTS = ("mean", "var", "entropy")  # std and median follow from var and ppf, as in SciPy
+# A density and a cdf and ppf are required; the other methods default as in SciPy's rv_generic.
+REQUIRED = ("cdf", "ppf")
+
+# The variable of each method's formula: the standardised point, or the probability of a quantile.
+VARIABLE = {"continuous": "x", "discrete": "k"}
+PROBABILITY = "q"
+
+# Elementary functions a formula may call, printed as jax.numpy's function of the same name.
+ELEMENTARY = frozenset({
+    "exp", "log", "log1p", "expm1", "sqrt", "abs", "floor", "ceil", "where", "maximum", "minimum",
+    "isinf", "isfinite", "isnan", "square", "sin", "cos", "tan", "arctan", "sinh", "cosh", "tanh",
+})
+CONSTANTS = {"pi": "jnp.pi", "inf": "jnp.inf", "nan": "jnp.nan"}
+# Functions of the runtime core's distributions module a formula may call.
+CORE = frozenset({"as_integer"})
+_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.BitAnd, ast.BitOr, ast.USub, ast.UAdd,
+              ast.Invert, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.Name, ast.Load, ast.Constant,
+          *_OPERATORS)
+# Names an mpmath reference may use besides mpmath's own and the distribution's variables.
+_REFERENCE_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "lambda"})
+
+
+@dataclass(frozen=True)
+class Code:
+    """A formula as written and as printed for the generated module, after its ``let`` bindings
+    (``((name, printed), ...)``: local names, each evaluated once, for the formulas after it)."""
+
+    text: str
+    code: str
+    loc: model.Location
+    lets: tuple = ()
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    integer: bool  # SciPy requires an integer (binom's n): not differentiable, with ``why``
+    why: str | None
+    doc: str
+
+
+@dataclass(frozen=True)
+class Tests:
+    gradient_rtol: float  # first order, float64; second order is SECOND_ORDER_FACTOR times it
+    value_rtol: dict  # dtype -> rtol against SciPy
+
+
+@dataclass(frozen=True)
+class Distribution:
+    path: str
+    name: str
+    scipy: str
+    type: str
+    summary: str
+    description: str
+    references: tuple
+    shapes: tuple  # Shape, ...
+    valid: Code | None  # SciPy's _argcheck; None: every shape parameter is positive
+    lower: Code
+    upper: Code
+    open_support: bool  # the density is 0 at the support's ends (SciPy's _open_support_mask)
+    methods: dict  # method -> Code, in standard form
+    moments: dict  # moment -> Code
+    reference: dict  # method -> mpmath expression text
+    tests: Tests
+    loc: model.Location
+
+    @property
+    def variable(self) -> str:
+        return VARIABLE[self.type]
+
+    @property
+    def density(self) -> tuple:
+        return DENSITY[self.type]
+
+    @property
+    def public_methods(self) -> tuple:
+        return (*self.density, *TAIL_METHODS, *QUANTILE_METHODS)
+
+    @property
+    def public_moments(self) -> tuple:
+        """The moments the generated module has: std with var, median always (it is ppf(0.5))."""
+        names = [m for m in ("mean", "var") if m in self.moments]
+        names += ["std"] if "var" in self.moments else []
+        return (*names, "median", *(["entropy"] if "entropy" in self.moments else []))
+
+    @property
+    def differentiable(self) -> tuple:
+        """The arguments a tangent may reach, in the public order (the point, shapes, loc, scale)."""
+        if self.type == "discrete":
+            return tuple(s.name for s in self.shapes if not s.integer)
+        return (self.variable, *(s.name for s in self.shapes if not s.integer), "loc", "scale")
+
+
+def special_arities(special_specs: list) -> dict:
+    """jaxsci.special's function names (aliases included) -> (fewest, most) traced arguments."""
+    arities = {}
+    for spec in special_specs:
+        if spec.module != "special" or spec.kernel:
+            continue
+        traced = [a for a in spec.args if a.traced]
+        if any(a.kind.startswith("static") and not a.has_default for a in spec.args) or not traced:
+            continue
+        arity = (sum(not a.has_default for a in traced), len(traced))
+        for name in (spec.name, *spec.aliases):
+            arities[name] = arity
+    return arities
+
+
+def collect_distributions(specs_dir: Path, root: Path, special_specs: list) -> tuple[list, list]:
+    """Every distribution spec that loads, and every error of those that do not."""
+    arities = special_arities(special_specs)
+    found, errors = [], []
+    for path in sorted((specs_dir / FOLDER).glob("*.yaml")):
+        shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        try:
+            found.append(parse_distribution(path.read_text(encoding="utf-8"), shown, path.stem, arities))
+        except SpecErrors as exc:
+            errors.extend(exc.errors)
+        except SpecError as exc:
+            errors.append(exc)
+    return found, errors
+
+
+def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distribution:
+    data = load_yaml(text, path)
+    leftovers = _scaffold_leftovers(data, text, path)
+    if leftovers:
+        raise SpecErrors(leftovers)
+    top = _Mapping(data, path, "distribution", 1)
+    name = top.get("name", str, required=True)
+    if name != stem:
+        raise SpecError(path, top.value_line("name"), f"name {name!r} must match the file name {stem}.yaml")
+    scipy = top.get("scipy", str, required=True)
+    _check_scipy(scipy, name, path, top.value_line("scipy"))
+    kind = top.get("type", str, required=True)
+    if kind not in TYPES:
+        raise SpecError(path, top.value_line("type"), f"type must be one of {', '.join(TYPES)}, got {kind!r}")
+    shapes = _shapes(top, path)
+    _check_shapes_match_scipy(scipy, shapes, path, top.value_line("shapes") if top.has("shapes") else top.line)
+    variable = VARIABLE[kind]
+    shape_names = {s.name for s in shapes}
+    parameters = Namespace(shape_names, arities)
+    at_point = Namespace(shape_names | {variable}, arities)
+    at_probability = Namespace(shape_names | {PROBABILITY}, arities)
+
+    valid = None
+    if top.has("valid"):
+        valid = parameters.code(top.get("valid", str), path, top.value_line("valid"), "valid")
+    support = _Mapping(top.get("support", dict, required=True), path, "support", top.value_line("support"))
+    lower = parameters.code(str(support.get("lower", (str, float), required=True)), path, support.value_line("lower"), "support.lower")
+    upper = parameters.code(str(support.get("upper", (str, float), required=True)), path, support.value_line("upper"), "support.upper")
+    open_support = support.get("open", bool, default=False)
+    if open_support and kind == "discrete":
+        raise SpecError(path, support.value_line("open"), "support.open is for continuous distributions (SciPy's "
+                                                         "_open_support_mask); a discrete one's support is its integers")
+    support.done()
+
+    methods_map = _Mapping(top.get("methods", dict, required=True), path, "methods", top.value_line("methods"))
+    public = (*DENSITY[kind], *TAIL_METHODS, *QUANTILE_METHODS)
+    methods = {}
+    for method in list(methods_map.data):
+        if method not in public:
+            hint = difflib.get_close_matches(str(method), public, n=1)
+            raise SpecError(path, methods_map.key_line(method), f"unknown method {method!r} for a {kind} distribution"
+                            + (f"; did you mean {hint[0]!r}?" if hint else f" (methods: {', '.join(public)})"))
+        namespace = at_probability if method in QUANTILE_METHODS else at_point
+        methods[method] = namespace.formula(methods_map.get(method, (str, dict)), path, methods_map.value_line(method),
+                                            f"methods.{method}")
+    methods_map.done()
+    if not set(DENSITY[kind]) & set(methods):
+        raise SpecError(path, methods_map.line, f"methods needs {' or '.join(DENSITY[kind])}")
+    for method in REQUIRED:
+        if method not in methods:
+            raise SpecError(path, methods_map.line, f"methods needs {method} (the host method with its rules is not "
+                                                    "in the grammar yet)")
+
+    moments = {}
+    if top.has("moments"):
+        moments_map = _Mapping(top.get("moments", dict), path, "moments", top.value_line("moments"))
+        for moment in MOMENTS:
+            if moments_map.has(moment):
+                moments[moment] = parameters.code(str(moments_map.get(moment, (str, float))), path,
+                                                  moments_map.value_line(moment), f"moments.{moment}")
+        moments_map.done()
+
+    reference = _reference(top, path, kind, shape_names | {variable})
+    tests = _tests(top, path)
+    distribution = Distribution(
+        path=path, name=name, scipy=scipy, type=kind, summary=top.get("summary", str, required=True),
+        description=top.get("description", str, default=""),
+        references=tuple(top.get("references", list, default=[])), shapes=shapes, valid=valid, lower=lower,
+        upper=upper, open_support=open_support, methods=methods, moments=moments, reference=reference, tests=tests,
+        loc=model.Location(path, 1))
+    top.done()
+    return distribution
+
+
+class Namespace:
+    """The names a formula may use: ``variables``, jaxsci.special's functions, ``ELEMENTARY``, ``CONSTANTS``."""
+
+    def __init__(self, variables: set, arities: dict):
+        self.variables = variables
+        self.arities = arities
+
+    def formula(self, value, path: str, line: int | None, what: str) -> Code:
+        """A formula: a string, or ``{let: {name: formula, ...}, value: formula}``, each ``let`` name usable
+        in the formulas after it (SciPy's poisson ppf uses ``ceil(pdtrik(q, mu))`` twice)."""
+        if isinstance(value, str):
+            return self.code(value, path, line, what)
+        m = _Mapping(value, path, what, line)
+        lets = _Mapping(m.get("let", dict, required=True), path, f"{what}.let", m.value_line("let"))
+        namespace, bound, texts = self, [], []
+        for name in list(lets.data):
+            if not str(name).isidentifier() or name in self.variables or name in self.arities or name in ELEMENTARY | CORE:
+                raise SpecError(path, lets.key_line(name), f"{what}.let: {name!r} must be a new name")
+            code = namespace.code(lets.get(name, str), path, lets.value_line(name), f"{what}.let.{name}")
+            bound.append((name, code.code))
+            texts.append(f"{name} = {code.text}")
+            namespace = Namespace(namespace.variables | {name}, self.arities)
+        lets.done()
+        result = namespace.code(m.get("value", str, required=True), path, m.value_line("value"), f"{what}.value")
+        m.done()
+        return Code("; ".join([*texts, result.text]), result.code, result.loc, tuple(bound))
+
+    def code(self, text: str, path: str, line: int | None, what: str) -> Code:
+        text = " ".join(str(text).split())
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError as exc:
+            raise SpecError(path, line, f"{what}: {text!r} does not parse: {exc.msg}") from None
+        try:
+            printed = ast.unparse(_Printer(self).visit(tree))
+        except _FormulaError as exc:
+            raise SpecError(path, line, f"{what}: {exc}") from None
+        return Code(text, printed, model.Location(path, line))
+
+
+class _FormulaError(Exception):
+    pass
+
+
+class _Printer(ast.NodeTransformer):
+    """Checks every node and name, and prefixes the names with the module that defines them."""
+
+    def __init__(self, namespace: Namespace):
+        self.namespace = namespace
+
+    def generic_visit(self, node):
+        if not isinstance(node, _NODES):
+            raise _FormulaError(f"{type(node).__name__} is not allowed in a formula (arithmetic, comparisons, & and |, "
+                                "and calls of jaxsci.special's and elementary functions are)")
+        return super().generic_visit(node)
+
+    def visit_Constant(self, node):
+        if not isinstance(node.value, (int, float)) or isinstance(node.value, bool):
+            raise _FormulaError(f"{node.value!r} is not a number")
+        return node
+
+    def visit_Call(self, node):
+        if not isinstance(node.func, ast.Name) or node.keywords:
+            raise _FormulaError("only calls of named functions with positional arguments are allowed")
+        name = node.func.id
+        args = [self.visit(a) for a in node.args]
+        if name in ELEMENTARY or name in CORE:
+            module = "jnp" if name in ELEMENTARY else "distributions"
+            return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
+        if name in self.namespace.arities:
+            fewest, most = self.namespace.arities[name]
+            if not fewest <= len(args) <= most:
+                wanted = str(most) if fewest == most else f"{fewest} to {most}"
+                raise _FormulaError(f"jaxsci.special.{name} takes {wanted} argument(s), got {len(args)}")
+            return ast.Call(ast.Attribute(ast.Name("special", ast.Load()), name, ast.Load()), args, [])
+        raise _FormulaError(self._unknown(name, "function"))
+
+    def visit_Name(self, node):
+        if node.id in self.namespace.variables:
+            return node
+        if node.id in CONSTANTS:
+            return ast.parse(CONSTANTS[node.id], mode="eval").body
+        raise _FormulaError(self._unknown(node.id, "name"))
+
+    def _unknown(self, name: str, what: str) -> str:
+        known = sorted(self.namespace.variables | ELEMENTARY | CORE | set(CONSTANTS) | set(self.namespace.arities))
+        hint = difflib.get_close_matches(name, known, n=1)
+        return (f"unknown {what} {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
+                + f" (the formula's names: {', '.join(sorted(self.namespace.variables))}, jaxsci.special's functions, "
+                  f"{', '.join(sorted(ELEMENTARY | CORE | set(CONSTANTS)))})")
+
+
+def _shapes(top: _Mapping, path: str) -> tuple:
+    shapes = []
+    for index, item in enumerate(top.get("shapes", list, default=[])):
+        line = top.data["shapes"].item_lines[index] if hasattr(top.data["shapes"], "item_lines") else top.line
+        m = _Mapping(item, path, f"shapes[{index}]", line)
+        name = m.get("name", str, required=True)
+        if not name.isidentifier() or name in ("loc", "scale", "x", "k", "q", "jnp", "special"):
+            raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed")
+        kind = m.get("kind", str, default="real")
+        if kind not in ("real", "integer"):
+            raise SpecError(path, m.value_line("kind"), f"shapes[{index}].kind must be real or integer, got {kind!r}")
+        why = m.get("why", str) if kind == "integer" else None
+        if kind == "integer" and why is None:
+            raise SpecError(path, m.line, f"shape parameter {name!r} is an integer: give why (the reason it is not "
+                                          "differentiable, shown in the error a tangent gets)")
+        shapes.append(Shape(name, kind == "integer", why, m.get("doc", str, default="Shape parameter.")))
+        m.done()
+    return tuple(shapes)
+
+
+def _check_scipy(dotted: str, name: str, path: str, line: int | None) -> None:
+    import scipy.stats
+
+    if dotted != f"scipy.stats.{name}":
+        raise SpecError(path, line, f"scipy must be scipy.stats.{name} (the spec's name is SciPy's), got {dotted!r}")
+    if not isinstance(getattr(scipy.stats, name, None), (scipy.stats.rv_continuous, scipy.stats.rv_discrete)):
+        raise SpecError(path, line, f"{dotted} is not a scipy.stats distribution")
+
+
+def _check_shapes_match_scipy(dotted: str, shapes: tuple, path: str, line: int | None) -> None:
+    import scipy.stats
+
+    dist = getattr(scipy.stats, dotted.rsplit(".", 1)[1])
+    theirs = [s.strip() for s in (dist.shapes or "").split(",") if s.strip()]
+    ours = [s.name for s in shapes]
+    if ours != theirs:
+        raise SpecError(path, line, f"shapes must be SciPy's, in SciPy's order: {theirs}, got {ours}")
+
+
+def _reference(top: _Mapping, path: str, kind: str, names: set) -> dict:
+    """``reference: {method: mpmath expression}`` in the standard form's variables: the density (or its log)
+    and cdf are required; tests/tools/make_stats_references.py finds the quantiles' references by root
+    finding on them."""
+    m = _Mapping(top.get("reference", dict, required=True), path, "reference", top.value_line("reference"))
+    allowed = (*DENSITY[kind], "cdf", "sf")
+    out = {}
+    for method in list(m.data):
+        if method not in allowed:
+            raise SpecError(path, m.key_line(method), f"reference.{method}: references are given for {', '.join(allowed)}")
+        text = m.get(method, str)
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError as exc:
+            raise SpecError(path, m.value_line(method), f"reference.{method}: {text!r} does not parse: {exc.msg}") from None
+        bound = {a.arg for node in ast.walk(tree) if isinstance(node, ast.Lambda) for a in node.args.args}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id not in names | bound | _REFERENCE_BUILTINS and not hasattr(mpmath, node.id):
+                raise SpecError(path, m.value_line(method), f"reference.{method}: {node.id!r} is neither an mpmath name "
+                                                            f"nor one of {', '.join(sorted(names))}")
+        out[method] = text
+    m.done()
+    if not set(DENSITY[kind]) & set(out) or "cdf" not in out:
+        raise SpecError(path, m.line, f"reference needs {' or '.join(DENSITY[kind])}, and cdf")
+    return out
+
+
+def _tests(top: _Mapping, path: str) -> Tests:
+    m = _Mapping(top.get("tests", dict, default={}), path, "tests", top.value_line("tests") if top.has("tests") else top.line)
+    rtol = m.get("gradient_rtol", float, default=1e-8)
+    values = m.get("value_rtol", dict, default={})
+    value_rtol = {"float64": 1e-12, "float32": 2e-5}
+    for dtype in list(values):
+        if dtype not in value_rtol or not isinstance(values[dtype], (int, float)):
+            raise SpecError(path, m.value_line("value_rtol"), f"tests.value_rtol: {{float64: rtol, float32: rtol}}, got {_describe(values)}")
+        value_rtol[dtype] = float(values[dtype])
+    m.done()
+    return Tests(gradient_rtol=float(rtol), value_rtol=value_rtol)
+
+
+# ---- rendering ------------------------------------------------------------------------------------
+_SUMMARY = {
+    "pdf": "Probability density function at x.", "logpdf": "Log of the probability density function at x.",
+    "pmf": "Probability mass function at k.", "logpmf": "Log of the probability mass function at k.",
+    "cdf": "Cumulative distribution function.", "logcdf": "Log of the cumulative distribution function.",
+    "sf": "Survival function (1 - cdf), computed without cancellation where the spec's formula allows.",
+    "logsf": "Log of the survival function.", "ppf": "Percent point function (inverse of cdf) at q.",
+    "isf": "Inverse survival function (inverse of sf) at q.", "mean": "Mean of the distribution.",
+    "var": "Variance of the distribution.", "std": "Standard deviation of the distribution.",
+    "median": "Median of the distribution (ppf at 0.5).", "entropy": "Differential entropy of the distribution."
+                                                                      " (for a discrete one, its Shannon entropy).",
+}
+# SciPy's defaults (rv_generic, rv_continuous, rv_discrete) for the methods a spec leaves out
+_DEFAULT = {
+    "pdf": "exp(logpdf)", "logpdf": "log(pdf)", "pmf": "exp(logpmf)", "logpmf": "log(pmf)", "sf": "1 - cdf",
+    "isf": "ppf(1 - q)",
+    "logcdf": {"continuous": "log(cdf) below the median, log1p(-sf) above it", "discrete": "log(cdf)"},
+    "logsf": {"continuous": "log(sf) above the median, log1p(-cdf) below it", "discrete": "log(sf)"},
+}
+SECOND_ORDER_FACTOR = 100  # tests/test_stats.py checks second derivatives to this multiple of gradient_rtol
+
+
+def how_text(d: Distribution, method: str) -> str:
+    """How a method is computed, in standard form: the spec's formula, or SciPy's default."""
+    if method in d.methods:
+        return f"``{d.methods[method].text}``"
+    default = _DEFAULT[method]
+    return f"SciPy's default, {default[d.type] if isinstance(default, dict) else default}"
+
+
+def runtime_reasons() -> dict:
+    """The reasons templates/runtime/distributions.py gives for its step functions, read from its source
+    (the generator does not import the runtime core), for the docstrings and the coverage table."""
+    tree = ast.parse((Path(__file__).resolve().parent.parent / "templates" / "runtime" / "distributions.py").read_text())
+    return {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id.endswith("_WHY")}
+
+
+def not_differentiable(d: Distribution, method: str) -> dict:
+    """argument -> why a tangent on it raises NonDifferentiableError, for one public method."""
+    reasons = runtime_reasons()
+    why = {s.name: s.why for s in d.shapes if s.integer}
+    if d.type == "continuous":
+        return why
+    if method in QUANTILE_METHODS or method == "median":
+        first = [PROBABILITY] if method in QUANTILE_METHODS else []
+        return {**{n: reasons["DISCRETE_QUANTILE_WHY"] for n in first + [s.name for s in d.shapes]}, **why}
+    if method in (*MOMENTS, "std"):
+        return why
+    return {d.variable: reasons["DISCRETE_POINT_WHY"], **why, "loc": reasons["DISCRETE_POINT_WHY"]}
+
+
+def _arguments(d: Distribution, method: str) -> list:
+    """The public method's arguments: (name, default or None)."""
+    first = [] if method in (*MOMENTS, "std", "median") else [PROBABILITY if method in QUANTILE_METHODS else d.variable]
+    scales = [("loc", 0)] + ([("scale", 1)] if d.type == "continuous" else [])
+    return [(n, None) for n in first] + [(s.name, None) for s in d.shapes] + scales
+
+
+def _function(d: Distribution, method: str) -> dict:
+    arguments = _arguments(d, method)
+    signature = ", ".join(n if default is None else f"{n}={default}" for n, default in arguments)
+    call = ", ".join(n if default is None else f"{n}={n}" for n, default in arguments)
+    docs = {s.name: s.doc for s in d.shapes}
+    docs.update({d.variable: "Quantiles (the point).", PROBABILITY: "Probabilities.",
+                 "loc": "Location parameter (default 0).", "scale": "Scale parameter (default 1)."})
+    if method in d.public_methods:
+        standard = f"({d.variable} - loc) / scale" if d.type == "continuous" else f"{d.variable} - loc"
+        how = (how_text(d, method) + (f", with {d.variable} standing for {standard}" if method not in QUANTILE_METHODS else
+                                      (", times scale, plus loc" if d.type == "continuous" else ", plus loc")))
+    elif method == "median":
+        how = "ppf(0.5)"
+    elif method == "std":
+        how = f"sqrt(var), var = ``{d.moments['var'].text}``" + (" times scale squared" if d.type == "continuous" else "")
+    else:
+        how = f"``{d.moments[method].text}``" + {"mean": " (times scale) plus loc", "var": " (times scale squared)",
+                                                 "entropy": " (plus log(scale))"}[method]
+    blocked = not_differentiable(d, method)
+    names = [n for n, _ in arguments if n not in blocked and not (d.type == "discrete" and method == "var" and n == "loc")]
+    differentiable = ", ".join(names) or "nothing"
+    if blocked:
+        by_reason = {}
+        for name, why in blocked.items():
+            by_reason.setdefault(why, []).append(name)
+        differentiable += ". Not differentiable (NonDifferentiableError): " + "; ".join(
+            f"{', '.join(names)}: {why}" for why, names in by_reason.items())
+    return {"name": method, "signature": signature, "call": call, "summary": _SUMMARY[method], "how": how + ".",
+            "args": [f"{n}: {docs[n]}" for n, _ in arguments], "differentiable": differentiable}
+
+
+def render_distributions(env, distributions: list, uncovered: dict) -> dict:
+    """relative path under generated/ -> content for jaxsci.stats, plus ``"coverage"``: the coverage
+    table's section on scipy.stats (appended to coverage.md by the caller)."""
+    files = {}
+    for d in distributions:
+        methods = [*d.public_methods, *d.public_moments]
+        shape_names = ", ".join(s.name for s in d.shapes)
+        valid_text = d.valid.text if d.valid else ("every shape parameter > 0" if d.shapes else "no shape parameters")
+        valid_code = d.valid.code if d.valid else (" & ".join(f"({s.name} > 0)" for s in d.shapes) or "True")
+        files[f"jaxsci/stats/{d.name}.py"] = env.get_template("distribution.py.j2").render(
+            d=d, public=methods, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
+            signature=", ".join(n if v is None else f"{n}={v}" for n, v in _arguments(d, "cdf")),
+            functions=[_function(d, m) for m in methods])
+    files["jaxsci/stats/__init__.py"] = env.get_template("stats_init.py.j2").render(
+        names=[d.name for d in distributions])
+    rows = []
+    for d in distributions:
+        methods = [*d.public_methods, *d.public_moments]
+        blocked = {}
+        for method in methods:
+            for name, why in not_differentiable(d, method).items():
+                blocked.setdefault((name, why), []).append(method)
+        rows.append({
+            "name": d.name, "type": d.type, "shapes": ", ".join(s.name for s in d.shapes) or "–",
+            "formulas": ", ".join(m for m in d.public_methods if m in d.methods),
+            "defaults": ", ".join(m for m in d.public_methods if m not in d.methods) or "–",
+            "moments": ", ".join(d.public_moments),
+            "differentiable": ", ".join(d.differentiable),
+            "not_differentiable": "<br>".join(f"`{n}` ({', '.join(ms)}): {why}" for (n, why), ms in blocked.items()) or "–",
+        })
+    files["coverage"] = env.get_template("coverage_stats.md.j2").render(
+        rows=rows, uncovered=[{"name": n, "reason": " ".join(r.split())} for n, r in sorted(uncovered.items())],
+        second_order=SECOND_ORDER_FACTOR)
+    return files
+
+
+# ---- `python -m generator new scipy.stats.NAME` ----------------------------------------------------------
+def _bound_text(value: float) -> str:
+    return "inf" if value == float("inf") else "-inf" if value == float("-inf") else repr(float(value)).removesuffix(".0")
+
+
+def render_scaffold(dotted: str) -> tuple[str, str]:
+    """(name, spec text) for a scipy.stats distribution: what SciPy's object tells (its summary, shape
+    parameters, type and default support), and placeholders under ``# TODO(jaxsci new)`` comments for
+    the formulas, which the loader rejects until they are filled in."""
+    import scipy.stats
+
+    from .loader import SCAFFOLD_TODO
+    from .scaffold import ScaffoldError
+
+    name = dotted.removeprefix("scipy.stats.")
+    dist = getattr(scipy.stats, name, None)
+    if not isinstance(dist, (scipy.stats.rv_continuous, scipy.stats.rv_discrete)):
+        raise ScaffoldError(f"{dotted} is not a scipy.stats distribution")
+    kind = "discrete" if isinstance(dist, scipy.stats.rv_discrete) else "continuous"
+    shapes = [s.strip() for s in (dist.shapes or "").split(",") if s.strip()]
+    variable = VARIABLE[kind]
+    todo = f"# {SCAFFOLD_TODO}:"
+    lines = [f"name: {name}", f"scipy: {dotted}", f"type: {kind}",
+             f"summary: {(dist.__doc__ or name).strip().splitlines()[0].strip()}"]
+    if shapes:
+        lines += ["shapes:"] + [f"  - name: {s}\n    doc: Shape parameter." for s in shapes]
+    lines += [f"{todo} SciPy's _argcheck in {', '.join(shapes) or 'no shapes'} (scipy/stats/_{kind}_distns.py), or delete "
+              "valid if it is every shape parameter > 0",
+              f'valid: "{SCAFFOLD_TODO}: SciPy\'s _argcheck"',
+              f"{todo} check the support against SciPy's _get_support, which may depend on the shape parameters",
+              f"support: {{lower: {_bound_text(dist.a)}, upper: {_bound_text(dist.b)}}}",
+              f"{todo} each method in standard form ({variable} for (point - loc){' / scale' if kind == 'continuous' else ''}, q for "
+              f"the probability) over jaxsci.special's functions, as SciPy's _{DENSITY[kind][1]}, _cdf, ... compute it "
+              "(tail-accurate forms where SciPy has them); delete the methods SciPy's defaults make",
+              "methods:"]
+    for method in (DENSITY[kind][1], "cdf", "sf", "ppf", "isf"):
+        lines.append(f'  {method}: "{SCAFFOLD_TODO}: SciPy\'s _{method} of {name}"')
+    lines += [f"{todo} mpmath expressions of the density (or its log) and the cdf in standard form, for "
+              "tests/tools/make_stats_references.py", "reference:",
+              f'  {DENSITY[kind][1]}: "{SCAFFOLD_TODO}: the log density in mpmath"',
+              f'  cdf: "{SCAFFOLD_TODO}: the cdf in mpmath"']
+    return name, "\n".join(lines) + "\n"
+
+
+def scaffold_distribution(dotted: str, root: Path) -> Path:
+    """Write ``specs/stats/NAME.yaml`` under ``root``; never overwrites. Returns the path written."""
+    from .scaffold import ScaffoldError
+
+    name, text = render_scaffold(dotted)
+    path = root / "specs" / FOLDER / f"{name}.yaml"
+    if path.exists():
+        raise ScaffoldError(f"{path.relative_to(root)} already exists; delete it first to scaffold it again")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,312 @@
+"""jaxsci.stats' distributions: SciPy's method skeletons around the specs' standard-form formulas.
+
+A spec gives each method in standard form (``loc = 0``, ``scale = 1``), over jaxsci.special's functions.
+This module does, once for every distribution, what ``scipy.stats.rv_continuous`` and ``rv_discrete`` do
+around their ``_pdf``, ``_cdf``, ... (scipy/stats/_distn_infrastructure.py): standardise
+``(x - loc) / scale``, check the parameters (``_argcheck`` and ``scale > 0``), and give SciPy's values
+outside the support (0, -inf, 0 or 1) and NaN for invalid parameters or a NaN point. A method the spec
+leaves out is made from the others as SciPy's defaults make it (``sf = 1 - cdf``, ``isf(q) = ppf(1 - q)``,
+a continuous ``logcdf`` from ``cdf`` below the median and ``log1p(-sf)`` above it, ...).
+
+Derivatives are JAX's, through the special functions' own rules. Every formula is evaluated at a point
+inside the support (points outside are replaced by one inside, and their result discarded), so that the
+branch ``jnp.where`` does not take never turns a zero cotangent into NaN (``0 * inf``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .promote import _inexact, no_tangent
+
+DISCRETE_POINT_WHY = ("SciPy evaluates a discrete distribution at integers only: it is a step function of "
+                      "the point k and of loc (its derivative is zero between integers and does not exist at them)")
+DISCRETE_QUANTILE_WHY = ("a discrete distribution's quantile is an integer: a step function of the probability "
+                         "and of the shape parameters (its derivative is zero or does not exist)")
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """One distribution of a spec: its standard-form methods and SciPy's checks around them."""
+
+    name: str
+    shapes: tuple  # the shape parameters' names, in SciPy's order
+    valid: object  # shapes -> bool array (SciPy's _argcheck), or None: every shape parameter positive
+    support: object  # shapes -> (lower, upper) in standard form
+    methods: dict  # method -> function(point or probability, *shapes) in standard form
+    moments: dict = field(default_factory=dict)  # "mean", "var", "entropy" -> function(*shapes)
+    integer_shapes: dict = field(default_factory=dict)  # name -> why it is not differentiable
+    open_support: bool = False  # the density is 0 at the support's ends (SciPy's _open_support_mask)
+
+    # ---- arguments ------------------------------------------------------------------------------
+    def _arrays(self, method: str, values: dict) -> list:
+        """The arguments promoted together the JAX way (integers to the default float) and broadcast."""
+        for name, value in values.items():
+            if value is None or isinstance(value, (str, bytes)):
+                raise TypeError(f"{self.qualname(method)}: argument {name!r} must be a number or an array, "
+                                f"got {type(value).__name__}")
+        dtype = np.dtype(jnp.result_type(*values.values()))
+        if jnp.issubdtype(dtype, jnp.complexfloating):
+            raise TypeError(f"{self.qualname(method)}: the arguments must be real, got {dtype}")
+        if not jnp.issubdtype(dtype, jnp.floating):
+            dtype = _inexact(dtype)
+        arrays = jnp.broadcast_arrays(*(jnp.asarray(v, dtype) for v in values.values()))
+        named = dict(zip(values, arrays))
+        for name, why in self.integer_shapes.items():
+            named[name] = no_tangent(self.qualname(method), name, why, named[name])
+        return list(named.values())
+
+    def qualname(self, method: str) -> str:
+        return f"stats.{self.name}.{method}"
+
+    def _valid(self, shapes) -> jax.Array:
+        if self.valid is not None:
+            return jnp.asarray(self.valid(*shapes), bool)
+        ok = jnp.asarray(True)
+        for shape in shapes:
+            ok = ok & (shape > 0)
+        return ok
+
+    def _support(self, shapes, like):
+        lower, upper = self.support(*shapes)
+        return (jnp.broadcast_to(jnp.asarray(lower, like.dtype), like.shape),
+                jnp.broadcast_to(jnp.asarray(upper, like.dtype), like.shape))
+
+    # ---- standard-form methods, with SciPy's defaults for those a spec leaves out ---------------------
+    def _method(self, method: str, z, shapes):
+        own = self.methods.get(method)
+        if own is not None:
+            return own(z, *shapes)
+        density, log_density = ("pdf", "logpdf") if "pdf" in self.methods or "logpdf" in self.methods else ("pmf", "logpmf")
+        if method == density:
+            return jnp.exp(self._method(log_density, z, shapes))
+        if method == log_density:
+            return jnp.log(self._method(density, z, shapes))
+        if method == "sf":
+            return 1 - self._method("cdf", z, shapes)
+        if method == "isf":
+            return self._method("ppf", 1 - z, shapes)
+        if method in ("logcdf", "logsf") and isinstance(self, Discrete):
+            return jnp.log(self._method(method[3:], z, shapes))
+        if method in ("logcdf", "logsf"):
+            # rv_continuous: log(cdf) below the median and log1p(-sf) above it (logsf: the mirror image),
+            # each evaluated on its own side only
+            median = self._method("ppf", jnp.full_like(z, 0.5), shapes)
+            low = z < median if method == "logcdf" else z > median
+            near, far = ("cdf", "sf") if method == "logcdf" else ("sf", "cdf")
+            return jnp.where(low, jnp.log(self._method(near, jnp.where(low, z, median), shapes)),
+                             jnp.log1p(-self._method(far, jnp.where(low, median, z), shapes)))
+        raise AssertionError(f"{self.qualname(method)}: no formula and no default")  # the generator requires cdf and ppf
+
+
+def as_integer(x):
+    """An integer-valued float as JAX's default integer, for SciPy's integer loops (bdtr's n: its float
+    loop warns that a float n is deprecated, whatever its value)."""
+    return jnp.asarray(x).astype(jnp.int_)
+
+
+def _interior(lower, upper):
+    """A point inside [lower, upper] (the formulas' stand-in for points outside the support)."""
+    return jnp.where(jnp.isfinite(lower) & jnp.isfinite(upper), (lower + upper) / 2,
+                     jnp.where(jnp.isfinite(lower), lower + 1, jnp.where(jnp.isfinite(upper), upper - 1, 0)))
+
+
+def _bound(select, bound, scale, loc):
+    """``bound * scale + loc`` where ``select`` holds; elsewhere a finite stand-in, so that an infinite
+    bound that is not selected gives no ``0 * inf`` to reverse mode."""
+    return jnp.where(select, bound, 0) * scale + loc
+
+
+class Continuous(Distribution):
+    """``scipy.stats.rv_continuous``'s public methods: ``method(x, *shapes, loc=0, scale=1)``."""
+
+    def _standard(self, method, x, shapes, loc, scale):
+        x, *shapes, loc, scale = self._arrays(method, {"x": x, **dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
+        positive = scale > 0
+        scale = jnp.where(positive, scale, 1)
+        z = (x - loc) / scale
+        ok = self._valid(shapes) & positive
+        lower, upper = self._support(shapes, z)
+        return z, shapes, scale, ok, lower, upper
+
+    def _density(self, method, x, shapes, loc, scale, outside):
+        z, shapes, scale, ok, lower, upper = self._standard(method, x, shapes, loc, scale)
+        inside = ok & ((lower < z) & (z < upper) if self.open_support else (lower <= z) & (z <= upper))
+        safe = jnp.where(inside, z, _interior(lower, upper))
+        value = self._method(method, safe, shapes)
+        value = value / scale if method == "pdf" else value - jnp.log(scale)
+        out = jnp.where(inside, value, outside)
+        return jnp.where(~ok | jnp.isnan(z), jnp.nan, out)
+
+    def _tail(self, method, x, shapes, loc, scale, below, above):
+        z, shapes, scale, ok, lower, upper = self._standard(method, x, shapes, loc, scale)
+        inside = ok & (lower < z) & (z < upper)
+        safe = jnp.where(inside, z, _interior(lower, upper))
+        edge = jnp.where(ok & (z >= upper), above, below) if method in ("cdf", "logcdf") else \
+            jnp.where(ok & (z <= lower), below, above)
+        out = jnp.where(inside, self._method(method, safe, shapes), edge)
+        return jnp.where(~ok | jnp.isnan(z), jnp.nan, out)
+
+    def _quantile(self, method, q, shapes, loc, scale):
+        q, *shapes, loc, scale = self._arrays(method, {"q": q, **dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
+        positive = scale > 0
+        scale = jnp.where(positive, scale, 1)
+        ok = self._valid(shapes) & positive & (loc == loc)
+        lower, upper = self._support(shapes, q)
+        inside = ok & (0 < q) & (q < 1)
+        value = self._method(method, jnp.where(inside, q, 0.5), shapes) * scale + loc
+        at_lower = ok & (q == (0 if method == "ppf" else 1))
+        at_upper = ok & (q == (1 if method == "ppf" else 0))
+        return jnp.where(inside, value, jnp.where(at_lower, _bound(at_lower, lower, scale, loc),
+                                                  jnp.where(at_upper, _bound(at_upper, upper, scale, loc), jnp.nan)))
+
+    def pdf(self, x, *shapes, loc=0, scale=1):
+        return self._density("pdf", x, shapes, loc, scale, 0)
+
+    def logpdf(self, x, *shapes, loc=0, scale=1):
+        return self._density("logpdf", x, shapes, loc, scale, -jnp.inf)
+
+    def cdf(self, x, *shapes, loc=0, scale=1):
+        return self._tail("cdf", x, shapes, loc, scale, 0, 1)
+
+    def logcdf(self, x, *shapes, loc=0, scale=1):
+        return self._tail("logcdf", x, shapes, loc, scale, -jnp.inf, 0)
+
+    def sf(self, x, *shapes, loc=0, scale=1):
+        return self._tail("sf", x, shapes, loc, scale, 1, 0)
+
+    def logsf(self, x, *shapes, loc=0, scale=1):
+        return self._tail("logsf", x, shapes, loc, scale, 0, -jnp.inf)
+
+    def ppf(self, q, *shapes, loc=0, scale=1):
+        return self._quantile("ppf", q, shapes, loc, scale)
+
+    def isf(self, q, *shapes, loc=0, scale=1):
+        return self._quantile("isf", q, shapes, loc, scale)
+
+    # ---- moments: SciPy's rv_continuous.stats and entropy with loc and scale ------------------------
+    def _moment(self, method, shapes, loc, scale):
+        *shapes, loc, scale = self._arrays(method, {**dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
+        positive = scale > 0
+        ok = self._valid(shapes) & positive & (loc == loc)  # SciPy's stats() gives NaN for a NaN loc, var too
+        scale = jnp.where(positive, scale, 1)
+        moment = "var" if method == "std" else method
+        value = self.moments[moment](*shapes)
+        value = {"mean": lambda: value * scale + loc, "var": lambda: value * scale ** 2,
+                 "std": lambda: jnp.sqrt(value) * scale, "entropy": lambda: value + jnp.log(scale)}[method]()
+        return jnp.where(ok, jnp.broadcast_to(value, ok.shape), jnp.nan)
+
+    def mean(self, *shapes, loc=0, scale=1):
+        return self._moment("mean", shapes, loc, scale)
+
+    def var(self, *shapes, loc=0, scale=1):
+        return self._moment("var", shapes, loc, scale)
+
+    def std(self, *shapes, loc=0, scale=1):
+        return self._moment("std", shapes, loc, scale)
+
+    def entropy(self, *shapes, loc=0, scale=1):
+        return self._moment("entropy", shapes, loc, scale)
+
+    def median(self, *shapes, loc=0, scale=1):
+        return self.ppf(0.5, *shapes, loc=loc, scale=scale)
+
+
+class Discrete(Distribution):
+    """``scipy.stats.rv_discrete``'s public methods: ``method(k, *shapes, loc=0)``.
+
+    A tangent on ``k`` or on ``loc`` of pmf, cdf and their kin, or on ``q`` or a shape parameter of ppf
+    and isf, raises ``NonDifferentiableError``: those are step functions. The continuous shape
+    parameters of pmf, cdf, ... are differentiable.
+    """
+
+    def _standard(self, method, k, shapes, loc):
+        k, *shapes, loc = self._arrays(method, {"k": k, **dict(zip(self.shapes, shapes)), "loc": loc})
+        k = no_tangent(self.qualname(method), "k", DISCRETE_POINT_WHY, k)
+        loc = no_tangent(self.qualname(method), "loc", DISCRETE_POINT_WHY, loc)
+        z = k - loc
+        lower, upper = self._support(shapes, z)
+        return z, shapes, self._valid(shapes), lower, upper
+
+    @staticmethod
+    def _stand_in(lower, upper):
+        return jnp.where(jnp.isfinite(lower), lower, jnp.where(jnp.isfinite(upper), upper, 0))
+
+    def _mass(self, method, k, shapes, loc, outside):
+        z, shapes, ok, lower, upper = self._standard(method, k, shapes, loc)
+        inside = ok & (z >= lower) & (z <= upper) & (jnp.floor(z) == z)
+        value = self._method(method, jnp.where(inside, z, self._stand_in(lower, upper)), shapes)
+        value = jnp.clip(value, 0, 1) if method == "pmf" else value
+        return jnp.where(~ok | jnp.isnan(z), jnp.nan, jnp.where(inside, value, outside))
+
+    def _tail(self, method, k, shapes, loc, below, above):
+        z, shapes, ok, lower, upper = self._standard(method, k, shapes, loc)
+        inside = ok & (z >= lower) & (z < upper) & jnp.isfinite(z)
+        value = self._method(method, jnp.where(inside, z, self._stand_in(lower, upper)), shapes)
+        value = jnp.clip(value, 0, 1) if method in ("cdf", "sf") else value
+        edge = jnp.where(z >= upper, above, below) if method in ("cdf", "logcdf") else jnp.where(z < lower, below, above)
+        return jnp.where(~ok | jnp.isnan(z), jnp.nan, jnp.where(inside, value, edge))
+
+    def _quantile(self, method, q, shapes, loc):
+        q, *shapes, loc = self._arrays(method, {"q": q, **dict(zip(self.shapes, shapes)), "loc": loc})
+        q = no_tangent(self.qualname(method), "q", DISCRETE_QUANTILE_WHY, q)
+        shapes = [no_tangent(self.qualname(method), name, DISCRETE_QUANTILE_WHY, s) for name, s in zip(self.shapes, shapes)]
+        ok = self._valid(shapes) & (loc == loc)
+        lower, upper = self._support(shapes, q)
+        inside = ok & (0 < q) & (q < 1)
+        value = self._method(method, jnp.where(inside, q, 0.5), shapes) + loc
+        at_lower = ok & (q == (0 if method == "ppf" else 1))
+        at_upper = ok & (q == (1 if method == "ppf" else 0))
+        # SciPy's lower end of a discrete quantile is one below the support
+        return jnp.where(inside, value, jnp.where(at_lower, _bound(at_lower, lower - 1, 1, loc),
+                                                  jnp.where(at_upper, _bound(at_upper, upper, 1, loc), jnp.nan)))
+
+    def pmf(self, k, *shapes, loc=0):
+        return self._mass("pmf", k, shapes, loc, 0)
+
+    def logpmf(self, k, *shapes, loc=0):
+        return self._mass("logpmf", k, shapes, loc, -jnp.inf)
+
+    def cdf(self, k, *shapes, loc=0):
+        return self._tail("cdf", k, shapes, loc, 0, 1)
+
+    def logcdf(self, k, *shapes, loc=0):
+        return self._tail("logcdf", k, shapes, loc, -jnp.inf, 0)
+
+    def sf(self, k, *shapes, loc=0):
+        return self._tail("sf", k, shapes, loc, 1, 0)
+
+    def logsf(self, k, *shapes, loc=0):
+        return self._tail("logsf", k, shapes, loc, 0, -jnp.inf)
+
+    def ppf(self, q, *shapes, loc=0):
+        return self._quantile("ppf", q, shapes, loc)
+
+    def isf(self, q, *shapes, loc=0):
+        return self._quantile("isf", q, shapes, loc)
+
+    def _moment(self, method, shapes, loc):
+        *shapes, loc = self._arrays(method, {**dict(zip(self.shapes, shapes)), "loc": loc})
+        ok = self._valid(shapes) & (loc == loc)
+        value = self.moments["var" if method == "std" else method](*shapes)
+        value = {"mean": lambda: value + loc, "var": lambda: value, "std": lambda: jnp.sqrt(value),
+                 "entropy": lambda: value}[method]()
+        return jnp.where(ok, jnp.broadcast_to(value, ok.shape), jnp.nan)
+
+    def mean(self, *shapes, loc=0):
+        return self._moment("mean", shapes, loc)
+
+    def var(self, *shapes, loc=0):
+        return self._moment("var", shapes, loc)
+
+    def std(self, *shapes, loc=0):
+        return self._moment("std", shapes, loc)
+
+    def entropy(self, *shapes, loc=0):
+        return self._moment("entropy", shapes, loc)
+
+    def median(self, *shapes, loc=0):
+        return self.ppf(0.5, *shapes, loc=loc)

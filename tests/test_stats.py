@@ -1,0 +1,308 @@
+"""jaxsci.stats: one record per distribution spec (specs/stats/), checked against scipy.stats and mpmath.
+
+Values are compared with SciPy at SciPy's own test parameters (scipy.stats._distr_params), across
+the support and its edges, with loc and scale, for invalid parameters, broadcast shapes, float32 and
+float64, under jit and vmap; derivatives with the mpmath references of tests/data/distributions/
+(tests/tools/make_stats_references.py). Completeness is checked against SciPy's distribution lists.
+"""
+import json
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy
+import scipy.stats
+from scipy.stats._distr_params import distcont, distdiscrete, invdistcont, invdistdiscrete
+
+import jaxsci
+import jaxsci.stats
+from generator import ROOT
+from generator.distribution import QUANTILE_METHODS, SECOND_ORDER_FACTOR, collect_distributions, parse_distribution, special_arities
+from generator.errors import SpecError
+from generator.loader import load_uncovered
+from specdata import SPECS, in_default_share, params
+
+DISTRIBUTIONS, DISTRIBUTION_ERRORS = collect_distributions(ROOT / "specs", ROOT, SPECS)
+BY_NAME = {d.name: d for d in DISTRIBUTIONS}
+NAMES = sorted(BY_NAME)
+PARAMS = dict(distcont + distdiscrete)
+INVALID = {}
+for _name, _params in invdistcont + invdistdiscrete:
+    INVALID.setdefault(_name, []).append(_params)
+DATA = ROOT / "tests" / "data" / "distributions"
+PROBABILITIES = np.array([1e-12, 1e-3, 0.05, 0.3, 0.5, 0.8, 0.99, 1 - 1e-9])
+
+
+def _scales(d, loc=0.75, scale=2.5):
+    return {"loc": loc, "scale": scale} if d.type == "continuous" else {"loc": float(loc != 0)}
+
+
+def _points(d, shapes, scales):
+    """Points across the support (SciPy's quantiles), its edges, outside it, and NaN."""
+    dist = getattr(scipy.stats, d.name)
+    inner = dist.ppf(PROBABILITIES, *shapes, **scales)
+    lower, upper = dist.support(*shapes, **scales)
+    if d.type == "discrete":
+        edges = np.arange(lower - 2, min(upper, lower + 12) + 2, 0.5)
+    else:
+        # just inside the lower end; a normal number, as XLA on CPU flushes subnormals to zero
+        inside = np.nextafter(lower, np.inf) if lower != 0 else 1e-300
+        edges = [lower, upper, lower - 1.0, upper + 1.0, inside, scales["loc"]]
+    return np.concatenate([inner, edges, [-np.inf, np.inf, np.nan]])
+
+
+def _compare(ours, theirs, rtol, what):
+    ours, theirs = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
+    assert ours.shape == theirs.shape, f"{what}: shape {ours.shape}, SciPy's {theirs.shape}"
+    same = (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))
+    close = np.abs(ours - theirs) <= rtol * np.abs(theirs) + 1e-300
+    bad = ~(same | close)
+    assert not bad.any(), f"{what}: at {np.flatnonzero(bad)}: jaxsci {ours[bad]}, SciPy {theirs[bad]}"
+
+
+def test_specs_load():
+    assert not DISTRIBUTION_ERRORS, "\n".join(map(str, DISTRIBUTION_ERRORS))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_values_match_scipy(name):
+    """Every method at SciPy's test parameters, with loc and scale, over the support, its edges and
+    beyond (0, -inf, 0 or 1 outside it, as SciPy), and the quantiles at 0, 1, outside [0, 1] and NaN."""
+    d = BY_NAME[name]
+    dist, module, shapes = getattr(scipy.stats, name), getattr(jaxsci.stats, name), PARAMS[name]
+    rtol = d.tests.value_rtol["float64"]
+    for scales in (_scales(d, 0, 1), _scales(d)):
+        x = _points(d, shapes, scales)
+        q = np.concatenate([PROBABILITIES, [0.0, 1.0, -0.5, 1.5, np.nan]])
+        with np.errstate(all="ignore"):
+            for method in d.public_methods:
+                point = q if method in QUANTILE_METHODS else x
+                _compare(getattr(module, method)(point, *shapes, **scales), getattr(dist, method)(point, *shapes, **scales),
+                         rtol, f"{name}.{method} {scales}")
+            for moment in d.public_moments:
+                _compare(getattr(module, moment)(*shapes, **scales), getattr(dist, moment)(*shapes, **scales), rtol,
+                         f"{name}.{moment} {scales}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_invalid_parameters_are_nan(name):
+    """SciPy's invalid test parameters (_distr_params' invdistcont, invdistdiscrete), scale <= 0 and a
+    NaN loc give what SciPy gives (NaN) for every method."""
+    d = BY_NAME[name]
+    dist, module = getattr(scipy.stats, name), getattr(jaxsci.stats, name)
+    cases = [(p, _scales(d)) for p in INVALID.get(name, [])]
+    if d.type == "continuous":
+        cases += [(PARAMS[name], {"loc": 0.0, "scale": 0.0}), (PARAMS[name], {"loc": 0.0, "scale": -1.0})]
+    cases.append((PARAMS[name], {**_scales(d), "loc": np.nan}))
+    x = np.array([0.25, 0.5, 2.0])
+    with np.errstate(all="ignore"):
+        for shapes, scales in cases:
+            for method in (*d.public_methods, *d.public_moments):
+                args = () if method in d.public_moments else (x,)
+                theirs = getattr(dist, method)(*args, *shapes, **scales)
+                _compare(getattr(module, method)(*args, *shapes, **scales), theirs, d.tests.value_rtol["float64"],
+                         f"{name}.{method}{shapes} {scales}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shapes_dtypes_jit_vmap(name):
+    """Broadcasting as SciPy's, float32 in and out (to the spec's float32 tolerance), and the same
+    values under jit and vmap."""
+    d = BY_NAME[name]
+    dist, module, shapes = getattr(scipy.stats, name), getattr(jaxsci.stats, name), PARAMS[name]
+    scales = _scales(d)
+    x = dist.ppf(np.array([[0.1], [0.6], [0.9]]), *shapes, **scales)  # (3, 1) against loc of shape (2,)
+    locs = np.array([scales["loc"], scales["loc"] + 1.0])
+    wide = {**scales, "loc": locs}
+    cdf = module.cdf(x, *shapes, **wide)
+    _compare(cdf, dist.cdf(x, *shapes, **wide), d.tests.value_rtol["float64"], f"{name}.cdf broadcast")
+    single = module.cdf(x.astype(np.float32), *(np.float32(s) for s in shapes), **{k: np.float32(v) for k, v in scales.items()})
+    assert single.dtype == jnp.float32
+    _compare(single, dist.cdf(x, *shapes, **scales), d.tests.value_rtol["float32"], f"{name}.cdf float32")
+    density = d.density[1]
+    jitted = jax.jit(lambda p, *a: getattr(module, density)(p, *a, **scales))(x, *shapes)
+    # XLA fuses the jitted formula: the last digits may differ from the eager call's
+    _compare(jitted, getattr(module, density)(x, *shapes, **scales), d.tests.value_rtol["float64"], f"{name}.{density} jit")
+    mapped = jax.vmap(lambda loc: module.cdf(x[:, 0], *shapes, **{**scales, "loc": loc}))(locs)
+    _compare(mapped, cdf.T, 1e-14, f"{name}.cdf vmap")
+
+
+def _references(name):
+    path = DATA / f"{name}.json"
+    command = f".venv/bin/python tests/tools/make_stats_references.py {name}"
+    if not path.exists():
+        pytest.fail(f"{path.relative_to(ROOT)} is missing: run {command}", pytrace=False)
+    data = json.loads(path.read_text())
+    if data["reference"] != BY_NAME[name].reference:
+        pytest.fail(f"{path.relative_to(ROOT)} is stale (the spec's reference changed): run {command}", pytrace=False)
+    return data["records"]
+
+
+def _gradient_cases():
+    """Every distribution's first derivatives; second derivatives for a fixed share by default (they
+    cost most of this file's time, through the special functions' rules that their own suites check at
+    second order), all of them under -m slow."""
+    return [pytest.param(name, order, id=f"{name}-{order}",
+                         marks=() if order == "first" or in_default_share(f"{name}-{order}", 2) else pytest.mark.slow)
+            for name in NAMES for order in ("first", "second")]
+
+
+@pytest.mark.parametrize("name, order", _gradient_cases())
+def test_derivatives_match_mpmath(name, order):
+    """The first derivatives and the diagonal second derivatives of every method, in the point and in
+    every continuous parameter (shapes, loc, scale), against mpmath's derivatives of the spec's reference;
+    a method's points in one vmapped call."""
+    d = BY_NAME[name]
+    module = getattr(jaxsci.stats, name)
+    rtol = d.tests.gradient_rtol * (SECOND_ORDER_FACTOR if order == "second" else 1)
+    keywords = ("loc", "scale") if d.type == "continuous" else ("loc",)
+    by_method = {}
+    for record in _references(name):
+        if record[order]:
+            by_method.setdefault(record["method"], []).append(record)
+    failures = []
+    for method_name, records in by_method.items():
+        names, wanted = list(records[0]["args"]), list(records[0][order])
+        positional = len(names) - len(keywords)
+        method = getattr(module, method_name)
+
+        def f(*args, method=method, positional=positional):
+            return method(*args[:positional], **dict(zip(keywords, args[positional:])))
+
+        positions = tuple(names.index(n) for n in wanted)
+        columns = [jnp.array([r["args"][n] for r in records]) for n in names]
+        if order == "first":
+            got = jax.vmap(jax.grad(f, argnums=positions))(*columns)
+        else:
+            hessian = jax.vmap(jax.hessian(f, argnums=positions))(*columns)
+            got = [hessian[i][i] for i in range(len(positions))]
+        for n, values in zip(wanted, got):
+            for record, value in zip(records, np.asarray(values)):
+                expected = record[order][n]
+                if not abs(float(value) - expected) <= rtol * abs(expected) + 1e-12:
+                    failures.append(f"{method_name}{record['args']} d/d{n}: jaxsci {float(value)!r}, mpmath {expected!r}")
+    assert not failures, f"{name}: {len(failures)} {order} derivative(s) off (rtol {rtol:g}):\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if BY_NAME[n].type == "discrete"])
+def test_discrete_steps_raise(name):
+    """k and loc of pmf, cdf, ...; q and the shapes of ppf and isf; integer shapes (binom's n): a
+    tangent raises NonDifferentiableError, never a silent zero. loc of ppf is differentiable (d/dloc = 1)."""
+    d = BY_NAME[name]
+    module, shapes = getattr(jaxsci.stats, name), [jnp.float64(s) for s in PARAMS[name]]
+    for method in (*d.density, "cdf", "logsf"):
+        with pytest.raises(jaxsci.NonDifferentiableError, match="'k'"):
+            jax.grad(getattr(module, method))(jnp.float64(1.0), *shapes)
+        with pytest.raises(jaxsci.NonDifferentiableError, match="'loc'"):
+            jax.grad(lambda loc, m=method: getattr(module, m)(2.0, *shapes, loc=loc))(jnp.float64(0.0))
+    for method in QUANTILE_METHODS:
+        with pytest.raises(jaxsci.NonDifferentiableError, match="'q'"):
+            jax.grad(getattr(module, method))(jnp.float64(0.3), *shapes)
+        for i, shape in enumerate(d.shapes):
+            moved = lambda s, i=i, m=method: getattr(module, m)(0.3, *shapes[:i], s, *shapes[i + 1:])
+            with pytest.raises(jaxsci.NonDifferentiableError, match=repr(shape.name)):
+                jax.grad(moved)(shapes[i])
+        assert jax.grad(lambda loc, m=method: getattr(module, m)(0.3, *shapes, loc=loc))(jnp.float64(2.0)) == 1.0
+    for i, shape in enumerate(d.shapes):
+        if shape.integer:
+            with pytest.raises(jaxsci.NonDifferentiableError, match=repr(shape.name)):
+                jax.grad(lambda s, i=i: module.pmf(1.0, *shapes[:i], s, *shapes[i + 1:]))(shapes[i])
+
+
+def test_every_scipy_distribution_is_covered_or_listed():
+    """scipy.stats' distributions (SciPy's _distn_names lists) both ways: each has a spec or is listed in
+    specs/uncovered.yaml's stats with its reason (generated/coverage.md lists those), no name is both,
+    and, on SciPy 1.17 and later (the list is 1.17's), no listed name is gone from SciPy."""
+    from scipy.stats import _continuous_distns, _discrete_distns
+
+    scipys = set(_continuous_distns._distn_names) | set(_discrete_distns._distn_names)
+    uncovered = set(load_uncovered(ROOT / "specs", ROOT).get("stats", {}))
+    missing = sorted(scipys - set(BY_NAME) - uncovered)
+    assert not missing, f"scipy.stats' {', '.join(missing)}: neither specified in specs/stats/ nor listed in specs/uncovered.yaml"
+    both = sorted(set(BY_NAME) & uncovered)
+    assert not both, f"{', '.join(both)}: specified, but still listed in specs/uncovered.yaml; remove them there"
+    if tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= (1, 17):
+        gone = sorted((set(BY_NAME) | uncovered) - scipys)
+        assert not gone, f"{', '.join(gone)}: not a distribution of scipy.stats {scipy.__version__}"
+    assert set(jaxsci.stats.__all__) == set(BY_NAME)
+    coverage = (ROOT / "generated" / "coverage.md").read_text()
+    assert f"{len(BY_NAME)} of scipy.stats' {len(BY_NAME) + len(uncovered)} distributions" in coverage
+
+
+_GOOD = """\
+name: expon
+scipy: scipy.stats.expon
+type: continuous
+summary: An exponential continuous random variable.
+support: {lower: 0, upper: inf}
+methods:
+  logpdf: -x
+  cdf: -expm1(-x)
+  ppf: -log1p(-q)
+reference:
+  pdf: exp(-x)
+  cdf: 1 - exp(-x)
+"""
+
+
+@pytest.mark.parametrize("change, message", [
+    (("cdf: -expm1(-x)", "cdf: ndtrr(x)"), "methods.cdf: unknown function 'ndtrr'; did you mean 'ndtr'?"),
+    (("cdf: -expm1(-x)", "cdf: ndtr(x, x)"), "methods.cdf: jaxsci.special.ndtr takes 1 argument(s), got 2"),
+    (("ppf: -log1p(-q)", "ppf: -log1p(-x)"), "methods.ppf: unknown name 'x'"),
+    (("  ppf: -log1p(-q)\n", ""), "methods needs ppf"),
+    (("logpdf: -x", "logpfd: -x"), "unknown method 'logpfd' for a continuous distribution; did you mean 'logpdf'?"),
+    (("support: {lower: 0, upper: inf}", "support: {lower: 0, upper: inf}\nshapes: [{name: a}]"),
+     "shapes must be SciPy's, in SciPy's order: [], got ['a']"),
+    (("cdf: 1 - exp(-x)", "cdf: 1 - exq(-x)"), "reference.cdf: 'exq' is neither an mpmath name"),
+    (("cdf: -expm1(-x)", "cdf: x.real"), "Attribute is not allowed in a formula"),
+])
+def test_loader_errors_are_located(change, message):
+    text = _GOOD.replace(*change)
+    with pytest.raises(SpecError) as info:
+        parse_distribution(text, "specs/stats/expon.yaml", "expon", special_arities(SPECS))
+    assert message in str(info.value), str(info.value)
+    assert str(info.value).startswith("specs/stats/expon.yaml:")
+
+
+def test_the_good_spec_loads():
+    d = parse_distribution(_GOOD, "specs/stats/expon.yaml", "expon", special_arities(SPECS))
+    assert d.methods["cdf"].code == "-jnp.expm1(-x)"  # jax.numpy's, where jaxsci.special has the same name
+    assert d.differentiable == ("x", "loc", "scale")
+
+
+def test_scaffold_writes_a_spec_the_loader_rejects_until_filled_in(tmp_path):
+    """`python -m generator new scipy.stats.NAME`: SciPy's shapes, type and summary, and placeholders
+    that are path:line errors until a person fills them in; it never overwrites a spec."""
+    from generator.distribution import scaffold_distribution
+    from generator.errors import SpecErrors
+    from generator.scaffold import ScaffoldError
+
+    path = scaffold_distribution("scipy.stats.weibull_min", tmp_path)
+    text = path.read_text()
+    assert "shapes:\n  - name: c\n" in text and "type: continuous" in text
+    with pytest.raises(SpecErrors) as info:
+        parse_distribution(text, "specs/stats/weibull_min.yaml", "weibull_min", special_arities(SPECS))
+    assert "specs/stats/weibull_min.yaml:14: methods.logpdf is a placeholder" in str(info.value)
+    with pytest.raises(ScaffoldError, match="already exists"):
+        scaffold_distribution("scipy.stats.weibull_min", tmp_path)
+    with pytest.raises(ScaffoldError, match="not a scipy.stats distribution"):
+        scaffold_distribution("scipy.stats.ttest_ind", tmp_path)
+
+
+@pytest.mark.parametrize("name", params([n for n in NAMES if BY_NAME[n].type == "continuous"
+                                         and np.isfinite(getattr(scipy.stats, n).support(*PARAMS[n])[0])],
+                                        ids=lambda n: n, share=2))
+def test_outside_the_support_derivatives_are_zero_not_nan(name):
+    """Below the support every method is constant (0, -inf, 0 or 1): its derivatives are 0 in every
+    argument; the formulas are evaluated inside the support there, so reverse mode sees no 0 * inf.
+    The core does this for every distribution alike: a fixed share runs by default, all under -m slow."""
+    d = BY_NAME[name]
+    module, shapes = getattr(jaxsci.stats, name), [jnp.float64(s) for s in PARAMS[name]]
+    below = jnp.float64(getattr(scipy.stats, name).support(*PARAMS[name], loc=0.5, scale=2.0)[0] - 1.0)
+    positions = tuple(range(len(shapes) + 3))
+    for method in (*d.density, *("cdf", "logcdf", "sf", "logsf")):
+        grads = jax.grad(lambda x, *rest, m=method: getattr(module, m)(x, *rest[:-2], loc=rest[-2], scale=rest[-1]),
+                         argnums=positions)(below, *shapes, jnp.float64(0.5), jnp.float64(2.0))
+        assert all(float(g) == 0 for g in grads), f"{name}.{method} below its support: gradients {grads}"

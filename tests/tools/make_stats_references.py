@@ -1,0 +1,166 @@
+"""mpmath derivatives of jaxsci.stats' distributions, stored as tests/data/distributions/<name>.json.
+
+    .venv/bin/python tests/tools/make_stats_references.py [NAME ...]   # default: every distribution
+
+For each distribution (specs/stats/<name>.yaml), at SciPy's own test parameters
+(scipy.stats._distr_params), at two points per method: the value and the first and second derivatives
+of every public method in each differentiable argument, from the spec's mpmath ``reference`` composed
+with loc and scale (the quantiles by root finding on the reference's cdf or sf) and differentiated by
+``mpmath.diff`` at 30 digits. tests/test_stats.py compares jaxsci's derivatives with them, and says
+to run this command when a spec's reference or this file's points change.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import mpmath
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from generator.distribution import FOLDER, QUANTILE_METHODS, collect_distributions  # noqa: E402
+from generator.loader import collect_specs  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "distributions"
+PROBABILITIES = (0.2, 0.7)  # each method at the points (or probabilities) of these quantiles
+LOC, SCALE = 0.25, 1.5  # continuous distributions; a discrete one's loc is 1 (it is not differentiable)
+FORMAT = 1
+
+
+def test_parameters(name: str) -> tuple:
+    from scipy.stats._distr_params import distcont, distdiscrete
+
+    return tuple(float(v) for v in dict(distcont + distdiscrete)[name])
+
+
+def _namespace() -> dict:
+    names = {n: getattr(mpmath, n) for n in dir(mpmath) if not n.startswith("_")}
+    names.update(abs=abs, min=min, max=max, int=int, float=float)
+    return names
+
+
+class Reference:
+    """One distribution's public methods as mpmath functions of (point, *shapes, loc[, scale])."""
+
+    def __init__(self, d):
+        self.d = d
+        self.namespace = _namespace()
+
+    def _standard(self, method: str, z, shapes):
+        names = {self.d.variable: z, **{s.name: v for s, v in zip(self.d.shapes, shapes)}}
+        texts = self.d.reference
+        density, log_density = self.d.density
+        ev = lambda text: eval(text, self.namespace, dict(names))  # noqa: E731 - the spec's mpmath expression
+        if method == density:
+            return ev(texts[density]) if density in texts else mpmath.exp(ev(texts[log_density]))
+        if method == log_density:
+            return ev(texts[log_density]) if log_density in texts else mpmath.log(ev(texts[density]))
+        if method == "sf" and "sf" not in texts:
+            return 1 - ev(texts["cdf"])
+        if method in ("cdf", "sf"):
+            return ev(texts[method])
+        if method in ("logcdf", "logsf"):
+            return mpmath.log(self._standard(method[3:], z, shapes))
+        raise KeyError(method)
+
+    def __call__(self, method: str, point, shapes, loc, scale=1):
+        if method in QUANTILE_METHODS:
+            # Newton's method from SciPy's quantile, with the density as the tail's derivative: a secant
+            # step can leave the support, where the reference is complex
+            tail, sign = ("cdf", 1) if method == "ppf" else ("sf", -1)
+            root = mpmath.findroot(lambda z: self._standard(tail, z, shapes) - point, self.start, solver="newton",
+                                   df=lambda z: sign * self._standard(self.d.density[0], z, shapes))
+            return root * scale + loc
+        z = (point - loc) / scale
+        value = self._standard(method, z, shapes)
+        if self.d.type == "continuous" and method == "pdf":
+            return value / scale
+        if self.d.type == "continuous" and method == "logpdf":
+            return value - mpmath.log(scale)
+        return value
+
+
+def points(d) -> list:
+    """(method, {argument: value}) for each point the references are made at."""
+    import scipy.stats
+
+    shapes = test_parameters(d.name)
+    dist = getattr(scipy.stats, d.name)
+    scales = {"loc": LOC, "scale": SCALE} if d.type == "continuous" else {"loc": 1.0}
+    out = []
+    # a discrete quantile is a step function: no derivative to refer to (tests/test_stats.py checks it raises)
+    for method in (m for m in d.public_methods if d.type == "continuous" or m not in QUANTILE_METHODS):
+        for p in PROBABILITIES:
+            first = p if method in QUANTILE_METHODS else float(dist.ppf(p, *shapes, **scales))
+            variable = "q" if method in QUANTILE_METHODS else d.variable
+            out.append((method, {variable: first, **{s.name: v for s, v in zip(d.shapes, shapes)}, **scales}))
+    return out
+
+
+def differentiable(d, method: str) -> tuple:
+    """The arguments of a method that the references differentiate in."""
+    if method in QUANTILE_METHODS:
+        return ("q", *d.differentiable[1:])
+    return d.differentiable
+
+
+def make(d) -> dict:
+    mpmath.mp.dps = 30
+    reference = Reference(d)
+    records = []
+    for method, args in points(d):
+        names = list(args)
+        values = [mpmath.mpf(v) for v in args.values()]
+
+        def f(*xs):
+            point, *rest = xs
+            shapes = rest[:len(d.shapes)]
+            return reference(method, point, shapes, *rest[len(d.shapes):])
+
+        if method in QUANTILE_METHODS:  # the root's starting point: SciPy's quantile, in standard form
+            import scipy.stats
+
+            scales = {n: args[n] for n in ("loc", "scale") if n in args}
+            dist = getattr(scipy.stats, d.name)
+            x = getattr(dist, method)(args["q"], *[args[s.name] for s in d.shapes], **scales)
+            reference.start = mpmath.mpf((x - args["loc"]) / args.get("scale", 1))
+        record = {"method": method, "args": args, "value": float(f(*values)), "first": {}, "second": {}}
+        for index, name in enumerate(names):
+            if name not in differentiable(d, method):
+                continue
+
+            def along(t, index=index):
+                moved = list(values)
+                moved[index] = t
+                return f(*moved)
+
+            record["first"][name] = float(mpmath.diff(along, values[index], 1))
+            record["second"][name] = float(mpmath.diff(along, values[index], 2))
+        records.append(record)
+    return {"format": FORMAT, "reference": d.reference, "records": records}
+
+
+def main(argv: list) -> int:
+    specs, errors = collect_specs(ROOT / "specs", ROOT)
+    distributions, more = collect_distributions(ROOT / "specs", ROOT, specs)
+    if errors or more:
+        print("\n".join(map(str, errors + more)), file=sys.stderr)
+        return 2
+    wanted = set(argv) or {d.name for d in distributions}
+    unknown = wanted - {d.name for d in distributions}
+    if unknown:
+        print(f"no spec in specs/{FOLDER}/ for {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    DATA.mkdir(parents=True, exist_ok=True)
+    for d in distributions:
+        if d.name in wanted:
+            path = DATA / f"{d.name}.json"
+            path.write_text(json.dumps(make(d), indent=1) + "\n")  # args keep the call order
+            print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
