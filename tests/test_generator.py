@@ -104,7 +104,7 @@ def test_good_spec_loads_and_derives():
         (lambda t: t.replace("summary: A demo spec.\n", "summary: A demo spec.\naliases: [demo]\n"), 4,
          "alias 'demo' is listed twice or is the function's own name"),
         (lambda t: t.replace("    kind: complex\n", "    kind: complex\n    accepts_float: true\n"), 11,
-         "accepts_float applies only to integer arguments"),
+         "accepts_float applies only to integer and static_int arguments"),
         (lambda t: t.replace("kind: complex", "kind: real").replace("    source: DLMF", "    conjugate: 0\n    source: DLMF"), 14,
          "a 'conjugate' derivative applies only to complex arguments"),
         (lambda t: t.replace("domain: {v: [0, 3], z: [0.5, 5]}", "domain: {v: [0, 3], z: [0.5, 5], w: [0, 1]}"), 19,
