@@ -37,6 +37,10 @@ BOXES = {
                    lambda d: (d == 1e-100) | (d == 1e100)),
     "nctdtridf": (lambda r, n: (_p(r, n), r.uniform(-3, 3, n), r.uniform(-6, 6, n)), 0,
                   lambda d: (d == -1e100) | (d == 1e100)),
+    "nbdtrik": (lambda r, n: (_p(r, n), _log(r, n, 0.5, 100), r.uniform(0.01, 0.99, n)), 0, lambda k: k == 0),
+    "pdtrik": (lambda r, n: (_p(r, n), _log(r, n, 0.01, 100)), 0, lambda k: k == 0),
+    "ncfdtrinc": (lambda r, n: (_log(r, n, 0.5, 50), _log(r, n, 0.5, 50), _p(r, n), _log(r, n, 0.1, 10)), 2,
+                  lambda d: d < 1e-300),
 }
 
 ISSUE_POINTS = [("ncfdtridfn", (0.99, 5.0, 2.0, 1.5)), ("nctdtridf", (0.999, 1.0, 0.5)),
