@@ -407,6 +407,17 @@ def test_round_raises_like_a_floored_argument():
     assert float(jax.grad(lambda x: round_(jax.lax.stop_gradient(x)) + x)(2.3)) == 1.0
 
 
+@pytest.mark.parametrize("name, rest", [("eval_legendre", (0.3,)), ("eval_chebyt", (0.3,)), ("eval_jacobi", (0.2, 0.4, 0.3))])
+def test_a_float_degree_says_why_it_is_not_differentiated(name, rest):
+    """A float degree goes to SciPy's float loop, smooth in n: the error says so instead of calling
+    the degree an integer."""
+    import jaxsci.special as special
+
+    with pytest.raises(jaxsci.NonDifferentiableError, match="float degree goes to SciPy's float loop") as info:
+        jax.grad(getattr(special, name))(2.5, *rest)
+    assert "integer arguments are not differentiable" not in str(info.value)
+
+
 def test_jax_export_of_a_jaxsci_function_explains_why_it_cannot_work():
     from jaxsci.special import jv
 

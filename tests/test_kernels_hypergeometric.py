@@ -130,6 +130,24 @@ def test_hyperu(key):
         mpmath.mp.dps = 40
 
 
+# Where the fixed double-exponential rule is not accurate the error estimate makes hyperu's kernels NaN:
+# a -> 0 (hyperu_da(1e-3, 1, 1) was 1.65, truth -0.0015), x << 1 with b - a - 1 < 0 (1.2e-4 off at
+# (1, 0.5, 1e-6)), large b (1.2e-6 off at (1, 150, 1)).
+@pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
+def test_hyperu_right_or_nan_at_hard_points(key):
+    n = (key.count("a"), key.count("b"))
+    fn = getattr(H, "hyperu_d" + SUFFIX[key])
+    hard = [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (1.0, 150.0, 1.0), (0.01, 1.0, 1.0), (1e-5, 2.0, 3.0),
+            (3.0, 40.0, 0.5), (0.2, -3.0, 1e-4), (2.0, 1.0, 1e-8)]
+    tolerance = 1e-10 if len(key) == 1 else 1e-8
+    with mpmath.workdps(30):
+        for a, b, x in hard:
+            got = float(fn(a, b, x))
+            want = float(mpmath.diff(lambda A, B: mpmath.hyperu(A, B, x), (a, b), n))
+            assert np.isnan(got) or abs(got - want) <= tolerance * abs(want), (key, a, b, x, got, want)
+    assert np.isnan(H.hyperu_da(1e-3, 1.0, 1.0))
+
+
 @pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
 def test_wright_bessel(key):
     rng = np.random.default_rng(4)

@@ -9,12 +9,15 @@ from .. import _core
 
 def _bdtrik_y_needs(y, n, p, values, needs):
     """Evaluations d bdtrik / d y uses besides bdtrik itself."""
-    return ()
+    return (
+        _core.Need('special.betainc', (), (1, ('1', 1), ('-_2 + 1', 1 - p), )),
+    )
 
 
 def _bdtrik_y_needs_stage2(y, n, p, values, needs):
     """Evaluations d bdtrik / d y uses at its values: round trip 2."""
     (out,) = values
+    (betainc_1,) = needs
     return (
         _core.Need('kernels.betainc_da', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_db', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
@@ -22,20 +25,23 @@ def _bdtrik_y_needs_stage2(y, n, p, values, needs):
 
 
 def _bdtrik_y_derivative(y, n, p, values, needs):
-    """d bdtrik / d y: 1/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d bdtrik / d y: Piecewise((0, y <= betainc(n, 1, 1 - p)), (1/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_da_1, betainc_db_1) = needs
-    return ((-betainc_da_1 + betainc_db_1)**(-1.0), )
+    (betainc_1, betainc_da_1, betainc_db_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, (-betainc_da_1 + betainc_db_1)**(-1.0)), )
 
 
 def _bdtrik_n_needs(y, n, p, values, needs):
     """Evaluations d bdtrik / d n uses besides bdtrik itself."""
-    return ()
+    return (
+        _core.Need('special.betainc', (), (1, ('1', 1), ('-_2 + 1', 1 - p), )),
+    )
 
 
 def _bdtrik_n_needs_stage2(y, n, p, values, needs):
     """Evaluations d bdtrik / d n uses at its values: round trip 2."""
     (out,) = values
+    (betainc_1,) = needs
     return (
         _core.Need('kernels.betainc_da', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_db', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
@@ -43,20 +49,23 @@ def _bdtrik_n_needs_stage2(y, n, p, values, needs):
 
 
 def _bdtrik_n_derivative(y, n, p, values, needs):
-    """d bdtrik / d n: -betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d bdtrik / d n: Piecewise((0, y <= betainc(n, 1, 1 - p)), (-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_da_1, betainc_db_1) = needs
-    return (-betainc_da_1/(-betainc_da_1 + betainc_db_1), )
+    (betainc_1, betainc_da_1, betainc_db_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, -betainc_da_1/(-betainc_da_1 + betainc_db_1)), )
 
 
 def _bdtrik_p_needs(y, n, p, values, needs):
     """Evaluations d bdtrik / d p uses besides bdtrik itself."""
-    return ()
+    return (
+        _core.Need('special.betainc', (), (1, ('1', 1), ('-_2 + 1', 1 - p), )),
+    )
 
 
 def _bdtrik_p_needs_stage2(y, n, p, values, needs):
     """Evaluations d bdtrik / d p uses at its values: round trip 2."""
     (out,) = values
+    (betainc_1,) = needs
     return (
         _core.Need('kernels.betainc_da', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_db', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
@@ -65,10 +74,10 @@ def _bdtrik_p_needs_stage2(y, n, p, values, needs):
 
 
 def _bdtrik_p_derivative(y, n, p, values, needs):
-    """d bdtrik / d p: Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d bdtrik / d p: Piecewise((0, y <= betainc(n, 1, 1 - p)), (Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_da_1, betainc_db_1, betaln_1) = needs
-    return (jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2)) + (-out + n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**(-out + n - 1)*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**out*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/(-betainc_da_1 + betainc_db_1), )
+    (betainc_1, betainc_da_1, betainc_db_1, betaln_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2)) + (-out + n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**(-out + n - 1)*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**out*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/(-betainc_da_1 + betainc_db_1)), )
 
 
 _FUNCTION = _core.register(
@@ -105,11 +114,11 @@ def bdtrik(y, n, p):
 
     Args:
       y: real array. Cumulative probability (probability of k or fewer successes in n trials).
-        Differentiable: 1/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (1/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
       n: real array. Number of trials (a real number).
-        Differentiable: -betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
       p: real array. Success probability of a single trial, in [0, 1].
-        Differentiable: Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

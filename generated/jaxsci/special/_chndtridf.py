@@ -9,12 +9,15 @@ from .. import _core
 
 def _chndtridf_x_needs(x, p, nc, values, needs):
     """Evaluations d chndtridf / d x uses besides chndtridf itself."""
-    return ()
+    return (
+        _core.Need('special.chndtr', (), (0, ('1.00000000000000e-30', 1.00000000000000e-30), 2, )),
+    )
 
 
 def _chndtridf_x_needs_stage2(x, p, nc, values, needs):
     """Evaluations d chndtridf / d x uses at its values: round trip 2."""
     (out,) = values
+    (chndtr_1,) = needs
     return (
         _core.Need('kernels.chndtr_ddf', (), (0, ('__value_0', out), 2, )),
         _core.Need('special.ive', (), (('__value_0/2 - 1', (1/2)*out - 1), ('sqrt(_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(x*jnp.where((nc != 0), nc, 1))), )),
@@ -22,40 +25,46 @@ def _chndtridf_x_needs_stage2(x, p, nc, values, needs):
 
 
 def _chndtridf_x_derivative(x, p, nc, values, needs):
-    """d chndtridf / d x: -(x/nc)**(chndtridf(x, p, nc)/4 - 1/2)*ive(chndtridf(x, p, nc)/2 - 1, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
+    """d chndtridf / d x: Piecewise((0, p >= chndtr(x, 1.0e-30, nc)), (-(x/nc)**(chndtridf(x, p, nc)/4 - 1/2)*ive(chndtridf(x, p, nc)/2 - 1, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)), True)) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
-    (chndtr_ddf_1, ive_1) = needs
-    return (-1/2*ive_1*(x/nc)**((1/4)*out - 1/2)*jnp.exp(-1/2*(-jnp.sqrt(nc) + jnp.sqrt(x))**2)/chndtr_ddf_1, )
+    (chndtr_1, chndtr_ddf_1, ive_1) = needs
+    return (jnp.where((chndtr_1 <= p), 0, -1/2*ive_1*(x/nc)**((1/4)*out - 1/2)*jnp.exp(-1/2*(-jnp.sqrt(nc) + jnp.sqrt(x))**2)/chndtr_ddf_1), )
 
 
 def _chndtridf_p_needs(x, p, nc, values, needs):
     """Evaluations d chndtridf / d p uses besides chndtridf itself."""
-    return ()
+    return (
+        _core.Need('special.chndtr', (), (0, ('1.00000000000000e-30', 1.00000000000000e-30), 2, )),
+    )
 
 
 def _chndtridf_p_needs_stage2(x, p, nc, values, needs):
     """Evaluations d chndtridf / d p uses at its values: round trip 2."""
     (out,) = values
+    (chndtr_1,) = needs
     return (
         _core.Need('kernels.chndtr_ddf', (), (0, ('__value_0', out), 2, )),
     )
 
 
 def _chndtridf_p_derivative(x, p, nc, values, needs):
-    """d chndtridf / d p: 1/chndtr_ddf(x, chndtridf(x, p, nc), nc) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
+    """d chndtridf / d p: Piecewise((0, p >= chndtr(x, 1.0e-30, nc)), (1/chndtr_ddf(x, chndtridf(x, p, nc), nc), True)) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
-    (chndtr_ddf_1,) = needs
-    return (chndtr_ddf_1**(-1.0), )
+    (chndtr_1, chndtr_ddf_1) = needs
+    return (jnp.where((chndtr_1 <= p), 0, chndtr_ddf_1**(-1.0)), )
 
 
 def _chndtridf_nc_needs(x, p, nc, values, needs):
     """Evaluations d chndtridf / d nc uses besides chndtridf itself."""
-    return ()
+    return (
+        _core.Need('special.chndtr', (), (0, ('1.00000000000000e-30', 1.00000000000000e-30), 2, )),
+    )
 
 
 def _chndtridf_nc_needs_stage2(x, p, nc, values, needs):
     """Evaluations d chndtridf / d nc uses at its values: round trip 2."""
     (out,) = values
+    (chndtr_1,) = needs
     return (
         _core.Need('kernels.chndtr_ddf', (), (0, ('__value_0', out), 2, )),
         _core.Need('special.ive', (), (('__value_0/2', (1/2)*out), ('sqrt(_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(x*jnp.where((nc != 0), nc, 1))), )),
@@ -63,10 +72,10 @@ def _chndtridf_nc_needs_stage2(x, p, nc, values, needs):
 
 
 def _chndtridf_nc_derivative(x, p, nc, values, needs):
-    """d chndtridf / d nc: (x/nc)**(chndtridf(x, p, nc)/4)*ive(chndtridf(x, p, nc)/2, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
+    """d chndtridf / d nc: Piecewise((0, p >= chndtr(x, 1.0e-30, nc)), ((x/nc)**(chndtridf(x, p, nc)/4)*ive(chndtridf(x, p, nc)/2, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)), True)) [implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
-    (chndtr_ddf_1, ive_1) = needs
-    return ((1/2)*ive_1*(x/nc)**((1/4)*out)*jnp.exp(-1/2*(-jnp.sqrt(nc) + jnp.sqrt(x))**2)/chndtr_ddf_1, )
+    (chndtr_1, chndtr_ddf_1, ive_1) = needs
+    return (jnp.where((chndtr_1 <= p), 0, (1/2)*ive_1*(x/nc)**((1/4)*out)*jnp.exp(-1/2*(-jnp.sqrt(nc) + jnp.sqrt(x))**2)/chndtr_ddf_1), )
 
 
 _FUNCTION = _core.register(
@@ -102,11 +111,11 @@ def chndtridf(x, p, nc):
 
     Args:
       x: real array. Upper bound of the integral, x >= 0.
-        Differentiable: -(x/nc)**(chndtridf(x, p, nc)/4 - 1/2)*ive(chndtridf(x, p, nc)/2 - 1, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= chndtr(x, 1.0e-30, nc)), (-(x/nc)**(chndtridf(x, p, nc)/4 - 1/2)*ive(chndtridf(x, p, nc)/2 - 1, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)), True)) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability, 0 <= p < 1.
-        Differentiable: 1/chndtr_ddf(x, chndtridf(x, p, nc), nc) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= chndtr(x, 1.0e-30, nc)), (1/chndtr_ddf(x, chndtridf(x, p, nc), nc), True)) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
       nc: real array. Non-centrality parameter, nc >= 0.
-        Differentiable: (x/nc)**(chndtridf(x, p, nc)/4)*ive(chndtridf(x, p, nc)/2, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= chndtr(x, 1.0e-30, nc)), ((x/nc)**(chndtridf(x, p, nc)/4)*ive(chndtridf(x, p, nc)/2, sqrt(x*Piecewise((nc, Ne(nc, 0)), (1, True))))*exp(-(-sqrt(nc) + sqrt(x))**2/2)/(2*chndtr_ddf(x, chndtridf(x, p, nc), nc)), True)) (implicit-function rule on chndtr: d df/d(x, p, nc) = (-dF/dx, 1, -dF/dnc) / (dF/d df), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, chndtridf(x, p, nc), nc), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -26,7 +26,7 @@ _FUNCTION = _core.register(
         qualname='special.eval_chebyu',
         scipy='scipy.special.eval_chebyu',
         args=(
-            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
+            _core.Arg('n', 'integer', differentiable=False, why="the derivative in the degree is not provided: an integer degree is discrete, and a float degree goes to SciPy's float loop, a hypergeometric function smooth in n, which jaxsci does not differentiate in n yet", accepts_float=True, truncates_float=False),
             _core.Arg('x', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('out', 'promoted'), ),

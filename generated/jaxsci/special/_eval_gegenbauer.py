@@ -40,7 +40,7 @@ _FUNCTION = _core.register(
         qualname='special.eval_gegenbauer',
         scipy='scipy.special.eval_gegenbauer',
         args=(
-            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
+            _core.Arg('n', 'integer', differentiable=False, why="the derivative in the degree is not provided: an integer degree is discrete, and a float degree goes to SciPy's float loop, a hypergeometric function smooth in n, which jaxsci does not differentiate in n yet", accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
         ),

@@ -54,7 +54,7 @@ _FUNCTION = _core.register(
         qualname='special.eval_sh_jacobi',
         scipy='scipy.special.eval_sh_jacobi',
         args=(
-            _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=True, truncates_float=False),
+            _core.Arg('n', 'integer', differentiable=False, why="the derivative in the degree is not provided: an integer degree is discrete, and a float degree goes to SciPy's float loop, a hypergeometric function smooth in n, which jaxsci does not differentiate in n yet", accepts_float=True, truncates_float=False),
             _core.Arg('p', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('q', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('x', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),

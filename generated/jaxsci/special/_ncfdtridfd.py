@@ -22,10 +22,10 @@ def _ncfdtridfd_dfn_needs_stage2(dfn, p, nc, f, values, needs):
 
 
 def _ncfdtridfd_dfn_derivative(dfn, p, nc, f, values, needs):
-    """d ncfdtridfd / d dfn: -ncfdtr_ddfn(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtridfd / d dfn: Piecewise((0, Eq(ncfdtridfd(dfn, p, nc, f), 1.0e-100) | Eq(ncfdtridfd(dfn, p, nc, f), 1.0e+100)), (-ncfdtr_ddfn(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f), True)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_ddfd_1, ncfdtr_ddfn_1) = needs
-    return (-ncfdtr_ddfn_1/ncfdtr_ddfd_1, )
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, -ncfdtr_ddfn_1/ncfdtr_ddfd_1), )
 
 
 def _ncfdtridfd_p_needs(dfn, p, nc, f, values, needs):
@@ -42,10 +42,10 @@ def _ncfdtridfd_p_needs_stage2(dfn, p, nc, f, values, needs):
 
 
 def _ncfdtridfd_p_derivative(dfn, p, nc, f, values, needs):
-    """d ncfdtridfd / d p: 1/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtridfd / d p: Piecewise((0, Eq(ncfdtridfd(dfn, p, nc, f), 1.0e-100) | Eq(ncfdtridfd(dfn, p, nc, f), 1.0e+100)), (1/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f), True)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_ddfd_1,) = needs
-    return (ncfdtr_ddfd_1**(-1.0), )
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, ncfdtr_ddfd_1**(-1.0)), )
 
 
 def _ncfdtridfd_nc_needs(dfn, p, nc, f, values, needs):
@@ -64,10 +64,10 @@ def _ncfdtridfd_nc_needs_stage2(dfn, p, nc, f, values, needs):
 
 
 def _ncfdtridfd_nc_derivative(dfn, p, nc, f, values, needs):
-    """d ncfdtridfd / d nc: (ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/2 - ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2))/2)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtridfd / d nc: Piecewise((0, Eq(ncfdtridfd(dfn, p, nc, f), 1.0e-100) | Eq(ncfdtridfd(dfn, p, nc, f), 1.0e+100)), ((ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/2 - ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2))/2)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f), True)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_ddfd_1) = needs
-    return (((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/ncfdtr_ddfd_1, )
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, ((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/ncfdtr_ddfd_1), )
 
 
 def _ncfdtridfd_f_needs(dfn, p, nc, f, values, needs):
@@ -87,10 +87,10 @@ def _ncfdtridfd_f_needs_stage2(dfn, p, nc, f, values, needs):
 
 
 def _ncfdtridfd_f_derivative(dfn, p, nc, f, values, needs):
-    """d ncfdtridfd / d f: -(dfn*ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - nc*ncfdtr(dfn + 4, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2)))/(2*f*ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtridfd / d f: Piecewise((0, Eq(ncfdtridfd(dfn, p, nc, f), 1.0e-100) | Eq(ncfdtridfd(dfn, p, nc, f), 1.0e+100)), (-(dfn*ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - nc*ncfdtr(dfn + 4, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2)))/(2*f*ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)), True)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfd_1) = needs
-    return (-1/2*(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc)/(ncfdtr_ddfd_1*f), )
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, -1/2*(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc)/(ncfdtr_ddfd_1*f)), )
 
 
 _FUNCTION = _core.register(
@@ -128,13 +128,13 @@ def ncfdtridfd(dfn, p, nc, f):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator sum of squares, dfn > 0.
-        Differentiable: -ncfdtr_ddfn(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, Eq(ncfdtridfd(dfn, p, nc, f), 1.0e-100) | Eq(ncfdtridfd(dfn, p, nc, f), 1.0e+100)), (-ncfdtr_ddfn(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f), True)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
       p: real array. CDF value, 0 <= p <= 1.
-        Differentiable: 1/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, Eq(ncfdtridfd(dfn, p, nc, f), 1.0e-100) | Eq(ncfdtridfd(dfn, p, nc, f), 1.0e+100)), (1/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f), True)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
       nc: real array. Noncentrality parameter, nc >= 0.
-        Differentiable: (ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/2 - ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2))/2)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, Eq(ncfdtridfd(dfn, p, nc, f), 1.0e-100) | Eq(ncfdtridfd(dfn, p, nc, f), 1.0e+100)), ((ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)/2 - ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2))/2)/ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f), True)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
       f: real array. Quantile, the upper limit of integration, f >= 0.
-        Differentiable: -(dfn*ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - nc*ncfdtr(dfn + 4, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2)))/(2*f*ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, Eq(ncfdtridfd(dfn, p, nc, f), 1.0e-100) | Eq(ncfdtridfd(dfn, p, nc, f), 1.0e+100)), (-(dfn*ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - nc*ncfdtr(dfn + 4, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, ncfdtridfd(dfn, p, nc, f), nc, dfn*f/(dfn + 2)))/(2*f*ncfdtr_ddfd(dfn, ncfdtridfd(dfn, p, nc, f), nc, f)), True)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfd, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, ncfdtridfd(dfn, p, nc, f), nc, f) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

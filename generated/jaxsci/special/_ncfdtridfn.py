@@ -21,10 +21,10 @@ def _ncfdtridfn_p_needs_stage2(p, dfd, nc, f, values, needs):
 
 
 def _ncfdtridfn_p_derivative(p, dfd, nc, f, values, needs):
-    """d ncfdtridfn / d p: 1/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtridfn / d p: Piecewise((0, Eq(ncfdtridfn(p, dfd, nc, f), 1.0e-100) | Eq(ncfdtridfn(p, dfd, nc, f), 1.0e+100)), (1/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f), True)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_ddfn_1,) = needs
-    return (ncfdtr_ddfn_1**(-1.0), )
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, ncfdtr_ddfn_1**(-1.0)), )
 
 
 def _ncfdtridfn_dfd_needs(p, dfd, nc, f, values, needs):
@@ -42,10 +42,10 @@ def _ncfdtridfn_dfd_needs_stage2(p, dfd, nc, f, values, needs):
 
 
 def _ncfdtridfn_dfd_derivative(p, dfd, nc, f, values, needs):
-    """d ncfdtridfn / d dfd: -ncfdtr_ddfd(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtridfn / d dfd: Piecewise((0, Eq(ncfdtridfn(p, dfd, nc, f), 1.0e-100) | Eq(ncfdtridfn(p, dfd, nc, f), 1.0e+100)), (-ncfdtr_ddfd(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f), True)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_ddfd_1, ncfdtr_ddfn_1) = needs
-    return (-ncfdtr_ddfd_1/ncfdtr_ddfn_1, )
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, -ncfdtr_ddfd_1/ncfdtr_ddfn_1), )
 
 
 def _ncfdtridfn_nc_needs(p, dfd, nc, f, values, needs):
@@ -64,10 +64,10 @@ def _ncfdtridfn_nc_needs_stage2(p, dfd, nc, f, values, needs):
 
 
 def _ncfdtridfn_nc_derivative(p, dfd, nc, f, values, needs):
-    """d ncfdtridfn / d nc: (-ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2))/2 + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/2)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtridfn / d nc: Piecewise((0, Eq(ncfdtridfn(p, dfd, nc, f), 1.0e-100) | Eq(ncfdtridfn(p, dfd, nc, f), 1.0e+100)), ((-ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2))/2 + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/2)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f), True)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_ddfn_1) = needs
-    return (((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/ncfdtr_ddfn_1, )
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, ((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/ncfdtr_ddfn_1), )
 
 
 def _ncfdtridfn_f_needs(p, dfd, nc, f, values, needs):
@@ -87,10 +87,10 @@ def _ncfdtridfn_f_needs_stage2(p, dfd, nc, f, values, needs):
 
 
 def _ncfdtridfn_f_derivative(p, dfd, nc, f, values, needs):
-    """d ncfdtridfn / d f: -(-nc*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 4, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 4)) + (nc - ncfdtridfn(p, dfd, nc, f))*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2)) + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)*ncfdtridfn(p, dfd, nc, f))/(2*f*ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtridfn / d f: Piecewise((0, Eq(ncfdtridfn(p, dfd, nc, f), 1.0e-100) | Eq(ncfdtridfn(p, dfd, nc, f), 1.0e+100)), (-(-nc*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 4, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 4)) + (nc - ncfdtridfn(p, dfd, nc, f))*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2)) + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)*ncfdtridfn(p, dfd, nc, f))/(2*f*ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)), True)) [implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfn_1) = needs
-    return (-1/2*(ncfdtr_1*(-out + nc) + ncfdtr_2*out - ncfdtr_3*nc)/(ncfdtr_ddfn_1*f), )
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, -1/2*(ncfdtr_1*(-out + nc) + ncfdtr_2*out - ncfdtr_3*nc)/(ncfdtr_ddfn_1*f)), )
 
 
 _FUNCTION = _core.register(
@@ -128,13 +128,13 @@ def ncfdtridfn(p, dfd, nc, f):
 
     Args:
       p: real array. CDF value, 0 <= p <= 1.
-        Differentiable: 1/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, Eq(ncfdtridfn(p, dfd, nc, f), 1.0e-100) | Eq(ncfdtridfn(p, dfd, nc, f), 1.0e+100)), (1/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f), True)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
-        Differentiable: -ncfdtr_ddfd(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, Eq(ncfdtridfn(p, dfd, nc, f), 1.0e-100) | Eq(ncfdtridfn(p, dfd, nc, f), 1.0e+100)), (-ncfdtr_ddfd(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f), True)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
       nc: real array. Noncentrality parameter, nc >= 0.
-        Differentiable: (-ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2))/2 + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/2)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, Eq(ncfdtridfn(p, dfd, nc, f), 1.0e-100) | Eq(ncfdtridfn(p, dfd, nc, f), 1.0e+100)), ((-ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2))/2 + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)/2)/ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f), True)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
       f: real array. Quantile, the upper limit of integration, f >= 0.
-        Differentiable: -(-nc*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 4, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 4)) + (nc - ncfdtridfn(p, dfd, nc, f))*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2)) + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)*ncfdtridfn(p, dfd, nc, f))/(2*f*ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, Eq(ncfdtridfn(p, dfd, nc, f), 1.0e-100) | Eq(ncfdtridfn(p, dfd, nc, f), 1.0e+100)), (-(-nc*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 4, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 4)) + (nc - ncfdtridfn(p, dfd, nc, f))*ncfdtr(ncfdtridfn(p, dfd, nc, f) + 2, dfd, nc, f*ncfdtridfn(p, dfd, nc, f)/(ncfdtridfn(p, dfd, nc, f) + 2)) + ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)*ncfdtridfn(p, dfd, nc, f))/(2*f*ncfdtr_ddfn(ncfdtridfn(p, dfd, nc, f), dfd, nc, f)), True)) (implicit-function rule on ncfdtr: each derivative divided by d ncfdtr / d dfn, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(ncfdtridfn(p, dfd, nc, f), dfd, nc, f) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

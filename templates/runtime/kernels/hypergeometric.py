@@ -589,7 +589,8 @@ def _de_nodes(h=0.1, tmin=-9.0, tmax=5.6):
     return ls, s, wgt
 
 
-_DE_LS, _DE_S, _DE_W = _de_nodes()
+# step 0.05; every other node is the step-0.1 rule, whose difference from it is hyperu's error estimate
+_DE_LS, _DE_S, _DE_W = _de_nodes(h=0.05)
 
 
 def _trigamma(x):
@@ -618,32 +619,53 @@ def _hyperu_core(a, b, x, key):
     lx = np.log(x)
     ix = 1.0 / x
     psi = _sp.psi(a)
+    trigamma = _trigamma(a) if key == "aa" else 0.0
     bam1 = b - a - 1.0
     # U = x^-a / Gamma(a) * int_0^inf e^-s s^(a-1) (1 + s/x)^(b-a-1) ds   (DLMF 13.4.4, t = s/x)
     # log t - log(1+t) - psi(a) = l1, log(1+t) = l2
-    acc = [np.zeros_like(a) for _ in range(3)]
-    for ls, s, w in zip(_DE_LS, _DE_S, _DE_W):
+    fine = np.zeros_like(a)       # the rule with step h
+    coarse = np.zeros_like(a)     # every other node: the rule with step 2h
+    magnitude = np.zeros_like(a)  # sum of |terms|: the rounding error of a cancelling sum
+    plain = np.zeros_like(a)      # the integral of U itself, the scale of the derivatives
+    ends = np.zeros_like(a)       # |terms| at the two ends of the tau range: the truncation
+    last = len(_DE_S) - 1
+    for k, (ls, s, w) in enumerate(zip(_DE_LS, _DE_S, _DE_W)):
         l2 = np.log1p(s * ix)
         g = np.exp(a * ls - s + bam1 * l2) * w
         if key == "b":
-            acc[0] += g * l2
+            term = g * l2
         elif key == "bb":
-            acc[0] += g * (l2 * l2)
+            term = g * (l2 * l2)
         else:
             l1 = ls - lx - l2 - psi
             if key == "a":
-                acc[0] += g * l1
+                term = g * l1
             elif key == "aa":
-                acc[0] += g * (l1 * l1)
-                acc[1] += g
+                term = g * (l1 * l1) - trigamma * g
             else:                                   # "ab"
-                acc[0] += g * (l1 * l2)
+                term = g * (l1 * l2)
+        fine += term
+        if k % 2 == 0:
+            coarse += 2.0 * term
+        magnitude += np.abs(term)
+        plain += g
+        if k in (0, last):
+            ends += np.abs(term)
     pre = np.exp(-a * lx - _sp.gammaln(a))           # x^-a / Gamma(a), a > 0
-    if key == "aa":
-        val = acc[0] - _trigamma(a) * acc[1]
-    else:
-        val = acc[0]
-    out[i] = pre * val
+    # Error estimate, relative to max(|derivative|, 1e-3 U): the difference between the rules with
+    # steps h = 0.05 and 2h, which bounds the step-2h rule's error and so, generously, the step-h one's
+    # (the double-exponential rule's error falls by far more when the step halves, but not always
+    # quadratically: hyperu_db2(2, 1, 1e-8) has 1e-4 at step 0.2 and 6e-7 at 0.1);
+    # the terms at the ends bound what the truncated tau range leaves out (for a -> 0 the integrand
+    # s^(a-1) puts mass below s = exp(-8103), the first node); and the sum's cancellation (d/da at
+    # a = 1e-3 is -0.0015 from terms of 1e6) multiplies the rounding. Where the estimate exceeds the
+    # tolerance the kernel is NaN: hyperu_da(1e-3, 1, 1) was 1.65 (truth -0.0015), hyperu_da(1, 0.5,
+    # 1e-6) off by 1.2e-4 (the factor (1 + s/x)^(b-a-1) turns at s = x, between nodes), hyperu_da(1,
+    # 150, 1) by 1.2e-6 (a peak at s = 148 one node wide).
+    scale = np.maximum(np.abs(fine), 1e-3 * np.abs(plain))
+    estimate = np.abs(fine - coarse) / scale + 4.0 * ends / scale + 2.2e-16 * np.sqrt(len(_DE_S)) * magnitude / scale
+    tolerance = 1e-10 if len(key) == 1 else 1e-8
+    out[i] = np.where(estimate <= tolerance, pre * fine, np.nan)
     return out
 
 
@@ -660,8 +682,11 @@ _HU_DOC = """{what} of Tricomi's function scipy.special.hyperu(a, b, x), a > 0, 
     Method: the integral U(a,b,x) = 1/Gamma(a) int_0^inf e^(-xt) t^(a-1) (1+t)^(b-a-1) dt
     (DLMF 13.4.4) differentiated under the integral sign (d/da brings log(t/(1+t)) - psi(a),
     d/db brings log(1+t); d2/da2 adds -psi'(a) U), evaluated with t = s/x by the double-exponential
-    rule s = exp(tau - exp(-tau)) (Ooura & Mori 1991), 147 fixed nodes (step 0.1, tau in
-    [-9, 5.6]) shared by all elements, which handles the endpoint singularity t^(a-1) and the log factors.  NaN for a <= 0 (the integral
+    rule s = exp(tau - exp(-tau)) (Ooura & Mori 1991), 293 fixed nodes (step 0.05, tau in
+    [-9, 5.6]) shared by all elements, which handles the endpoint singularity t^(a-1) and the log factors.
+    An error estimate (the rule with step 2h against step h, the terms at the ends of the range and the
+    sum's cancellation) makes it NaN where it would be off by more than 1e-10 (1e-8 for second
+    derivatives) of max(|derivative|, 1e-3 U): a -> 0, x far below 1 with b - a - 1 < 0, large b.  NaN for a <= 0 (the integral
     diverges; SciPy uses other formulas there), x <= 0 (SciPy: NaN on the cut) and non-finite input.
     """
 

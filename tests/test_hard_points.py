@@ -1,0 +1,33 @@
+"""Parameter derivatives at hard points (tests/hardpoints.py): each is within tolerance of mpmath, or NaN.
+
+The references are stored in tests/data/hard_points.json (``tests/tools/hard_points.py --write``); the
+table of PASS / NaN / FAIL per function is ``tests/tools/hard_points.py``. The points that still give a
+finite wrong number are listed in ``hardpoints.KNOWN_WRONG`` and expected to fail (strictly: a fix must
+take its point off that list).
+"""
+import json
+
+import pytest
+
+import hardpoints
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    return {hardpoints.key(entry): (verdict, got, ref) for entry, got, ref, verdict in hardpoints.results()}
+
+
+def test_every_point_has_a_stored_reference():
+    stored = json.loads(hardpoints.DATA.read_text())["references"]
+    assert set(stored) == {hardpoints.key(e) for e in hardpoints.entries()}, \
+        "run .venv/bin/python tests/tools/hard_points.py --write"
+    assert hardpoints.KNOWN_WRONG <= set(stored)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(hardpoints.key(e), marks=pytest.mark.xfail(strict=True, reason="a finite wrong number (issue 23, open)"))
+    if hardpoints.key(e) in hardpoints.KNOWN_WRONG else hardpoints.key(e)
+    for e in hardpoints.entries()])
+def test_right_or_nan(verdicts, name):
+    verdict, got, ref = verdicts[name]
+    assert verdict in ("PASS", "NaN"), f"{name}: {got!r}, mpmath {ref!r}"

@@ -1,0 +1,120 @@
+"""The hard points of the parameter derivatives (tests/hardpoints.py): PASS / NaN / FAIL per function.
+
+    .venv/bin/python tests/tools/hard_points.py            # the table, from the stored references
+    .venv/bin/python tests/tools/hard_points.py --write    # recompute the mpmath references (minutes)
+    .venv/bin/python tests/tools/hard_points.py --verbose  # and every point that is not PASS
+
+PASS: within tests/hardpoints.py's RTOL of mpmath; NaN: the kernel declined (an honest NaN); FAIL: a
+finite wrong number.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import hardpoints  # noqa: E402
+
+
+def _mpmath_function(name):
+    import mpmath as mp
+
+    def hankel(kind, scaled):
+        sign = 1 if kind == 1 else -1
+
+        def h(v, z):  # DLMF 10.27.8: mpmath's hankel1 is J + iY, which cancels where H decays
+            w = -sign * 1j * z
+            value = sign * 2 / (mp.pi * 1j) * mp.exp(-sign * 0.5j * mp.pi * v) * mp.besselk(v, w)
+            return value * mp.exp(w) if scaled else value
+        return h
+
+    def stdtr(df, t):  # A&S 26.7.1 through the incomplete beta function
+        tail = mp.betainc(df / 2, mp.mpf(1) / 2, 0, df / (df + t * t), regularized=True) / 2
+        return tail if t < 0 else 1 - tail
+
+    return {
+        "jv": mp.besselj, "yv": mp.bessely, "kv": mp.besselk, "iv": mp.besseli,
+        "hankel1": hankel(1, False), "hankel1e": hankel(1, True), "hankel2e": hankel(2, True),
+        "stdtr": stdtr,
+        "betainc": lambda a, b, x: mp.betainc(a, b, 0, x, regularized=True),
+        "gammainc": _lower_gamma,
+        # beyond the median, -Q(a, x): 1 - Q would leave P's derivative to the last of the digits
+        "gammainc upper": lambda a, x: -mp.gammainc(a, x, mp.inf, regularized=True),
+        "hyperu": mp.hyperu,
+    }[name]
+
+
+def _lower_gamma(a, x):
+    """P(a, x) = x^a e^-x / Gamma(a + 1) 1F1(1; a + 1; x) (DLMF 8.5.1), with the terms a = 1e7 needs."""
+    import mpmath as mp
+
+    return mp.exp(a * mp.log(x) - x - mp.loggamma(a + 1)) * mp.hyp1f1(1, a + 1, x, maxterms=10**6)
+
+
+def reference(entry):
+    import mpmath as mp
+
+    f, arg, order, point = entry
+    with mp.workdps(50):
+        args = [mp.mpc(p) if isinstance(p, complex) else mp.mpf(p) for p in point]
+        index = hardpoints.ARGUMENTS[f].index(arg)
+        if f == "gammaincinv":  # the implicit-function rule at the exact root: -P_a / P_x (DLMF 8.2.4, 8.8.13)
+            a, y = args
+            import scipy.special
+
+            start = mp.mpf(float(scipy.special.gammaincinv(float(a), float(y))))  # refined at 40 digits
+            x = mp.findroot(lambda t: _lower_gamma(a, t) - y, (start * (1 - mp.mpf(10) ** -6), start * (1 + mp.mpf(10) ** -6)),
+                            solver="anderson")
+            p_a = mp.diff(lambda s: _lower_gamma(s, x), a)
+            p_x = mp.exp((a - 1) * mp.log(x) - x - mp.loggamma(a))
+            value = -p_a / p_x
+        else:
+            function = _mpmath_function("gammainc upper" if f == "gammainc" and point[1] > point[0] else f)
+            value = mp.diff(lambda t: function(*args[:index], t, *args[index + 1:]), args[index], order)
+    value = complex(value)
+    return [value.real, value.imag] if isinstance(entry[3][1], complex) or f.startswith("hankel") else value.real
+
+
+def write():
+    entries = hardpoints.entries()
+    with ProcessPoolExecutor(2) as pool:
+        values = list(pool.map(reference, entries))
+    references = {hardpoints.key(e): v for e, v in zip(entries, values)}
+    hardpoints.DATA.write_text(json.dumps({"about": "mpmath references of tests/hardpoints.py (tests/tools/hard_points.py --write)",
+                                           "references": references}, indent=1) + "\n")
+
+
+def table(verbose: bool):
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    rows = hardpoints.results()
+    counts = {}
+    for entry, got, ref, verdict in rows:
+        counts.setdefault(f"{entry[0]} d{entry[2]}/d{entry[1]}{entry[2] if entry[2] > 1 else ''}", Counter())[verdict] += 1
+    print(f"{'derivative':<26} {'PASS':>5} {'NaN':>5} {'FAIL':>5}")
+    for name, c in counts.items():
+        print(f"{name:<26} {c['PASS']:>5} {c['NaN']:>5} {c['FAIL']:>5}")
+    total = sum(counts.values(), Counter())
+    print(f"{'total':<26} {total['PASS']:>5} {total['NaN']:>5} {total['FAIL']:>5}")
+    if verbose:
+        for entry, got, ref, verdict in rows:
+            if verdict != "PASS":
+                rel = abs(got - ref) / abs(ref) if verdict == "FAIL" else float("nan")
+                print(f"  {verdict:<4} {hardpoints.key(entry)}: {got!r} vs {ref!r} (rel {rel:.1e})")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--verbose", action="store_true")
+    options = parser.parse_args()
+    if options.write:
+        write()
+    table(options.verbose)
