@@ -127,18 +127,18 @@ def _load(name, old, new):
 
 @pytest.mark.parametrize("name, old, new, message", [
     ("legendre", "evaluates: eval_legendre(n, x)", "evaluates: eval_legendre(n, x) * 2",
-     ":24: output 'P': evaluates must be one call of a jaxsci function on the static arguments (n) and x"),
-    ("legendre", "evaluates: eval_legendre(n, x)", "evaluates: eval_legendre(n, x, x)", ":24: output 'P': evaluates must be one call"),
-    ("legendre", "evaluates: eval_legendre(n, x)", "evaluates: eval_legendre(m, x)", ":24: output 'P': evaluates: unknown name 'm'"),
+     ":25: output 'P': evaluates must be one call of a jaxsci function on the static arguments (n) and x"),
+    ("legendre", "evaluates: eval_legendre(n, x)", "evaluates: eval_legendre(n, x, x)", ":25: output 'P': evaluates must be one call"),
+    ("legendre", "evaluates: eval_legendre(n, x)", "evaluates: eval_legendre(m, x)", ":25: output 'P': evaluates: unknown name 'm'"),
     ("legendre", "evaluates: eval_legendre(n, x)", "evaluates: eval_legendre(n, x",
-     ":24: output 'P': cannot parse evaluates"),
-    ("legendre", "    evaluates: eval_legendre(n, x)\n", "", ":22: outputs[0] is missing required key 'evaluates'"),
+     ":25: output 'P': cannot parse evaluates"),
+    ("legendre", "    evaluates: eval_legendre(n, x)\n", "", ":23: outputs[0] is missing required key 'evaluates'"),
     ("legendre", "  - name: monic\n    kind: static_bool\n    default: false\n    doc: If True, scale the leading coefficient to be 1.\n", "",
-     ":19: output 'P': an orthopoly1d needs SciPy's static_bool argument 'monic'"),
+     ":20: output 'P': an orthopoly1d needs SciPy's static_bool argument 'monic'"),
     ("mathieu_even_coef", "    shape: eager", "    shape: later",
-     ":24: output 'out': shape must be a list of sizes or 'eager'"),
+     ":25: output 'out': shape must be a list of sizes or 'eager'"),
     ("mathieu_even_coef", "    shape: eager", "    shape: eager\n    evaluates: mathieu_a(m, x)",
-     ":25: output 'out': evaluates is for an orthopoly1d output only"),
+     ":26: output 'out': evaluates is for an orthopoly1d output only"),
 ])
 def test_object_grammar_errors_are_located(name, old, new, message):
     with pytest.raises(SpecError) as caught:
@@ -160,5 +160,5 @@ def test_an_eager_shape_needs_static_arguments_only():
 def test_evaluates_must_call_a_fitting_function(evaluates, message):
     spec = _load("legendre", "evaluates: eval_legendre(n, x)", f"evaluates: {evaluates}")
     errors = check_object_outputs([spec, SPEC_BY_NAME["eval_legendre"], SPEC_BY_NAME["eval_jacobi"]])
-    assert [str(e) for e in errors] == [f"specs/special/legendre.yaml:22: output 'P': {message}"]
+    assert [str(e) for e in errors] == [f"specs/special/legendre.yaml:23: output 'P': {message}"]
     assert not check_object_outputs(SPECS)
