@@ -248,9 +248,9 @@ XSF = [(f"{s.module}.{s.name}", k, s) for s in SPECS for k in s.device.kernels i
 def test_every_xsf_kernel_compiles_with_nvrtc(qualname, kernel, spec):
     import os
 
+    nvrtc = _nvrtc()
     import cupy
 
-    nvrtc = _nvrtc()
     include = os.path.join(os.path.dirname(cupy.__file__), "_core", "include")
     names = [a.name for a in spec.traced_args]
     source = (device.xsf_preamble(kernel.header)
