@@ -228,6 +228,108 @@ def test_cpu_values_are_scipys_with_device_kernels_enabled(every_kernel_passed):
         np.testing.assert_array_equal(np.asarray(gammainc(a, x)), sc.gammainc(a, x))
 
 
+# ---- the GPU callback itself, with numpy standing in for CuPy ----------------------------------------
+class _Buffer:
+    """What XLA hands the callback: a device buffer exposing the CUDA array interface."""
+
+    def __init__(self, array):
+        self.array = array
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.array.shape, "typestr": self.array.dtype.str, "data": (self.array.ctypes.data, False),
+                "version": 2}
+
+
+class _FakeCupy:
+    """The parts of CuPy the callback uses, over numpy arrays; records the device and stream it was given."""
+
+    float64 = np.float64
+
+    def __init__(self, stream_fails=False):
+        import contextlib
+        import types
+
+        self.seen = []
+        self.synchronized = 0
+
+        @contextlib.contextmanager
+        def on_device(index):
+            self.seen.append(("device", index))
+            yield
+
+        def from_external(stream):
+            if stream_fails:
+                raise RuntimeError("no stream")
+            self.seen.append(("stream", stream.__cuda_stream__()))
+            return contextlib.nullcontext()
+
+        def synchronize():
+            self.synchronized += 1
+
+        self.cuda = types.SimpleNamespace(
+            Device=on_device, Stream=types.SimpleNamespace(from_external=from_external),
+            runtime=types.SimpleNamespace(pointerGetAttributes=lambda pointer: types.SimpleNamespace(device=3),
+                                          getDevice=lambda: 0, deviceSynchronize=synchronize))
+
+    @staticmethod
+    def asarray(buffer):
+        return buffer.array
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    """CuPy's kernels replaced by SciPy's ufuncs on numpy arrays (same signature, ``out=`` included)."""
+    import scipy.special as sc
+
+    cupy = _FakeCupy()
+    monkeypatch.setattr(device, "_cupy", lambda: cupy)
+    monkeypatch.setattr(device, "_resolve", lambda target: getattr(sc, target.rsplit(".", 1)[1]))
+    monkeypatch.setattr(device, "_KERNELS", {})
+    return cupy
+
+
+def _device_run(calls, inputs, outputs, stream=0xC0FFEE):
+    import types
+
+    device.run_on_device(device.DeviceCalls(calls), types.SimpleNamespace(stream=stream),
+                         [_Buffer(o) for o in outputs], *(_Buffer(i) for i in inputs))
+
+
+def test_the_gpu_callback_runs_each_kernel_on_xlas_buffers_device_and_stream(fake_cupy):
+    import scipy.special as sc
+
+    a, x = np.array([0.5, 2.0, 7.5]), np.array([0.1, 1.0, 20.0])
+    values, density, single = np.empty(3), np.empty(3), np.empty(3, np.float32)
+    _device_run((("special.gammainc", "cupy", "cupyx.scipy.special.gammainc", None, (0, 1), 1),
+                 ("special.gammaln", "cupy", "cupyx.scipy.special.gammaln", None, (0,), 1),
+                 ("special.gammaincc", "cupy", "cupyx.scipy.special.gammaincc", None, (0, 1), 1)),
+                [a, x], [values, density, single])
+    np.testing.assert_array_equal(values, sc.gammainc(a, x))
+    np.testing.assert_array_equal(density, sc.gammaln(a))
+    np.testing.assert_array_equal(single, sc.gammaincc(a, x).astype(np.float32))  # float64, rounded once
+    assert fake_cupy.seen == [("device", 3), ("stream", (0, 0xC0FFEE))]
+
+
+def test_a_failing_kernel_gives_nan_and_a_warning_and_spares_the_others(fake_cupy):
+    a = np.array([0.5, 2.0])
+    broken, fine = np.zeros(2), np.zeros(2)
+    with pytest.warns(jaxsci.CallbackWarning, match="no_such_function"):
+        _device_run((("special.no_such_function", "cupy", "cupyx.scipy.special.no_such_function", None, (0,), 1),
+                     ("special.gammaln", "cupy", "cupyx.scipy.special.gammaln", None, (0,), 1)), [a], [broken, fine])
+    assert np.isnan(broken).all()
+    np.testing.assert_array_equal(fine, __import__("scipy.special").special.gammaln(a))
+
+
+def test_a_stream_cupy_cannot_take_gives_nan_never_stale_memory(monkeypatch, fake_cupy):
+    failing = _FakeCupy(stream_fails=True)
+    monkeypatch.setattr(device, "_cupy", lambda: failing)
+    stale = np.full(2, 123.0)
+    with pytest.warns(jaxsci.CallbackWarning, match="no stream"):
+        _device_run((("special.gammaln", "cupy", "cupyx.scipy.special.gammaln", None, (0,), 1),), [np.ones(2)], [stale])
+    assert np.isnan(stale).all() and failing.synchronized == 1
+
+
 # ---- NVRTC: every xsf kernel's source compiles, where NVRTC can be loaded (no GPU needed) ------------
 def _nvrtc():
     if importlib.util.find_spec("cupy") is None:

@@ -258,28 +258,31 @@ def run_on_device(calls: DeviceCalls, context, out_buffers, *in_buffers) -> None
     """The GPU buffer callback: each call's kernel on XLA's buffers and stream. Never raises: a call that
     fails writes NaN into its outputs and is reported as a host call's failure is (``errstate``)."""
     qualname = calls[0][0] if calls else "?"
-    outputs = []
     try:
         cupy = _cupy()
         device = _device_id(cupy, [*out_buffers, *in_buffers])
-        with cupy.cuda.Device(device if device is not None else cupy.cuda.runtime.getDevice()), \
-                _stream(cupy, int(context.stream)):
+        with cupy.cuda.Device(device if device is not None else cupy.cuda.runtime.getDevice()):
             outputs = [cupy.asarray(b) for b in out_buffers]
-            arrays = [cupy.asarray(b) for b in in_buffers]
-            start = 0
-            for qualname, kind, target, header, indices, count in calls:
-                mine = outputs[start:start + count]
-                start += count
-                try:
-                    _kernel(qualname, kind, target, header)([arrays[i] for i in indices], mine[0])
-                except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
-                    report(qualname, exc)
-                    for output in mine:
-                        output.fill(np.nan)
-    except Exception as exc:  # noqa: BLE001 - CuPy itself failed
-        report(qualname, exc)
-        for output in outputs:  # NaN wherever the outputs can be reached, never stale memory
             try:
+                with _stream(cupy, int(context.stream)):
+                    _run_calls(calls, [cupy.asarray(b) for b in in_buffers], outputs)
+            except Exception as exc:  # noqa: BLE001 - CuPy failed around the kernels (XLA's stream, the operands)
+                report(qualname, exc)
+                for output in outputs:  # NaN, never the stale memory XLA allocated for the results
+                    output.fill(np.nan)
+                cupy.cuda.runtime.deviceSynchronize()  # written before XLA reads the results
+    except Exception as exc:  # noqa: BLE001 - CuPy cannot be reached at all
+        report(qualname, exc)
+
+
+def _run_calls(calls: DeviceCalls, arrays: list, outputs: list) -> None:
+    start = 0
+    for qualname, kind, target, header, indices, count in calls:
+        mine = outputs[start:start + count]
+        start += count
+        try:
+            _kernel(qualname, kind, target, header)([arrays[i] for i in indices], mine[0])
+        except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+            report(qualname, exc)
+            for output in mine:
                 output.fill(np.nan)
-            except Exception:  # noqa: BLE001
-                pass
