@@ -228,6 +228,39 @@ def test_cpu_values_are_scipys_with_device_kernels_enabled(every_kernel_passed):
         np.testing.assert_array_equal(np.asarray(gammainc(a, x)), sc.gammainc(a, x))
 
 
+def test_a_platform_branch_runs_xla_kernels_inline_and_the_rest_on_the_host():
+    """The branch an accelerator gets (device._branch), run here on the CPU: XLA kernels inline, host
+    calls in one callback, outputs in the plan's order, a special-point call masked to its points."""
+    import scipy.special as sc
+
+    from jaxsci._core import transport
+
+    a, x = jnp.array([0.5, 2.0, 7.5, 3.0]), jnp.array([0.1, 1.0, 20.0, 0.0])
+    calls = (("special.gammainc", (), (0, 1), ("float64",), None, ()),
+             ("special.gammaln", (), (0,), ("float64",), None, ()),
+             ("kernels.gammainc_da", (), (0, 1), ("float64",), None, ()),
+             ("special.gammaincc", (), (0, 1), ("float64",), None, ((1, 0.0),)))
+    types = tuple(jax.ShapeDtypeStruct((4,), jnp.float64) for _ in calls)
+    placed = ((device.NATIVE, ("jax", "jax.scipy.special.gammainc", None)), (device.HOST, None),
+              (device.NATIVE, ("jax", "jax.lax.igamma_grad_a", None)),
+              (device.NATIVE, ("jax", "jax.scipy.special.gammaincc", None)))
+    seen = []
+
+    def host(host_calls, result_types, *operands):
+        seen.append(tuple(c[0] for c in host_calls))
+        return tuple(jax.pure_callback(transport._pure_function(host_calls), result_types, *operands,
+                                       vmap_method="expand_dims"))
+
+    values, logs, da, special = jax.jit(lambda *ops: device._branch(calls, types, placed, host, None, *ops))(a, x)
+    assert seen == [("special.gammaln",)]
+    np.testing.assert_allclose(values, sc.gammainc(a, x), rtol=1e-12)
+    np.testing.assert_array_equal(logs, sc.gammaln(a))
+    from jaxsci.kernels import gammainc_da
+
+    np.testing.assert_allclose(da, np.asarray(gammainc_da(a, x)), rtol=1e-9, atol=1e-300)
+    np.testing.assert_array_equal(special, np.where(np.asarray(x) == 0.0, sc.gammaincc(a, 0.0), 0.0))
+
+
 # ---- the GPU callback itself, with numpy standing in for CuPy ----------------------------------------
 class _Buffer:
     """What XLA hands the callback: a device buffer exposing the CUDA array interface."""
