@@ -123,7 +123,7 @@ def test_another_threads_settings_do_not_reach_this_threads_callbacks():
 
     def worker():
         with js.errstate(singular="raise"), jaxsci.errstate("ignore"):
-            results["worker"] = np.asarray(js.gammaln(0.0))
+            results["worker"] = np.asarray(jax.jit(js.gammaln)(0.0))  # a callback (eagerly SciPy's error is raised)
 
     thread = threading.Thread(target=worker)
     thread.start()
@@ -178,3 +178,19 @@ def test_an_export_that_is_also_a_spec_is_an_error():
 
     errors = check_exports({"special": {"gammaln": ("sferror", "geterr", 7)}}, [SPEC_BY_NAME["gammaln"]], "specs/exports.yaml")
     assert [str(e) for e in errors] == ["specs/exports.yaml:7: gammaln is exported from jaxsci._core, but specs/special/gammaln.yaml defines it too"]
+
+
+def test_an_eager_call_raises_scipys_error_as_scipy_does():
+    """Outside every trace no callback is involved: under errstate(...="raise") SciPy's own
+    SpecialFunctionError reaches the caller, as it does from SciPy (the betainc family's domain errors
+    among them); under jit the outputs are NaN and jaxsci.errstate reports it."""
+    cases = [("betainc", (-1.0, 1.0, 0.5)), ("betaincc", (1.0, -1.0, 0.5)), ("betaincinv", (-1.0, 1.0, 0.5)),
+             ("betainccinv", (1.0, 1.0, 1.5)), ("gammaln", (0.0,))]
+    for name, args in cases:
+        with sc.errstate(all="raise"), pytest.raises(sc.SpecialFunctionError):
+            getattr(sc, name)(*args)
+        with js.errstate(all="raise"), pytest.raises(sc.SpecialFunctionError):
+            getattr(js, name)(*args)
+        with js.errstate(all="raise"), pytest.warns(jaxsci.CallbackWarning, match="SpecialFunctionError"):
+            assert np.isnan(jax.jit(getattr(js, name))(*args))
+

@@ -89,8 +89,28 @@ def _user_stacklevel() -> int:
     return 1
 
 
+# set while an eager call (outside every trace) runs SciPy in the caller's own thread: no callback is
+# involved there, so SciPy's SpecialFunctionError (jaxsci.special.errstate(...="raise")) reaches the
+# caller, as it does from SciPy itself
+_eager: contextvars.ContextVar = contextvars.ContextVar("jaxsci_eager_call", default=False)
+
+
+class eager_call:
+    """The block in which the core evaluates an eager call directly (``transport._eager_device``)."""
+
+    def __enter__(self):
+        self._token = _eager.set(True)
+
+    def __exit__(self, *exc_info):
+        _eager.reset(self._token)
+        return False
+
+
 def report(qualname: str, exc: BaseException) -> None:
-    """Called by the host for every failure; never raises."""
+    """Called by the host for every failure. Never raises inside a callback; in an eager call, SciPy's own
+    ``SpecialFunctionError`` propagates to the caller as it would from SciPy."""
+    if _eager.get() and isinstance(exc, _special_function_error()):
+        raise exc
     message = f"jaxsci.{qualname}: SciPy raised {type(exc).__name__}: {exc}; the result is NaN"
     mode, failures = _entry()
     if mode == "raise":
@@ -99,6 +119,12 @@ def report(qualname: str, exc: BaseException) -> None:
             failures.append((message, exc))
     elif mode == "warn":
         warnings.warn(message, CallbackWarning, stacklevel=_user_stacklevel())
+
+
+def _special_function_error():
+    from scipy.special import SpecialFunctionError
+
+    return SpecialFunctionError
 
 
 class errstate:

@@ -35,6 +35,7 @@ from jax._src import core
 
 from . import debugflags, device
 from .errors import ExportError, TransportWarning
+from .errstate import eager_call
 from .export import explain
 from .host import HostCalls, evaluate_calls, evaluate_calls_in_place
 from .pure import pure_callback
@@ -201,7 +202,8 @@ def host_callback(host_calls: tuple, result_types: tuple, operands: tuple, vmap_
     eager = _eager_device(operands)
     if eager is not None and not (eager[0] is not None and device.offloads(host_calls, eager[0].platform)):
         arrays = tuple(np.asarray(o) for o in operands)
-        outputs = _pure_function(host_calls)(*arrays)
+        with eager_call():  # SciPy's SpecialFunctionError reaches the caller, as from SciPy itself
+            outputs = _pure_function(host_calls)(*arrays)
         debugflags.check(host_calls, arrays, outputs)  # jax_debug_nans/infs, here and in jit's op-by-op re-run
         return tuple(jax.device_put(o, eager[0]) for o in outputs)
 
