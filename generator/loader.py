@@ -358,6 +358,11 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         if out.name in {a.name for a in args}:
             # derivative code binds outputs and arguments by name in one scope
             raise SpecError(path, out.loc.line, f"output {out.name!r} has the name of an argument; rename the output")
+    for arg in args:
+        summed = next((out for out in outputs if out.name == arg.sum_of), None)
+        if arg.sum_of is not None and (summed is None or len(summed.core or summed.shape or ()) != 1):
+            raise SpecError(path, arg.loc.line, f"argument {arg.name!r}: sum_of must name an output with one "
+                                                f"(core) dimension, got {arg.sum_of!r}")
     static_bools = {a.name for a in args if a.kind == "static_bool"}
     traced_names = {a.name for a in args if a.traced}
     vmap_method = top.get("vmap_method", str, default="expand_dims")
@@ -534,6 +539,9 @@ def _args(top: _Mapping, path: str) -> tuple:
         elif seen_default:
             raise SpecError(path, m.line, f"argument {name!r} has no default but follows an argument that has one")
         choices, choices_why = _choices(m, path, name, kind, default)
+        sum_of = _sum_of(m, path, name, kind, default, choices)
+        if sum_of is not None:  # the core evaluates the default only; the other value is derived from it
+            choices, choices_why = (False,), f"{name}=True appends the sum of {sum_of} over its core dimension"
         eager, eager_why = _eager(m, path, name, kind, choices)
         minimum, minimum_why = _minimum(m, path, name, kind, default if has_default else None)
         keyword_only = m.get("keyword_only", bool, default=False)
@@ -551,7 +559,8 @@ def _args(top: _Mapping, path: str) -> tuple:
                               loc=model.Location(path, line), choices=choices, choices_why=choices_why,
                               keyword_only=keyword_only, scipy_name=scipy_name, scipy_renamed=scipy_renamed,
                               scipy_since=scipy_since, scipy_default_before=scipy_default_before,
-                              eager=eager, eager_why=eager_why, minimum=minimum, minimum_why=minimum_why))
+                              eager=eager, eager_why=eager_why, minimum=minimum, minimum_why=minimum_why,
+                              sum_of=sum_of))
     _check_optional(args, path)
     return tuple(args)
 
@@ -586,6 +595,17 @@ def _minimum(m: _Mapping, path: str, name: str, kind: str, default) -> tuple:
     if default is not None and default < minimum:
         raise SpecError(path, m.value_line("minimum"), f"argument {name!r}: the default {default!r} is below the minimum {minimum!r}")
     return minimum, m.get("why_minimum", str, required=True).strip()
+
+
+def _sum_of(m: _Mapping, path: str, name: str, kind: str, default, choices) -> str | None:
+    """``sum_of``: the output whose sum over its core dimension this static_bool, when true, appends as
+    one more output (the Gauss rules' ``mu=True``: the sum of the weights), or None."""
+    if not m.has("sum_of"):
+        return None
+    if kind != "static_bool" or default is not False or choices is not None:
+        raise SpecError(path, m.key_line("sum_of"), f"argument {name!r}: sum_of applies only to a static_bool with "
+                                                    "default false and no choices")
+    return _identifier(m.get("sum_of", str).strip(), path, m.value_line("sum_of"), "sum_of")
 
 
 def _eager(m: _Mapping, path: str, name: str, kind: str, choices) -> tuple:

@@ -58,6 +58,8 @@ class Arg:
     # returns (exact=True's Python integers); traced inputs raise, saying ``eager_why``
     eager: bool | None = None
     eager_why: str | None = None
+    # static_bool: the output whose sum over its core dimension the value True appends (roots_*'s mu)
+    sum_of: str | None = None
     # static_int and static_float: the smallest value jaxsci accepts, and why (SciPy misbehaves below it)
     minimum: float | None = None
     minimum_why: str | None = None

@@ -130,6 +130,11 @@ def test_good_spec_loads_and_derives():
          "derivatives.z is a placeholder left by `python -m generator new`"),
         (lambda t: t.replace("tests:\n", "tests:\n  # TODO(jaxsci new): check the domain\n"), 19,
          "a '# TODO(jaxsci new)' comment from `python -m generator new` is left"),
+        # sum_of (the Gauss rules' mu=True)
+        (lambda t: t.replace("    kind: complex\n", "    kind: complex\n    sum_of: out\n"), 11,
+         "sum_of applies only to a static_bool with default false and no choices"),
+        (lambda t: t.replace("    kind: complex\n", "    kind: complex\n  - name: mu\n    kind: static_bool\n    default: false\n    sum_of: out\n"), 11,
+         "argument 'mu': sum_of must name an output with one (core) dimension, got 'out'"),
     ],
     ids=["unknown-key", "duplicate-key", "missing-key", "bad-kind", "no-why", "name-mismatch", "bad-scipy",
          "missing-domain", "empty-interval", "rule-for-nondiff", "no-source", "sequential", "no-reference",
@@ -137,7 +142,8 @@ def test_good_spec_loads_and_derives():
          "huge-default", "negative-tolerance", "huge-tolerance", "nan-point", "non-string-key", "empty-file",
          "not-a-mapping", "bad-identifier", "bad-output-dtype", "int32-output-of-traced", "eager-on-complex", "alias-of-itself", "accepts-float-on-real",
          "conjugate-on-real", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
-         "output-named-like-arg", "optional-not-last", "when-omitted-without-optional", "scaffold-reference", "scaffold-derivative", "scaffold-comment"],
+         "output-named-like-arg", "optional-not-last", "when-omitted-without-optional", "scaffold-reference", "scaffold-derivative", "scaffold-comment",
+         "sum-of-on-complex", "sum-of-without-core"],
 )
 def test_loader_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(GOOD))

@@ -3,6 +3,7 @@ a Gauss rule integrates polynomials of degree < 2n exactly, so its moments are c
 parameters, and their derivatives (by JAX, of the closed form) must equal the rule's (by jaxsci)."""
 import jax
 import jax.numpy as jnp
+import mpmath
 import numpy as np
 import pytest
 from jax.scipy.special import gammaln
@@ -56,3 +57,102 @@ def test_an_invalid_parameter_is_nan_alone_in_its_batch():
     for row, a in [(0, 0.5), (3, 1.5)]:
         np.testing.assert_array_equal(np.asarray(x[row]), sc.roots_jacobi(3, a, 0.5)[0])
         np.testing.assert_array_equal(np.asarray(w[row]), sc.roots_jacobi(3, a, 0.5)[1])
+
+
+# SciPy's mu=True: each rule's third output, mu, is the integral of its weight function (the sum of
+# the weights); every roots_* function with the parameters it takes (None: the parameterless rules)
+_RULES_WITH_MU = [
+    ("roots_legendre", ()), ("roots_chebyt", ()), ("roots_chebyu", ()), ("roots_chebyc", ()), ("roots_chebys", ()),
+    ("roots_jacobi", (0.7, -0.3)), ("roots_sh_jacobi", (2.5, 1.5)), ("roots_gegenbauer", (0.8,)),
+    ("roots_genlaguerre", (1.3,)), ("roots_laguerre", ()), ("roots_hermite", ()), ("roots_hermitenorm", ()),
+    ("roots_sh_legendre", ()), ("roots_sh_chebyt", ()), ("roots_sh_chebyu", ()),
+]
+
+
+@pytest.mark.parametrize("n", [1, 7, 40, 160])  # 160: SciPy's asymptotic Hermite rule (n > 150)
+@pytest.mark.parametrize("name,params", _RULES_WITH_MU, ids=[name for name, _ in _RULES_WITH_MU])
+def test_mu_true_returns_scipys_nodes_weights_and_mu(name, params, n):
+    import scipy.special as sc
+
+    import jaxsci.special as js
+
+    x, w, mu = getattr(js, name)(n, *params, mu=True)
+    expected = getattr(sc, name)(n, *params, mu=True)
+    np.testing.assert_array_equal(np.asarray(x), expected[0])
+    np.testing.assert_array_equal(np.asarray(w), expected[1])
+    assert np.shape(mu) == ()
+    # SciPy scales its weights to sum to its closed-form mu, so the sum differs from it by rounding only
+    np.testing.assert_allclose(float(mu), expected[2], rtol=4 * n * np.finfo(float).eps)
+    two = getattr(js, name)(n, *params)
+    assert len(two) == 2 and np.array_equal(np.asarray(two[1]), np.asarray(w))
+
+
+@pytest.mark.parametrize("alias,name,params", [
+    ("p_roots", "roots_legendre", ()), ("j_roots", "roots_jacobi", (0.5, 0.5)), ("la_roots", "roots_genlaguerre", (0.5,)),
+    ("h_roots", "roots_hermite", ()), ("cg_roots", "roots_gegenbauer", (1.5,)), ("js_roots", "roots_sh_jacobi", (2.0, 1.0)),
+])
+def test_mu_true_through_the_aliases_by_position(alias, name, params):
+    import scipy.special as sc
+
+    import jaxsci.special as js
+
+    assert getattr(js, alias) is getattr(js, name)
+    mu = getattr(js, alias)(5, *params, True)[2]
+    np.testing.assert_allclose(float(mu), getattr(sc, alias)(5, *params, True)[2], rtol=1e-14)
+
+
+def test_mu_under_jit_and_vmap_and_for_batched_parameters():
+    import scipy.special as sc
+
+    alphas = jnp.asarray([0.2, 1.5, -0.4])
+    mus = jax.jit(jax.vmap(lambda a: roots_gegenbauer(4, a, mu=True)[2]))(alphas)
+    np.testing.assert_allclose(mus, [sc.roots_gegenbauer(4, float(a), True)[2] for a in alphas], rtol=1e-14)
+    alpha, beta = jnp.asarray([0.2, 1.5, 3.0]), jnp.asarray([[0.1], [-0.6]])
+    x, w, mu = roots_jacobi(6, alpha, beta, mu=True)
+    assert x.shape == w.shape == (6, 2, 3) and mu.shape == (2, 3)
+    for i, b in enumerate([0.1, -0.6]):
+        for j, a in enumerate([0.2, 1.5, 3.0]):
+            np.testing.assert_allclose(mu[i, j], sc.roots_jacobi(6, a, b, True)[2], rtol=1e-14)
+
+
+def test_mu_is_nan_where_the_parameters_are_invalid_in_a_traced_batch():
+    import jaxsci
+
+    with pytest.warns(jaxsci.CallbackWarning, match="alpha must be greater than -1"):
+        mu = jax.vmap(lambda a: roots_genlaguerre(3, a, mu=True)[2])(jnp.asarray([0.5, -2.0]))
+    assert np.isfinite(float(mu[0])) and np.isnan(float(mu[1]))
+
+
+def _mp(value):
+    return float(mpmath.mpf(value))
+
+
+# mu in closed form (the weight function's integral: Beta and Gamma integrals, DLMF 5.12.1 and 5.2.1),
+# differentiated by mpmath; each closed form is first checked to be SciPy's mu
+_MU_CLOSED_FORMS = [
+    ("roots_jacobi", (0.7, -0.3), lambda a, b: 2 ** (a + b + 1) * mpmath.beta(a + 1, b + 1)),
+    ("roots_sh_jacobi", (2.5, 1.5), lambda p, q: mpmath.beta(q, p - q + 1)),
+    ("roots_gegenbauer", (0.8,), lambda a: mpmath.beta(0.5, a + 0.5)),
+    ("roots_genlaguerre", (1.3,), lambda a: mpmath.gamma(a + 1)),
+]
+
+
+@pytest.mark.parametrize("name,params,closed", _MU_CLOSED_FORMS, ids=[name for name, _, _ in _MU_CLOSED_FORMS])
+def test_mu_derivatives_in_each_parameter_match_mpmath(name, params, closed):
+    import scipy.special as sc
+
+    import jaxsci.special as js
+
+    rule = getattr(js, name)
+    np.testing.assert_allclose(_mp(closed(*params)), getattr(sc, name)(9, *params, True)[2], rtol=1e-13)
+    for k in range(len(params)):
+        def mu_in(t, k=k):
+            return rule(9, *params[:k], t, *params[k + 1:], mu=True)[2]
+
+        def closed_in(t, k=k):
+            return closed(*params[:k], t, *params[k + 1:])
+
+        with mpmath.workdps(30):
+            first, second = (_mp(mpmath.diff(closed_in, mpmath.mpf(params[k]), order)) for order in (1, 2))
+        np.testing.assert_allclose(jax.grad(mu_in)(params[k]), first, rtol=1e-10)
+        np.testing.assert_allclose(jax.grad(jax.grad(mu_in))(params[k]), second, rtol=1e-8)

@@ -23,7 +23,9 @@ def call(fn: Function, *args):
     """
     fn.require_scipy()
     args = whole_statics(fn, args)
-    for spec, value in zip(fn.args, args):
+    for position, (spec, value) in enumerate(zip(fn.args, args)):
+        if spec.sum_of is not None and isinstance(value, (bool, np.bool_)) and bool(value):
+            return _with_sum(fn, args, position, spec.sum_of)
         if spec.eager is not None and isinstance(value, (bool, np.bool_)) and bool(value) == spec.eager:
             return _eager(fn, args, spec)
     outputs = _call(fn, args)
@@ -31,6 +33,15 @@ def call(fn: Function, *args):
     if not weak_result(fn, traced):
         return outputs
     return tuple(as_weak(o) for o in outputs) if isinstance(outputs, tuple) else as_weak(outputs)
+
+
+def _with_sum(fn: Function, args: tuple, position: int, summed: str) -> tuple:
+    """The outputs for the flag False, then the sum of output ``summed`` over its core dimension (the
+    leading one): SciPy's ``mu=True`` of the Gauss rules, whose mu is the integral of the weight function,
+    which SciPy scales the weights to sum to. Summed in JAX, it is differentiable wherever the weights are."""
+    outputs = call(fn, *args[:position], False, *args[position + 1:])
+    index = [out.name for out in fn.outputs].index(summed)
+    return (*outputs, jnp.sum(outputs[index], axis=0))
 
 
 def _call(fn: Function, args: tuple):

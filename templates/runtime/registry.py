@@ -27,6 +27,7 @@ class Arg:
     optional: bool = False  # traced, default None: None leaves it out of SciPy's call
     eager: bool | None = None  # static_bool: the value SciPy is called with eagerly, on concrete inputs only
     why_eager: str | None = None
+    sum_of: str | None = None  # static_bool: True appends the sum of this output over its core dimension (mu)
     minimum: float | None = None  # static int or float: the smallest value accepted, and why
     why_minimum: str | None = None
     # SciPy takes it by keyword only (``*, diff_n=0``); the host of a core-dimension function passes

@@ -60,7 +60,7 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
+            _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True appends the sum of w over its core dimension', sum_of='w'),
         ),
         outputs=(_core.Output('x', 'promoted'), _core.Output('w', 'promoted'), ),
         vmap_method='expand_dims',
@@ -97,8 +97,8 @@ def roots_gegenbauer(n, alpha, mu=False):
       n: static Python int. Quadrature order (number of nodes).
       alpha: real array. Parameter, alpha > -1/2.
         Differentiable: -2 * (eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / ((n + 2 * alpha) * eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0)); roots_gegenbauer.w(n, alpha) * (2 * digamma(n + alpha + 1/2) - 2 * digamma(n + 2 * alpha) + 2 * log(2) - 4 / (n + 2 * alpha) + 8 * alpha * roots_gegenbauer.x(n, alpha) * (eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n, alpha - 1/2, alpha - 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / ((n + 2 * alpha) * eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0) * (1 - roots_gegenbauer.x(n, alpha)**2)) - 2 * (eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 1, 0) + eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 1)) / eval_jacobi_dparam(n - 1, alpha + 1/2, alpha + 1/2, roots_gegenbauer.x(n, alpha), 0, 0)) (when mu=False) (roots_jacobi's implicit-function rule and weight formula (DLMF 18.9.15, 3.5.29) at alpha - 1/2 = beta, C_n^(alpha) being a multiple of that Jacobi polynomial (DLMF 18.7.1); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
-      mu: static Python bool (default False). SciPy's mu flag; only False (nodes and weights) is supported.
-        Supported values: False (mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead).
+      mu: static Python bool (default False). SciPy's mu flag; True also returns mu, the sum of the weights (the integral of the weight function).
+        mu=True returns one more output, last: the sum of w over its core dimension, of shape batch, computed in JAX from w (so it is differentiable where w is).
 
     Returns:
       x: array of the promoted input dtype Nodes, in increasing order.

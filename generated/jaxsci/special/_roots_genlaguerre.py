@@ -57,7 +57,7 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
+            _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True appends the sum of w over its core dimension', sum_of='w'),
         ),
         outputs=(_core.Output('x', 'promoted'), _core.Output('w', 'promoted'), ),
         vmap_method='expand_dims',
@@ -93,8 +93,8 @@ def roots_genlaguerre(n, alpha, mu=False):
       n: static Python int. Quadrature order (number of nodes).
       alpha: real array. Parameter, alpha > -1.
         Differentiable: eval_genlaguerre_dparam(n, alpha, roots_genlaguerre.x(n, alpha), 1) / eval_genlaguerre_dparam(n - 1, alpha + 1, roots_genlaguerre.x(n, alpha), 0); roots_genlaguerre.w(n, alpha) * (digamma(n + alpha + 1) + (2 * alpha + 1 - 2 * roots_genlaguerre.x(n, alpha)) * eval_genlaguerre_dparam(n, alpha, roots_genlaguerre.x(n, alpha), 1) / (roots_genlaguerre.x(n, alpha) * eval_genlaguerre_dparam(n - 1, alpha + 1, roots_genlaguerre.x(n, alpha), 0)) - 2 * eval_genlaguerre_dparam(n - 1, alpha + 1, roots_genlaguerre.x(n, alpha), 1) / eval_genlaguerre_dparam(n - 1, alpha + 1, roots_genlaguerre.x(n, alpha), 0)) (when mu=False) (implicit-function rule on L_n^(alpha)(x_i) = 0 (DLMF 18.9.23); the weights' closed form (DLMF 3.5.27 with L_n' = -L_(n-1)^(alpha+1)) differentiated with x_i; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
-      mu: static Python bool (default False). SciPy's mu flag; only False (nodes and weights) is supported.
-        Supported values: False (mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead).
+      mu: static Python bool (default False). SciPy's mu flag; True also returns mu, the sum of the weights (the integral of the weight function).
+        mu=True returns one more output, last: the sum of w over its core dimension, of shape batch, computed in JAX from w (so it is differentiable where w is).
 
     Returns:
       x: array of the promoted input dtype Nodes, in increasing order.

@@ -91,7 +91,7 @@ _FUNCTION = _core.register(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False),
             _core.Arg('alpha', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('beta', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
+            _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True appends the sum of w over its core dimension', sum_of='w'),
         ),
         outputs=(_core.Output('x', 'promoted'), _core.Output('w', 'promoted'), ),
         vmap_method='expand_dims',
@@ -131,8 +131,8 @@ def roots_jacobi(n, alpha, beta, mu=False):
         Differentiable: -2 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 1, 0) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)); roots_jacobi.w(n, alpha, beta) * (digamma(n + alpha + 1) - digamma(n + alpha + beta + 1) + log(2) - 4 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 1, 0) * (beta - alpha - (alpha + beta + 1) * roots_jacobi.x(n, alpha, beta)) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0) * (1 - roots_jacobi.x(n, alpha, beta)**2)) - 2 / (n + alpha + beta + 1) - 2 * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 1, 0) / eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)) (when mu=False) (implicit-function rule on P_n^(alpha, beta)(x_i) = 0 (DLMF 18.9.15); the weights' closed form (DLMF 3.5.29, Szegő (15.3.5)) differentiated with x_i; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       beta: real array. Parameter, beta > -1.
         Differentiable: -2 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 0, 1) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)); roots_jacobi.w(n, alpha, beta) * (digamma(n + beta + 1) - digamma(n + alpha + beta + 1) + log(2) - 4 * eval_jacobi_dparam(n, alpha, beta, roots_jacobi.x(n, alpha, beta), 0, 1) * (beta - alpha - (alpha + beta + 1) * roots_jacobi.x(n, alpha, beta)) / ((n + alpha + beta + 1) * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0) * (1 - roots_jacobi.x(n, alpha, beta)**2)) - 2 / (n + alpha + beta + 1) - 2 * eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 1) / eval_jacobi_dparam(n - 1, alpha + 1, beta + 1, roots_jacobi.x(n, alpha, beta), 0, 0)) (when mu=False) (implicit-function rule on P_n^(alpha, beta)(x_i) = 0 (DLMF 18.9.15); the weights' closed form (DLMF 3.5.29, Szegő (15.3.5)) differentiated with x_i; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
-      mu: static Python bool (default False). SciPy's mu flag; only False (nodes and weights) is supported.
-        Supported values: False (mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead).
+      mu: static Python bool (default False). SciPy's mu flag; True also returns mu, the sum of the weights (the integral of the weight function).
+        mu=True returns one more output, last: the sum of w over its core dimension, of shape batch, computed in JAX from w (so it is differentiable where w is).
 
     Returns:
       x: array of the promoted input dtype Nodes, in increasing order.

@@ -13,7 +13,7 @@ _FUNCTION = _core.register(
         scipy='scipy.special.roots_sh_chebyu',
         args=(
             _core.Arg('n', 'static_int', differentiable=False, why=None, accepts_float=True, truncates_float=False, minimum=1, why_minimum="SciPy raises ValueError('n must be a positive integer.')"),
-            _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead'),
+            _core.Arg('mu', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='mu=True appends the sum of w over its core dimension', sum_of='w'),
         ),
         outputs=(_core.Output('x', 'promoted', shape=('n',)), _core.Output('w', 'promoted', shape=('n',)), ),
         vmap_method='expand_dims',
@@ -39,8 +39,8 @@ def roots_sh_chebyu(n, mu=False):
     Args:
       n: static Python int. Quadrature order (number of nodes).
         At least 1: SciPy raises ValueError('n must be a positive integer.')
-      mu: static Python bool (default False). SciPy's mu flag; only False (nodes and weights) is supported.
-        Supported values: False (mu=True adds a third, scalar output (the sum of the weights); use jnp.sum(w) instead).
+      mu: static Python bool (default False). SciPy's mu flag; True also returns mu, the sum of the weights (the integral of the weight function).
+        mu=True returns one more output, last: the sum of w over its core dimension, of shape batch, computed in JAX from w (so it is differentiable where w is).
 
     Returns:
       x: array of the promoted input dtype Nodes, in increasing order.
