@@ -423,7 +423,8 @@ def gammainc_da2(a, x):
 
 # ------------------------------------------------------------------------------------ incomplete beta
 def _beta_log_prefix(a, b, x):
-    """log(x^a (1-x)^b / B(a, b)); Stirling form (Boost ibeta_power_terms) when min(a, b) >= 15."""
+    """log(x^a (1-x)^b / B(a, b)); Stirling form (Boost ibeta_power_terms) when min(a, b) >= 15, and
+    log B(a, b)'s large-parameter difference by Stirling's formula when only one of them is large."""
     out = a * np.log(x) + b * np.log1p(-x) - _sc.betaln(a, b)
     big = np.minimum(a, b) >= 15.0
     if big.any():
@@ -433,6 +434,16 @@ def _beta_log_prefix(a, b, x):
                     + 0.5 * (np.log(ab) + np.log(bb) - np.log(cb)) - _LN_SQRT_2PI
                     - _stirlerr(ab) - _stirlerr(bb) + _stirlerr(cb))
         # stirlerr(a) as defined is the remainder of log Gamma(a+1); the same remainder serves log Gamma(a)
+    # One parameter small and the other large: log B(a, b) = lgamma(s) + lgamma(L) - lgamma(L + s) loses
+    # about L log(L) eps to the last two (1e-9 at L = 1e6), so their difference is taken from Stirling's
+    # formula, lgamma(z) = (z - 1/2) log z - z + log sqrt(2 pi) + stirlerr(z) (DLMF 5.11.1):
+    # lgamma(L) - lgamma(L + s) = -(L - 1/2) log1p(s/L) - s log(L + s) + s + stirlerr(L) - stirlerr(L + s).
+    lop = (np.minimum(a, b) < 15.0) & (np.maximum(a, b) >= 100.0)
+    if lop.any():
+        sl, ll = np.minimum(a[lop], b[lop]), np.maximum(a[lop], b[lop])
+        betaln = (_sc.gammaln(sl) - (ll - 0.5) * np.log1p(sl / ll) - sl * np.log(ll + sl) + sl
+                  + _stirlerr(ll) - _stirlerr(ll + sl))
+        out[lop] = a[lop] * np.log(x[lop]) + b[lop] * np.log1p(-x[lop]) - betaln
     return out
 
 
@@ -674,26 +685,40 @@ def _beta_cf(a, b, x, e1, e2, l1, l2, L0, cap=20000):
     return out
 
 
+def _digamma_shift(z, w):
+    """psi(z + w) - psi(z), for z > 0 and z + w > 0.  Where both are at least 1e3 the two digammas are
+    each about log(z) while their difference is about w / z, so it is formed from the asymptotic series
+    psi(z) = log z - 1/(2z) - 1/(12 z^2) + 1/(120 z^4) - ... (DLMF 5.11.2) term by term, each difference
+    written with the common factor w: the next term's contribution is below w / (40 z^7)."""
+    out = _sc.digamma(z + w) - _sc.digamma(z)
+    big = np.minimum(z, z + w) >= 1e3
+    if big.any():
+        zb, wb = z[big], w[big]
+        zw = zb + wb
+        out[big] = (np.log1p(wb / zb) + wb / (2.0 * zb * zw) + wb * (zb + zw) / (12.0 * (zb * zw) ** 2)
+                    - wb * (zb + zw) * (zb * zb + zw * zw) / (120.0 * (zb * zw) ** 4))
+    return out
+
+
 def _beta_logders(a, b, x, e1, e2):
     """Log-derivatives of K = x^a (1-x)^b / (a B(a, b)) = x^a (1-x)^b Gamma(a+b) / (Gamma(a+1) Gamma(b)):
     l_a = log x - psi(a+1) + psi(a+b),  l_b = log(1-x) - psi(b) + psi(a+b),
     l_aa = psi'(a+b) - psi'(a+1),  l_ab = psi'(a+b),  l_bb = psi'(a+b) - psi'(b).
     Returns (l1, l2, L0) with L0 = l1 l2 + l12 (None, None for first order).  psi(a+1), psi'(a+1) avoid
     the cancellation of 1/a against psi(a) for small a; for the bb case L0 is formed as
-    N (N + 2/b) + psi'(a+b) - psi'(b+1) with N = l_b - 1/b, so the 1/b^2 terms cancel exactly."""
-    psi_c = _sc.digamma(a + b)
-
+    N (N + 2/b) + psi'(a+b) - psi'(b+1) with N = l_b - 1/b, so the 1/b^2 terms cancel exactly.  The
+    digamma differences come from _digamma_shift, exact also where both parameters of one are large."""
     def first(e):
         if e == "a":
-            return np.log(x) - _sc.digamma(a + 1.0) + psi_c
-        return np.log1p(-x) - _sc.digamma(b) + psi_c
+            return np.log(x) + _digamma_shift(a + 1.0, b - 1.0)
+        return np.log1p(-x) + _digamma_shift(b, a)
 
     l1 = first(e1)
     if e2 is None:
         return l1, None, None
     tc = _trigamma(a + b)
     if e1 == e2 == "b":
-        N = np.log1p(-x) - _sc.digamma(b + 1.0) + psi_c
+        N = np.log1p(-x) + _digamma_shift(b + 1.0, a - 1.0)
         rb = 1.0 / b
         return N + rb, None, N * (N + 2.0 * rb) + (tc - _trigamma(b + 1.0))
     if e1 == e2:   # aa
