@@ -115,8 +115,8 @@ def results():
 
 
 # Finite wrong numbers jaxsci still returns at these points (issue 23, open): the kernels behind them
-# (jv_dv and yv_dv near the turning point and at large orders; gammainc_da2 at a = x = 1e4) need an
-# error estimate or a method for that region. tests/test_hard_points.py expects them to fail, strictly,
+# (jv_dv and yv_dv near the turning point and at large orders) need an error estimate or a method for
+# that region. tests/test_hard_points.py expects them to fail, strictly,
 # so a fix must remove them here.
 KNOWN_WRONG = frozenset({
     'jv d1/dv at (50.0, 49.9)',
@@ -128,5 +128,4 @@ KNOWN_WRONG = frozenset({
     'yv d1/dv at (30.0, 0.01)',
     'yv d2/dv2 at (50.0, 99.0)',
     'yv d2/dv2 at (30.0, 0.01)',
-    'gammainc d2/da2 at (10000.0, 10000.0)',
 })

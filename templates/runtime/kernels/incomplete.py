@@ -352,6 +352,20 @@ def _gamma_cf(a, x, order, M1, W2, cap=60000):
     return fo, f1o, f2o
 
 
+# Terms of the second derivatives are each good to about 1e-14 (the series' S2 to 5e-15 at a = x = 1e4);
+# where they cancel more than 1e6-fold the sum could miss the 1e-7 that second derivatives are held to.
+_MAX_CANCELLATION = 1e6
+
+
+def _sum_or_nan(terms):
+    """The sum of ``terms``, NaN where the sum of their magnitudes exceeds _MAX_CANCELLATION times the
+    sum's (near a = x for large a the second derivative in a is a 1e7-fold remainder at a = 1e4:
+    P(a, x) is nearly Phi((x - a)/sqrt(a)), whose second derivative vanishes there)."""
+    total = sum(terms)
+    magnitude = sum(np.abs(t) for t in terms)
+    return np.where(magnitude > _MAX_CANCELLATION * np.abs(total), np.nan, total)
+
+
 def _gammainc_core(a, x, order):
     out = np.full(a.shape, np.nan)
     finite_a = (a > 0) & (a < np.inf)
@@ -376,7 +390,7 @@ def _gammainc_core(a, x, order):
             out[ser] = D * (L1 * S + S1)
         else:
             L2 = -_trigamma(a_s + 1.0)
-            out[ser] = D * ((L1 * L1 + L2) * S + 2.0 * L1 * S1 + S2)
+            out[ser] = D * _sum_or_nan(((L1 * L1 + L2) * S, 2.0 * L1 * S1, S2))
     if cf.any():
         a_c, x_c = a[cf], x[cf]
         lx = np.log(x_c)
@@ -395,7 +409,8 @@ def _gammainc_core(a, x, order):
         else:
             N2 = -_trigamma(a_c + 1.0)
             f, f1, f2 = _gamma_cf(a_c, x_c, 2, M1, N1 * (N1 + 2.0 * rA) + N2)
-            out[cf] = -D * ((a_c * (N1 * N1 + N2) + 2.0 * N1) * f + 2.0 * (a_c * N1 + 1.0) * f1 + a_c * f2)
+            out[cf] = -D * _sum_or_nan(((a_c * (N1 * N1 + N2) + 2.0 * N1) * f, 2.0 * (a_c * N1 + 1.0) * f1,
+                                        a_c * f2))
     return out
 
 
@@ -416,7 +431,8 @@ def gammainc_da(a, x):
 def gammainc_da2(a, x):
     """d^2/da^2 of P(a, x) (``scipy.special.gammainc``); same regimes and sources as ``gammainc_da``,
     second derivatives of the series terms (trigamma differences as sums of 1/(a+j)^2) and of the
-    continued-fraction recurrences.  a = 0 gives NaN (one-sided second derivative not provided)."""
+    continued-fraction recurrences.  a = 0 gives NaN (one-sided second derivative not provided), and so
+    do points where the terms cancel more than 1e6-fold (near x = a for a of 1e4 and more)."""
     return _run(_gammainc_core, (a, x), 2)
 
 
