@@ -25,18 +25,22 @@ def _gammainc_x_needs(a, x, values, needs):
     """Evaluations d gammainc / d x uses besides gammainc itself."""
     return (
         _core.Need('special.gammaln', (), (0, )),
+        _core.Need('special.log1p', (), (('(Piecewise((-_0 + 1, _0 >= 10), (-9, True)) - Piecewise((-_1 + 1, (_0 >= 10) & (_1 > 0)), (-9, True)))/(-Piecewise((-_0 + 1, _0 >= 10), (-9, True)) + 1)', (jnp.where((a >= 10), 1 - a, -9) - jnp.where(jnp.logical_and((a >= 10), (x > 0)), 1 - x, -9))/(1 - jnp.where((a >= 10), 1 - a, -9))), )),
     )
 
 
 def _gammainc_x_derivative(a, x, values, needs):
     """d gammainc / d x: Piecewise(
+  (sqrt((1 - Piecewise((1 - a, a >= 10), (-9, True))) / (2 * pi)) / (1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True)))
+   * exp(-(1 - Piecewise((1 - a, a >= 10), (-9, True))) * ((((1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True))) - (1 - Piecewise((1 - a, a >= 10), (-9, True)))) / (1 - Piecewise((1 - a, a >= 10), (-9, True)))) - log1p((((1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True))) - (1 - Piecewise((1 - a, a >= 10), (-9, True)))) / (1 - Piecewise((1 - a, a >= 10), (-9, True)))))) - (1 / (12 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))) - 1 / (360 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**3) + 1 / (1260 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**5) - 1 / (1680 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**7) + 1 / (1188 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**9) - 691 / (360360 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**11) + 1 / (156 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**13))),
+   (x > 0) & (a >= 10)),
   (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x
        - Piecewise((gammaln(a), x > 0), (0, True))), x > 0),
   ((1 - Piecewise((1 - x, x <= 0), (0, True)))**(a - 1)
-   * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) [DLMF 8.2.1 and 8.2.4 (P(a, x) = integral_0^x t**(a - 1) exp(-t) dt / Gamma(a)), differentiated]"""
+   * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) [DLMF 8.2.1 and 8.2.4 (P(a, x) = integral_0^x t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; for a >= 10 with Gamma(a) by Stirling's formula and its series for the remainder (DLMF 5.11.1, 5.11.3)]"""
     (out,) = values
-    (gammaln_1,) = needs
-    return (jnp.where((x > 0), jnp.exp(-x + (a - 1)*jnp.log(jnp.where((x > 0), x, 1)) - jnp.where((x > 0), gammaln_1, 0)), (1 - jnp.where((x <= 0), 1 - x, 0))**(a - 1)*jnp.exp(-jnp.where((x <= 0), gammaln_1 + x, 0))), )
+    (gammaln_1, log1p_1) = needs
+    return (jnp.where(jnp.logical_and((a >= 10), (x > 0)), (1/2)*jnp.sqrt(2)*jnp.sqrt(1 - jnp.where((a >= 10), 1 - a, -9))*jnp.exp((-log1p_1 + (jnp.where((a >= 10), 1 - a, -9) - jnp.where(jnp.logical_and((a >= 10), (x > 0)), 1 - x, -9))/(1 - jnp.where((a >= 10), 1 - a, -9)))*(jnp.where((a >= 10), 1 - a, -9) - 1) - 1/(12 - 12*jnp.where((a >= 10), 1 - a, -9)) + (1/360)/(1 - jnp.where((a >= 10), 1 - a, -9))**3 - (1/1260)/(1 - jnp.where((a >= 10), 1 - a, -9))**5 + (1/1680)/(1 - jnp.where((a >= 10), 1 - a, -9))**7 - (1/1188)/(1 - jnp.where((a >= 10), 1 - a, -9))**9 + (691/360360)/(1 - jnp.where((a >= 10), 1 - a, -9))**11 - (1/156)/(1 - jnp.where((a >= 10), 1 - a, -9))**13)/(jnp.sqrt(jnp.pi)*(1 - jnp.where(jnp.logical_and((a >= 10), (x > 0)), 1 - x, -9))), jnp.where((x > 0), jnp.exp(-x + (a - 1)*jnp.log(jnp.where((x > 0), x, 1)) - jnp.where((x > 0), gammaln_1, 0)), (1 - jnp.where((x <= 0), 1 - x, 0))**(a - 1)*jnp.exp(-jnp.where((x <= 0), gammaln_1 + x, 0)))), )
 
 
 _FUNCTION = _core.register(
@@ -74,16 +78,26 @@ def gammainc(a, x):
     reciprocal (in gammaincinv's implicit rule) overflows and reverse mode does not see 0 * inf;
     1 - Piecewise((1 - x, ...), (0, True)) is x or 1 written so that sympy does not distribute the
     power over the Piecewise. The power rule makes higher derivatives at x = 0 NaN when a - 1 is 0.
+    For a >= 10 the exponent's terms are each about a log(a) and cancel (1e8-fold at a = 1e7, losing
+    eight digits, which gammaincinv's implicit rule divides by), so there the density is
+    sqrt(a / (2 pi)) / x exp(-a (l - log1p(l)) - mu(a)) with l = (x - a)/a (the difference first, since
+    a l is about sqrt(a)) and Gamma(a) = sqrt(2 pi / a) a^a exp(-a + mu(a)) (DLMF 5.11.1), mu(a) =
+    sum B_2k / (2k (2k - 1) a^(2k - 1)) (DLMF 5.11.3) to k = 7, whose next term is below 4e-17 for
+    a >= 10. A branch not selected takes a = x = 10 (written 1 - Piecewise((1 - a, ...), (-9, True)),
+    as above) so that its powers neither overflow nor give reverse mode an infinite factor.
 
     Args:
       a: real array. Positive parameter.
         Differentiable: gammainc_da(a, x) (jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Nonnegative argument.
         Differentiable: Piecewise(
+      (sqrt((1 - Piecewise((1 - a, a >= 10), (-9, True))) / (2 * pi)) / (1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True)))
+       * exp(-(1 - Piecewise((1 - a, a >= 10), (-9, True))) * ((((1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True))) - (1 - Piecewise((1 - a, a >= 10), (-9, True)))) / (1 - Piecewise((1 - a, a >= 10), (-9, True)))) - log1p((((1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True))) - (1 - Piecewise((1 - a, a >= 10), (-9, True)))) / (1 - Piecewise((1 - a, a >= 10), (-9, True)))))) - (1 / (12 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))) - 1 / (360 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**3) + 1 / (1260 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**5) - 1 / (1680 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**7) + 1 / (1188 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**9) - 691 / (360360 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**11) + 1 / (156 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**13))),
+       (x > 0) & (a >= 10)),
       (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x
            - Piecewise((gammaln(a), x > 0), (0, True))), x > 0),
       ((1 - Piecewise((1 - x, x <= 0), (0, True)))**(a - 1)
-       * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) (DLMF 8.2.1 and 8.2.4 (P(a, x) = integral_0^x t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; agrees with sympy's derivative of lowergamma(a, x)/gamma(a) at 3 sample points)
+       * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) (DLMF 8.2.1 and 8.2.4 (P(a, x) = integral_0^x t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; for a >= 10 with Gamma(a) by Stirling's formula and its series for the remainder (DLMF 5.11.1, 5.11.3); agrees with sympy's derivative of lowergamma(a, x)/gamma(a) at 3 sample points)
 
     Returns:
       out: array of the promoted input dtype

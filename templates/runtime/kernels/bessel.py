@@ -45,7 +45,7 @@ def _gl01(n):
     return (x + 1.0) / 2.0, w / 2.0
 
 
-_GL = {n: _gl01(n) for n in (24, 32, 40, 48, 64, 96)}
+_GL = {n: _gl01(n) for n in (24, 32, 40, 48, 64, 96, 128)}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -117,8 +117,12 @@ def _rgamma3(x):
 # ascending series (J: sgn = -1, I: sgn = +1), DLMF 10.2.2 / 10.25.2 differentiated in v
 
 
-def _series3(v, z, sgn, kmax=400):
+def _series3(v, z, sgn, kmax=400, with_error=False):
     """Return (f, df/dv, d2f/dv2) of J_v(z) (sgn=-1) or I_v(z) (sgn=+1) by the ascending series.
+
+    with_error: also return estimates of the relative rounding errors of df/dv and d2f/dv2, eps times
+    the largest terms' magnitudes over the sums' (J's series alternates and cancels near the turning
+    point: 1e10-fold at v = 50, z = 49.9).
 
     v: float64 array, z: float64 (> 0) or complex128 array of the same shape (z != 0).
     Elements are sorted by |z| so that the not-yet-converged ones form a contiguous tail.
@@ -138,11 +142,13 @@ def _series3(v, z, sgn, kmax=400):
     S0 = (c * a0).astype(dt)
     S1 = (c * a1).astype(dt)
     S2 = (c * a2).astype(dt)
+    M0, M1, M2 = np.abs(S0), np.abs(S1), np.abs(S2)
     lo = 0
     kpole = int(np.clip(np.nanmax(-vs, initial=0.0), 0, kmax)) + 1 if n else 0
     # arrays for the not-yet-converged tail [lo, n); views of S0..S2
     vv, ww, aww, cc = vs, w, aw, c
     s0, s1, s2 = S0, S1, S2
+    m0, m1, m2 = M0, M1, M2
     for k in range(kmax):
         if lo >= n:
             break
@@ -165,6 +171,10 @@ def _series3(v, z, sgn, kmax=400):
         s0 += t0
         s1 += cc * a1
         s2 += cc * a2
+        if with_error:
+            np.maximum(m0, np.abs(t0), out=m0)
+            np.maximum(m1, np.abs(cc * a1), out=m1)
+            np.maximum(m2, np.abs(cc * a2), out=m2)
         if k % 4 == 3 or k < 2:
             tm = np.abs(t0) + np.abs(cc * a1) + np.abs(cc * a2)
             sm = np.abs(s0) + np.abs(s1) + np.abs(s2)
@@ -177,6 +187,7 @@ def _series3(v, z, sgn, kmax=400):
                 vv, ww, aww, cc = vv[sh:], ww[sh:], aww[sh:], cc[sh:]
                 a0, a1, a2 = a0[sh:], a1[sh:], a2[sh:]
                 s0, s1, s2 = s0[sh:], s1[sh:], s2[sh:]
+                m0, m1, m2 = m0[sh:], m1[sh:], m2[sh:]
     if lo < n:
         S0[lo:] = np.nan
     L = np.log(zs / 2.0)
@@ -187,7 +198,15 @@ def _series3(v, z, sgn, kmax=400):
     f0[order] = P * S0
     f1[order] = P * (L * S0 + S1)
     f2[order] = P * (L * (L * S0 + 2.0 * S1) + S2)
-    return f0, f1, f2
+    if not with_error:
+        return f0, f1, f2
+    aL = np.abs(L)
+    e1 = np.empty(n)
+    e2 = np.empty(n)
+    with np.errstate(all="ignore"):
+        e1[order] = 4e-16 * (aL * M0 + M1) / np.abs(L * S0 + S1)
+        e2[order] = 4e-16 * (aL * (aL * M0 + 2.0 * M1) + M2) / np.abs(L * (L * S0 + 2.0 * S1) + S2)
+    return (f0, f1, f2), (e1, e2)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -215,12 +234,19 @@ def _theta_nodes(x):
     return np.where(x <= 8.0, 32, np.where(x <= 18.0, 48, np.where(x <= 30.0, 64, 96)))
 
 
-def _schlaefli3(v, x, want_j=True, want_y=True, nt=48):
-    """(J, dJ, d2J), (Y, dY, d2Y) at real x > 0 from DLMF 10.9.6/10.9.7 differentiated in v."""
+_FINER_THETA = {32: 48, 48: 64, 64: 96, 96: 128}
+
+
+def _schlaefli3(v, x, want_j=True, want_y=True, nt=48, finer=False):
+    """(J, dJ, d2J), (Y, dY, d2Y) at real x > 0 from DLMF 10.9.6/10.9.7 differentiated in v.
+    finer: the next larger Gauss-Legendre rule for the theta integral and 96 nodes for the t integral."""
     n = v.size
     A = [np.zeros(n) for _ in range(3)]
     Bq = [np.zeros(n) for _ in range(3)]
     nth = _theta_nodes(x)
+    if finer:
+        nth = np.vectorize(_FINER_THETA.get, otypes=[int])(nth) if n else nth
+        nt = 96
     for N in np.unique(nth):
         sel = np.nonzero(nth == N)[0]
         vs, xs = v[sel], x[sel]
@@ -273,6 +299,23 @@ def _schlaefli3(v, x, want_j=True, want_y=True, nt=48):
                  Bq[1] - (Ep[1] - _PI * s * Em[0] - c * Em[1]) / _PI,
                  Bq[2] - (Ep[2] - _PI * _PI * c * Em[0] + 2.0 * _PI * s * Em[1] + c * Em[2]) / _PI)
     return J, Y
+
+
+def _schlaefli_checked(v, x, want_j):
+    """J's (want_j) or Y's (f, df/dv, d2f/dv2) by _schlaefli3 with its finer rules, NaN where the two
+    rules differ by more than 1e-11 (first derivative) or 1e-9 (second) of the scale |f| + |df/dv|
+    (+ |d2f/dv2|), the size of the integrals' rounding: the rules' node counts follow x alone, and
+    near the turning point or for large orders they can fall short."""
+    coarse = _schlaefli3(v, x, want_j, not want_j)[0 if want_j else 1]
+    fine = _schlaefli3(v, x, want_j, not want_j, finer=True)[0 if want_j else 1]
+    out = [f.copy() for f in fine]
+    scale1 = np.abs(fine[0]) + np.abs(fine[1])
+    with np.errstate(invalid="ignore"):
+        bad = ((np.abs(fine[1] - coarse[1]) > 1e-11 * scale1)
+               | (np.abs(fine[2] - coarse[2]) > 1e-9 * (scale1 + np.abs(fine[2]))))
+    for f in out:
+        f[bad] = np.nan
+    return out
 
 
 def _k_real3(v, x):
@@ -578,14 +621,19 @@ def _j_real_pos(v, x):
     n = v.size
     f = [np.full(n, np.nan) for _ in range(3)]
     ser = (x <= _XSER_J) | (x <= np.abs(v))
-    big = ~ser & (x > _XBIG)
-    mid = ~ser & ~big
     if ser.any():
-        r = _series3(v[ser], x[ser], -1)
+        # where the series cancels beyond its error target, the integrals take over
+        idx = np.flatnonzero(ser)
+        r, (e1, e2) = _series3(v[idx], x[idx], -1, with_error=True)
+        good = (e1 <= 1e-11) & (e2 <= 1e-9)
         for m in range(3):
-            f[m][ser] = r[m]
+            f[m][idx[good]] = r[m][good]
+        ser[idx[~good]] = False
+    # Hankel's expansion only where x > 2|v| too, as for Y: at v = 45, x = 46 it was 2.5e-8 off
+    big = ~ser & (x > np.maximum(_XBIG, 2.0 * np.abs(v)))
+    mid = ~ser & ~big
     if mid.any():
-        r, _ = _schlaefli3(v[mid], x[mid], True, False)
+        r = _schlaefli_checked(v[mid], x[mid], True)
         for m in range(3):
             f[m][mid] = r[m]
     if big.any():
@@ -601,7 +649,7 @@ def _y_real_pos(v, x):
     big = x > np.maximum(_XBIG, 2.0 * np.abs(v))
     mid = ~big
     if mid.any():
-        _, r = _schlaefli3(v[mid], x[mid], False, True)
+        r = _schlaefli_checked(v[mid], x[mid], False)
         for m in range(3):
             f[m][mid] = r[m]
     if big.any():

@@ -352,6 +352,20 @@ def _gamma_cf(a, x, order, M1, W2, cap=60000):
     return fo, f1o, f2o
 
 
+# Terms of the second derivatives are each good to about 1e-14 (the series' S2 to 5e-15 at a = x = 1e4);
+# where they cancel more than 1e6-fold the sum could miss the 1e-7 that second derivatives are held to.
+_MAX_CANCELLATION = 1e6
+
+
+def _sum_or_nan(terms):
+    """The sum of ``terms``, NaN where the sum of their magnitudes exceeds _MAX_CANCELLATION times the
+    sum's (near a = x for large a the second derivative in a is a 1e7-fold remainder at a = 1e4:
+    P(a, x) is nearly Phi((x - a)/sqrt(a)), whose second derivative vanishes there)."""
+    total = sum(terms)
+    magnitude = sum(np.abs(t) for t in terms)
+    return np.where(magnitude > _MAX_CANCELLATION * np.abs(total), np.nan, total)
+
+
 def _gammainc_core(a, x, order):
     out = np.full(a.shape, np.nan)
     finite_a = (a > 0) & (a < np.inf)
@@ -376,7 +390,7 @@ def _gammainc_core(a, x, order):
             out[ser] = D * (L1 * S + S1)
         else:
             L2 = -_trigamma(a_s + 1.0)
-            out[ser] = D * ((L1 * L1 + L2) * S + 2.0 * L1 * S1 + S2)
+            out[ser] = D * _sum_or_nan(((L1 * L1 + L2) * S, 2.0 * L1 * S1, S2))
     if cf.any():
         a_c, x_c = a[cf], x[cf]
         lx = np.log(x_c)
@@ -395,7 +409,8 @@ def _gammainc_core(a, x, order):
         else:
             N2 = -_trigamma(a_c + 1.0)
             f, f1, f2 = _gamma_cf(a_c, x_c, 2, M1, N1 * (N1 + 2.0 * rA) + N2)
-            out[cf] = -D * ((a_c * (N1 * N1 + N2) + 2.0 * N1) * f + 2.0 * (a_c * N1 + 1.0) * f1 + a_c * f2)
+            out[cf] = -D * _sum_or_nan(((a_c * (N1 * N1 + N2) + 2.0 * N1) * f, 2.0 * (a_c * N1 + 1.0) * f1,
+                                        a_c * f2))
     return out
 
 
@@ -416,13 +431,15 @@ def gammainc_da(a, x):
 def gammainc_da2(a, x):
     """d^2/da^2 of P(a, x) (``scipy.special.gammainc``); same regimes and sources as ``gammainc_da``,
     second derivatives of the series terms (trigamma differences as sums of 1/(a+j)^2) and of the
-    continued-fraction recurrences.  a = 0 gives NaN (one-sided second derivative not provided)."""
+    continued-fraction recurrences.  a = 0 gives NaN (one-sided second derivative not provided), and so
+    do points where the terms cancel more than 1e6-fold (near x = a for a of 1e4 and more)."""
     return _run(_gammainc_core, (a, x), 2)
 
 
 # ------------------------------------------------------------------------------------ incomplete beta
 def _beta_log_prefix(a, b, x):
-    """log(x^a (1-x)^b / B(a, b)); Stirling form (Boost ibeta_power_terms) when min(a, b) >= 15."""
+    """log(x^a (1-x)^b / B(a, b)); Stirling form (Boost ibeta_power_terms) when min(a, b) >= 15, and
+    log B(a, b)'s large-parameter difference by Stirling's formula when only one of them is large."""
     out = a * np.log(x) + b * np.log1p(-x) - _sc.betaln(a, b)
     big = np.minimum(a, b) >= 15.0
     if big.any():
@@ -432,6 +449,16 @@ def _beta_log_prefix(a, b, x):
                     + 0.5 * (np.log(ab) + np.log(bb) - np.log(cb)) - _LN_SQRT_2PI
                     - _stirlerr(ab) - _stirlerr(bb) + _stirlerr(cb))
         # stirlerr(a) as defined is the remainder of log Gamma(a+1); the same remainder serves log Gamma(a)
+    # One parameter small and the other large: log B(a, b) = lgamma(s) + lgamma(L) - lgamma(L + s) loses
+    # about L log(L) eps to the last two (1e-9 at L = 1e6), so their difference is taken from Stirling's
+    # formula, lgamma(z) = (z - 1/2) log z - z + log sqrt(2 pi) + stirlerr(z) (DLMF 5.11.1):
+    # lgamma(L) - lgamma(L + s) = -(L - 1/2) log1p(s/L) - s log(L + s) + s + stirlerr(L) - stirlerr(L + s).
+    lop = (np.minimum(a, b) < 15.0) & (np.maximum(a, b) >= 100.0)
+    if lop.any():
+        sl, ll = np.minimum(a[lop], b[lop]), np.maximum(a[lop], b[lop])
+        betaln = (_sc.gammaln(sl) - (ll - 0.5) * np.log1p(sl / ll) - sl * np.log(ll + sl) + sl
+                  + _stirlerr(ll) - _stirlerr(ll + sl))
+        out[lop] = a[lop] * np.log(x[lop]) + b[lop] * np.log1p(-x[lop]) - betaln
     return out
 
 
@@ -673,26 +700,40 @@ def _beta_cf(a, b, x, e1, e2, l1, l2, L0, cap=20000):
     return out
 
 
+def _digamma_shift(z, w):
+    """psi(z + w) - psi(z), for z > 0 and z + w > 0.  Where both are at least 1e3 the two digammas are
+    each about log(z) while their difference is about w / z, so it is formed from the asymptotic series
+    psi(z) = log z - 1/(2z) - 1/(12 z^2) + 1/(120 z^4) - ... (DLMF 5.11.2) term by term, each difference
+    written with the common factor w: the next term's contribution is below w / (40 z^7)."""
+    out = _sc.digamma(z + w) - _sc.digamma(z)
+    big = np.minimum(z, z + w) >= 1e3
+    if big.any():
+        zb, wb = z[big], w[big]
+        zw = zb + wb
+        out[big] = (np.log1p(wb / zb) + wb / (2.0 * zb * zw) + wb * (zb + zw) / (12.0 * (zb * zw) ** 2)
+                    - wb * (zb + zw) * (zb * zb + zw * zw) / (120.0 * (zb * zw) ** 4))
+    return out
+
+
 def _beta_logders(a, b, x, e1, e2):
     """Log-derivatives of K = x^a (1-x)^b / (a B(a, b)) = x^a (1-x)^b Gamma(a+b) / (Gamma(a+1) Gamma(b)):
     l_a = log x - psi(a+1) + psi(a+b),  l_b = log(1-x) - psi(b) + psi(a+b),
     l_aa = psi'(a+b) - psi'(a+1),  l_ab = psi'(a+b),  l_bb = psi'(a+b) - psi'(b).
     Returns (l1, l2, L0) with L0 = l1 l2 + l12 (None, None for first order).  psi(a+1), psi'(a+1) avoid
     the cancellation of 1/a against psi(a) for small a; for the bb case L0 is formed as
-    N (N + 2/b) + psi'(a+b) - psi'(b+1) with N = l_b - 1/b, so the 1/b^2 terms cancel exactly."""
-    psi_c = _sc.digamma(a + b)
-
+    N (N + 2/b) + psi'(a+b) - psi'(b+1) with N = l_b - 1/b, so the 1/b^2 terms cancel exactly.  The
+    digamma differences come from _digamma_shift, exact also where both parameters of one are large."""
     def first(e):
         if e == "a":
-            return np.log(x) - _sc.digamma(a + 1.0) + psi_c
-        return np.log1p(-x) - _sc.digamma(b) + psi_c
+            return np.log(x) + _digamma_shift(a + 1.0, b - 1.0)
+        return np.log1p(-x) + _digamma_shift(b, a)
 
     l1 = first(e1)
     if e2 is None:
         return l1, None, None
     tc = _trigamma(a + b)
     if e1 == e2 == "b":
-        N = np.log1p(-x) - _sc.digamma(b + 1.0) + psi_c
+        N = np.log1p(-x) + _digamma_shift(b + 1.0, a - 1.0)
         rb = 1.0 / b
         return N + rb, None, N * (N + 2.0 * rb) + (tc - _trigamma(b + 1.0))
     if e1 == e2:   # aa
