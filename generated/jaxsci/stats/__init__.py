@@ -10,26 +10,52 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 if _TYPE_CHECKING:
     from . import beta as beta
     from . import binom as binom
+    from . import cauchy as cauchy
     from . import chi2 as chi2
     from . import expon as expon
     from . import f as f
     from . import gamma as gamma
+    from . import gompertz as gompertz
+    from . import gumbel_l as gumbel_l
+    from . import gumbel_r as gumbel_r
+    from . import halfnorm as halfnorm
+    from . import invgamma as invgamma
+    from . import laplace as laplace
+    from . import logistic as logistic
     from . import lognorm as lognorm
     from . import norm as norm
+    from . import pareto as pareto
     from . import poisson as poisson
+    from . import rayleigh as rayleigh
     from . import t as t
+    from . import uniform as uniform
+    from . import weibull_max as weibull_max
+    from . import weibull_min as weibull_min
 
 __all__ = [
     'beta',
     'binom',
+    'cauchy',
     'chi2',
     'expon',
     'f',
     'gamma',
+    'gompertz',
+    'gumbel_l',
+    'gumbel_r',
+    'halfnorm',
+    'invgamma',
+    'laplace',
+    'logistic',
     'lognorm',
     'norm',
+    'pareto',
     'poisson',
+    'rayleigh',
     't',
+    'uniform',
+    'weibull_max',
+    'weibull_min',
 ]
 _PUBLIC = frozenset(__all__)
 
