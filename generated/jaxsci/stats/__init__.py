@@ -8,6 +8,7 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from . import bernoulli as bernoulli
     from . import beta as beta
     from . import binom as binom
     from . import cauchy as cauchy
@@ -15,6 +16,7 @@ if _TYPE_CHECKING:
     from . import expon as expon
     from . import f as f
     from . import gamma as gamma
+    from . import geom as geom
     from . import gompertz as gompertz
     from . import gumbel_l as gumbel_l
     from . import gumbel_r as gumbel_r
@@ -23,6 +25,7 @@ if _TYPE_CHECKING:
     from . import laplace as laplace
     from . import logistic as logistic
     from . import lognorm as lognorm
+    from . import nbinom as nbinom
     from . import norm as norm
     from . import pareto as pareto
     from . import poisson as poisson
@@ -33,6 +36,7 @@ if _TYPE_CHECKING:
     from . import weibull_min as weibull_min
 
 __all__ = [
+    'bernoulli',
     'beta',
     'binom',
     'cauchy',
@@ -40,6 +44,7 @@ __all__ = [
     'expon',
     'f',
     'gamma',
+    'geom',
     'gompertz',
     'gumbel_l',
     'gumbel_r',
@@ -48,6 +53,7 @@ __all__ = [
     'laplace',
     'logistic',
     'lognorm',
+    'nbinom',
     'norm',
     'pareto',
     'poisson',
