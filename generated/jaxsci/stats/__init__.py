@@ -8,6 +8,7 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from . import arcsine as arcsine
     from . import bernoulli as bernoulli
     from . import beta as beta
     from . import binom as binom
@@ -20,8 +21,11 @@ if _TYPE_CHECKING:
     from . import gompertz as gompertz
     from . import gumbel_l as gumbel_l
     from . import gumbel_r as gumbel_r
+    from . import halfcauchy as halfcauchy
+    from . import halflogistic as halflogistic
     from . import halfnorm as halfnorm
     from . import invgamma as invgamma
+    from . import invweibull as invweibull
     from . import laplace as laplace
     from . import logistic as logistic
     from . import lognorm as lognorm
@@ -36,6 +40,7 @@ if _TYPE_CHECKING:
     from . import weibull_min as weibull_min
 
 __all__ = [
+    'arcsine',
     'bernoulli',
     'beta',
     'binom',
@@ -48,8 +53,11 @@ __all__ = [
     'gompertz',
     'gumbel_l',
     'gumbel_r',
+    'halfcauchy',
+    'halflogistic',
     'halfnorm',
     'invgamma',
+    'invweibull',
     'laplace',
     'logistic',
     'lognorm',
