@@ -12,8 +12,11 @@ if _TYPE_CHECKING:
     from . import bernoulli as bernoulli
     from . import beta as beta
     from . import binom as binom
+    from . import burr12 as burr12
     from . import cauchy as cauchy
+    from . import chi as chi
     from . import chi2 as chi2
+    from . import dweibull as dweibull
     from . import expon as expon
     from . import f as f
     from . import gamma as gamma
@@ -29,6 +32,8 @@ if _TYPE_CHECKING:
     from . import laplace as laplace
     from . import logistic as logistic
     from . import lognorm as lognorm
+    from . import lomax as lomax
+    from . import maxwell as maxwell
     from . import nbinom as nbinom
     from . import norm as norm
     from . import pareto as pareto
@@ -44,8 +49,11 @@ __all__ = [
     'bernoulli',
     'beta',
     'binom',
+    'burr12',
     'cauchy',
+    'chi',
     'chi2',
+    'dweibull',
     'expon',
     'f',
     'gamma',
@@ -61,6 +69,8 @@ __all__ = [
     'laplace',
     'logistic',
     'lognorm',
+    'lomax',
+    'maxwell',
     'nbinom',
     'norm',
     'pareto',
