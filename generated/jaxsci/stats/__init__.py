@@ -8,6 +8,7 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from . import anglit as anglit
     from . import arcsine as arcsine
     from . import bernoulli as bernoulli
     from . import beta as beta
@@ -20,6 +21,7 @@ if _TYPE_CHECKING:
     from . import expon as expon
     from . import f as f
     from . import gamma as gamma
+    from . import genlogistic as genlogistic
     from . import geom as geom
     from . import gompertz as gompertz
     from . import gumbel_l as gumbel_l
@@ -31,9 +33,11 @@ if _TYPE_CHECKING:
     from . import invweibull as invweibull
     from . import laplace as laplace
     from . import logistic as logistic
+    from . import loglaplace as loglaplace
     from . import lognorm as lognorm
     from . import lomax as lomax
     from . import maxwell as maxwell
+    from . import nakagami as nakagami
     from . import nbinom as nbinom
     from . import norm as norm
     from . import pareto as pareto
@@ -45,6 +49,7 @@ if _TYPE_CHECKING:
     from . import weibull_min as weibull_min
 
 __all__ = [
+    'anglit',
     'arcsine',
     'bernoulli',
     'beta',
@@ -57,6 +62,7 @@ __all__ = [
     'expon',
     'f',
     'gamma',
+    'genlogistic',
     'geom',
     'gompertz',
     'gumbel_l',
@@ -68,9 +74,11 @@ __all__ = [
     'invweibull',
     'laplace',
     'logistic',
+    'loglaplace',
     'lognorm',
     'lomax',
     'maxwell',
+    'nakagami',
     'nbinom',
     'norm',
     'pareto',
