@@ -17,6 +17,7 @@ if _TYPE_CHECKING:
     from . import cauchy as cauchy
     from . import chi as chi
     from . import chi2 as chi2
+    from . import dlaplace as dlaplace
     from . import dweibull as dweibull
     from . import expon as expon
     from . import f as f
@@ -41,6 +42,7 @@ if _TYPE_CHECKING:
     from . import nbinom as nbinom
     from . import norm as norm
     from . import pareto as pareto
+    from . import planck as planck
     from . import poisson as poisson
     from . import rayleigh as rayleigh
     from . import t as t
@@ -58,6 +60,7 @@ __all__ = [
     'cauchy',
     'chi',
     'chi2',
+    'dlaplace',
     'dweibull',
     'expon',
     'f',
@@ -82,6 +85,7 @@ __all__ = [
     'nbinom',
     'norm',
     'pareto',
+    'planck',
     'poisson',
     'rayleigh',
     't',
