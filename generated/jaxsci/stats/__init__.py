@@ -13,6 +13,7 @@ if _TYPE_CHECKING:
     from . import bernoulli as bernoulli
     from . import beta as beta
     from . import binom as binom
+    from . import burr as burr
     from . import burr12 as burr12
     from . import cauchy as cauchy
     from . import chi as chi
@@ -21,6 +22,7 @@ if _TYPE_CHECKING:
     from . import dweibull as dweibull
     from . import expon as expon
     from . import f as f
+    from . import fisk as fisk
     from . import gamma as gamma
     from . import genlogistic as genlogistic
     from . import geom as geom
@@ -56,6 +58,7 @@ __all__ = [
     'bernoulli',
     'beta',
     'binom',
+    'burr',
     'burr12',
     'cauchy',
     'chi',
@@ -64,6 +67,7 @@ __all__ = [
     'dweibull',
     'expon',
     'f',
+    'fisk',
     'gamma',
     'genlogistic',
     'geom',
