@@ -20,7 +20,9 @@ if _TYPE_CHECKING:
     from . import chi2 as chi2
     from . import dlaplace as dlaplace
     from . import dweibull as dweibull
+    from . import erlang as erlang
     from . import expon as expon
+    from . import exponpow as exponpow
     from . import f as f
     from . import fisk as fisk
     from . import gamma as gamma
@@ -65,7 +67,9 @@ __all__ = [
     'chi2',
     'dlaplace',
     'dweibull',
+    'erlang',
     'expon',
+    'exponpow',
     'f',
     'fisk',
     'gamma',
