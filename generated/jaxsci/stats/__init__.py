@@ -34,14 +34,17 @@ if _TYPE_CHECKING:
     from . import halfcauchy as halfcauchy
     from . import halflogistic as halflogistic
     from . import halfnorm as halfnorm
+    from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
     from . import laplace as laplace
+    from . import levy as levy
     from . import logistic as logistic
     from . import loglaplace as loglaplace
     from . import lognorm as lognorm
     from . import lomax as lomax
     from . import maxwell as maxwell
+    from . import moyal as moyal
     from . import nakagami as nakagami
     from . import nbinom as nbinom
     from . import norm as norm
@@ -81,14 +84,17 @@ __all__ = [
     'halfcauchy',
     'halflogistic',
     'halfnorm',
+    'hypsecant',
     'invgamma',
     'invweibull',
     'laplace',
+    'levy',
     'logistic',
     'loglaplace',
     'lognorm',
     'lomax',
     'maxwell',
+    'moyal',
     'nakagami',
     'nbinom',
     'norm',
