@@ -45,7 +45,8 @@ def _points(d, shapes, scales):
     inner = dist.ppf(PROBABILITIES, *shapes, **scales)
     lower, upper = dist.support(*shapes, **scales)
     if d.type == "discrete":
-        edges = np.arange(lower - 2, min(upper, lower + 12) + 2, 0.5)
+        start = lower if np.isfinite(lower) else scales["loc"] - 6  # an unbounded support (dlaplace): its centre
+        edges = np.arange(start - 2, min(upper, start + 12) + 2, 0.5)
     else:
         # just inside the lower end; a normal number, as XLA on CPU flushes subnormals to zero
         inside = np.nextafter(lower, np.inf) if lower != 0 else 1e-300

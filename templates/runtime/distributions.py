@@ -247,8 +247,13 @@ class Discrete(Distribution):
         inside = ok & (z >= lower) & (z < upper) & jnp.isfinite(z)
         value = self._method(method, jnp.where(inside, z, self._stand_in(lower, upper)), shapes)
         value = jnp.clip(value, 0, 1) if method in ("cdf", "sf") else value
-        edge = jnp.where(z >= upper, above, below) if method in ("cdf", "logcdf") else jnp.where(z < lower, below, above)
-        return jnp.where(~ok | jnp.isnan(z), jnp.nan, jnp.where(inside, value, edge))
+        # k = -inf is below every support, an unbounded one (dlaplace) included
+        edge = jnp.where(z >= upper, above, below) if method in ("cdf", "logcdf") else \
+            jnp.where((z < lower) | (z == -jnp.inf), below, above)
+        # rv_discrete.logcdf gives 0 at and above the support's upper end whatever the parameters
+        # (bernoulli's fixed upper end 1 with an invalid p), where its cdf gives NaN
+        bad = ~ok & ~(z >= upper) if method == "logcdf" else ~ok
+        return jnp.where(bad | jnp.isnan(z), jnp.nan, jnp.where(inside, value, edge))
 
     def _quantile(self, method, q, shapes, loc):
         q, *shapes, loc = self._arrays(method, {"q": q, **dict(zip(self.shapes, shapes)), "loc": loc})

@@ -8,28 +8,104 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from . import anglit as anglit
+    from . import arcsine as arcsine
+    from . import bernoulli as bernoulli
     from . import beta as beta
     from . import binom as binom
+    from . import burr as burr
+    from . import burr12 as burr12
+    from . import cauchy as cauchy
+    from . import chi as chi
     from . import chi2 as chi2
+    from . import dlaplace as dlaplace
+    from . import dweibull as dweibull
+    from . import erlang as erlang
     from . import expon as expon
+    from . import exponpow as exponpow
     from . import f as f
+    from . import fisk as fisk
     from . import gamma as gamma
+    from . import genlogistic as genlogistic
+    from . import geom as geom
+    from . import gompertz as gompertz
+    from . import gumbel_l as gumbel_l
+    from . import gumbel_r as gumbel_r
+    from . import halfcauchy as halfcauchy
+    from . import halflogistic as halflogistic
+    from . import halfnorm as halfnorm
+    from . import hypsecant as hypsecant
+    from . import invgamma as invgamma
+    from . import invweibull as invweibull
+    from . import laplace as laplace
+    from . import levy as levy
+    from . import logistic as logistic
+    from . import loglaplace as loglaplace
     from . import lognorm as lognorm
+    from . import lomax as lomax
+    from . import maxwell as maxwell
+    from . import moyal as moyal
+    from . import nakagami as nakagami
+    from . import nbinom as nbinom
     from . import norm as norm
+    from . import pareto as pareto
+    from . import planck as planck
     from . import poisson as poisson
+    from . import rayleigh as rayleigh
     from . import t as t
+    from . import uniform as uniform
+    from . import weibull_max as weibull_max
+    from . import weibull_min as weibull_min
 
 __all__ = [
+    'anglit',
+    'arcsine',
+    'bernoulli',
     'beta',
     'binom',
+    'burr',
+    'burr12',
+    'cauchy',
+    'chi',
     'chi2',
+    'dlaplace',
+    'dweibull',
+    'erlang',
     'expon',
+    'exponpow',
     'f',
+    'fisk',
     'gamma',
+    'genlogistic',
+    'geom',
+    'gompertz',
+    'gumbel_l',
+    'gumbel_r',
+    'halfcauchy',
+    'halflogistic',
+    'halfnorm',
+    'hypsecant',
+    'invgamma',
+    'invweibull',
+    'laplace',
+    'levy',
+    'logistic',
+    'loglaplace',
     'lognorm',
+    'lomax',
+    'maxwell',
+    'moyal',
+    'nakagami',
+    'nbinom',
     'norm',
+    'pareto',
+    'planck',
     'poisson',
+    'rayleigh',
     't',
+    'uniform',
+    'weibull_max',
+    'weibull_min',
 ]
 _PUBLIC = frozenset(__all__)
 
