@@ -146,7 +146,7 @@ def _gradient_cases():
     cost most of this file's time, through the special functions' rules that their own suites check at
     second order), all of them under -m slow."""
     return [pytest.param(name, order, id=f"{name}-{order}",
-                         marks=() if order == "first" or in_default_share(f"{name}-{order}", 2) else pytest.mark.slow)
+                         marks=() if order == "first" or in_default_share(f"{name}-{order}", 3) else pytest.mark.slow)
             for name in NAMES for order in ("first", "second")]
 
 
