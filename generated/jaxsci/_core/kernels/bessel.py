@@ -46,7 +46,7 @@ def _gl01(n):
     return (x + 1.0) / 2.0, w / 2.0
 
 
-_GL = {n: _gl01(n) for n in (24, 32, 40, 48, 64, 96, 128)}
+_GL = {n: _gl01(n) for n in (24, 32, 40, 48, 64, 96, 128, 192)}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -230,12 +230,13 @@ def _tail_T(a, x, hyperbolic_cos, margin=46.0):
     return T
 
 
-def _theta_nodes(x):
-    """Number of Gauss-Legendre nodes on [0, pi] for the oscillatory theta-integral."""
-    return np.where(x <= 8.0, 32, np.where(x <= 18.0, 48, np.where(x <= 30.0, 64, 96)))
+def _theta_nodes(s):
+    """Number of Gauss-Legendre nodes on [0, pi] for the oscillatory theta-integral, whose phase
+    x sin(theta) - v theta turns through about s = x + |v| (96 nodes were 4e-4 off at v = 50, x = 99)."""
+    return np.where(s <= 8.0, 32, np.where(s <= 18.0, 48, np.where(s <= 30.0, 64, np.where(s <= 60.0, 96, 128))))
 
 
-_FINER_THETA = {32: 48, 48: 64, 64: 96, 96: 128}
+_FINER_THETA = {32: 48, 48: 64, 64: 96, 96: 128, 128: 192}
 
 
 def _schlaefli3(v, x, want_j=True, want_y=True, nt=48, finer=False):
@@ -244,7 +245,7 @@ def _schlaefli3(v, x, want_j=True, want_y=True, nt=48, finer=False):
     n = v.size
     A = [np.zeros(n) for _ in range(3)]
     Bq = [np.zeros(n) for _ in range(3)]
-    nth = _theta_nodes(x)
+    nth = _theta_nodes(x + np.abs(v))
     if finer:
         nth = np.vectorize(_FINER_THETA.get, otypes=[int])(nth) if n else nth
         nt = 96
