@@ -107,10 +107,11 @@ def test_invalid_parameters_are_nan(name):
                          f"{name}.{method}{shapes} {scales}")
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", params(NAMES, ids=lambda n: n, share=3))
 def test_shapes_dtypes_jit_vmap(name):
     """Broadcasting as SciPy's, float32 in and out (to the spec's float32 tolerance), and the same
-    values under jit and vmap."""
+    values under jit and vmap. The core broadcasts, casts and batches every distribution alike: a fixed
+    third runs by default, all under -m slow."""
     d = BY_NAME[name]
     dist, module, shapes = getattr(scipy.stats, name), getattr(jaxsci.stats, name), PARAMS[name]
     scales = _scales(d)
@@ -294,7 +295,7 @@ def test_scaffold_writes_a_spec_the_loader_rejects_until_filled_in(tmp_path):
 
 @pytest.mark.parametrize("name", params([n for n in NAMES if BY_NAME[n].type == "continuous"
                                          and np.isfinite(getattr(scipy.stats, n).support(*PARAMS[n])[0])],
-                                        ids=lambda n: n, share=2))
+                                        ids=lambda n: n, share=3))
 def test_outside_the_support_derivatives_are_zero_not_nan(name):
     """Below the support every method is constant (0, -inf, 0 or 1): its derivatives are 0 in every
     argument; the formulas are evaluated inside the support there, so reverse mode sees no 0 * inf.
