@@ -48,9 +48,9 @@ def accelerators() -> tuple:
     """The accelerator platforms this process has devices of. Plans get an accelerator branch only for
     these: on a machine with CPUs alone, tracing stays what it was (no branch that nothing would run)."""
     found = []
-    for platform, backend in (("cuda", "cuda"), ("rocm", "rocm"), ("tpu", "tpu")):
+    for platform in ACCELERATORS:
         try:
-            if jax.devices(backend):
+            if jax.devices(platform):
                 found.append(platform)
         except Exception:  # noqa: BLE001 - no such backend in this process (jax raises RuntimeError)
             continue
@@ -68,7 +68,9 @@ def cupy_importable() -> bool:
 
 
 def _elementwise_real(call) -> bool:
-    qualname, statics, indices, dtypes, shapes, where = call
+    """An elementwise call of real operands with one real dtype, and no static arguments (a special-point
+    ``where`` is allowed: ``_branch`` masks it as the host does)."""
+    _, statics, indices, dtypes, shapes, _ = call
     return (not statics and shapes is None and bool(indices) and len(set(map(np.dtype, dtypes))) == 1
             and np.dtype(dtypes[0]) in (np.float32, np.float64))
 
