@@ -10,6 +10,7 @@ import dataclasses
 
 import cmath
 import random
+import sys
 from dataclasses import dataclass
 
 import sympy
@@ -21,6 +22,7 @@ from .formulas import Catalog, FormulaError, arg_symbols, index_symbols, parse, 
 from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
 
 CROSS_CHECK_POINTS = 3  # random points per rule; a wrong formula disagrees at almost every point
+LIMIT_CHECK_NEAR, LIMIT_CHECK_FAR = sympy.Float(10)**8, sympy.Float(10)**16  # where a point at infinity's limit is checked
 CROSS_CHECK_DIGITS = 30
 CROSS_CHECK_RTOL = 1e-12
 
@@ -78,11 +80,18 @@ def _error(loc: model.Location, message: str) -> SpecError:
     return SpecError(loc.path, loc.line, message)
 
 
+def _unevaluated_eq(lhs, rhs):
+    return sympy.Eq(lhs, rhs, evaluate=False)
+
+
 def _parse_rule(catalog: Catalog, spec: model.Spec, statics: dict, formula: model.Formula, what: str, *,
                 condition: bool = False):
     """A rule formula: a number-valued expression, or with ``condition`` a relation (``Eq(z, 0)``)."""
+    names = {**catalog.rule_namespace(spec, statics), **shift.namespace(spec, catalog)}
+    if condition:  # unevaluated: sympy's real symbols are finite, so it would make Eq(x, inf) False
+        names["Eq"] = _unevaluated_eq
     try:
-        expr = parse(formula.text, {**catalog.rule_namespace(spec, statics), **shift.namespace(spec, catalog)})
+        expr = parse(formula.text, names)
         shift.check_range(spec, expr, what)
     except FormulaError as exc:
         raise _error(formula.loc, f"{what}: {exc}") from None
@@ -339,7 +348,11 @@ class _Deriver:
             return mpcheck.check(self.catalog, spec, arg, condition, exprs, conj, loc)
         if len(spec.outputs) != 1:
             return "not cross-checked: several outputs"
-        candidates = [("formula", exprs[0])] + [(f"special point {str(p[3].where.text)!r}", p[2][0]) for p in points]
+        # a point at infinity holds the main formula's limit, not an identity: it is checked against
+        # sympy's derivative far out instead of at the sample points themselves
+        candidates = [("formula", exprs[0], None)] + [(f"special point {str(p[3].where.text)!r}", p[2][0],
+                                                       None if p[1].is_finite else (p[0], sympy.sign(p[1])))
+                                                      for p in points]
         symbols = arg_symbols(spec)
         rng = random.Random(f"{spec.name}:{arg.name}:{condition}")
         samples = _sample_points(spec, rng, CROSS_CHECK_POINTS, real=True)
@@ -347,27 +360,27 @@ class _Deriver:
         t = sympy.Dummy("t", real=True)  # a Dummy: an argument may be called t (stdtr)
         x = symbols[arg.name]
         slopes: dict = {}  # direction -> d/dt definition(x + direction t), differentiated once
-        expected_at: dict = {}  # (point index, direction) -> sympy's derivative there, shared by every candidate
+        expected_at: dict = {}  # (point, direction) -> sympy's derivative there, shared by every candidate
 
-        def expected(index, point, direction):
-            if (index, direction) not in expected_at:
+        def expected(point, direction):
+            key = (tuple(sorted(point.items())), direction)
+            if key not in expected_at:
                 if direction not in slopes:
                     slopes[direction] = sympy.diff(definition.xreplace({x: x + direction * t}), t)
                 values = {symbols[a.name]: point[a.name] for a in spec.traced_args}
-                expected_at[index, direction] = complex(slopes[direction].xreplace(values).subs(t, 0)
-                                                        .evalf(CROSS_CHECK_DIGITS))
-            return expected_at[index, direction]
+                expected_at[key] = complex(slopes[direction].xreplace(values).subs(t, 0).evalf(CROSS_CHECK_DIGITS))
+            return expected_at[key]
 
         # static ints take their first test value (or their default), as the test suites' first case does
         fixed = {symbols[a.name]: sympy.Integer(spec.tests.statics.get(a.name, (a.default,))[0])
                  for a in spec.args if a.kind == "static_int"}
         if fixed:
             definition = definition.xreplace(fixed)
-            candidates = [(label, c.xreplace(fixed)) for label, c in candidates]
+            candidates = [(label, c.xreplace(fixed), limit) for label, c, limit in candidates]
             conj = None if conj is None else [c.xreplace(fixed) for c in conj]
 
         checked = 0
-        for label, candidate in candidates:
+        for label, candidate, limit in candidates:
             try:
                 rule, missing = self.to_sympy(candidate)
                 conj_rule = None
@@ -380,20 +393,35 @@ class _Deriver:
                 if explicit and label == "formula":  # sympy cannot evaluate a callee (a kernel): mpmath can
                     return mpcheck.check(self.catalog, spec, arg, condition, exprs, conj, loc)
                 return f"not cross-checked: no sympy expression for {', '.join(missing)} (verified against mpmath by the test suite)"
-            for index, (point, directions) in enumerate([(p, (1,)) for p in samples] + [(p, (1, sympy.I)) for p in complex_samples]):
+            # a point at infinity: the formula's distance from sympy's derivative at |x| = 1e16 must be
+            # within the tolerance, or a tenth of what it is at |x| = 1e8 (it tends to the limit)
+            checks = [(p, (1,), None) for p in samples] + [(p, (1, sympy.I), None) for p in complex_samples]
+            if limit is not None:
+                symbol, sign = limit
+                name = next(a.name for a in spec.traced_args if symbols[a.name] == symbol)
+                checks = [({**p, name: sign * LIMIT_CHECK_FAR}, (1,), {**p, name: sign * LIMIT_CHECK_NEAR}) for p in samples]
+
+            def distance(point, direction):
+                e = expected(point, direction)
+                got = rule * direction
+                if conj_rule is not None:
+                    got += conj_rule * sympy.conjugate(direction)
+                got = got.xreplace({symbols[a.name]: point[a.name] for a in spec.traced_args})
+                g = complex(got.evalf(CROSS_CHECK_DIGITS))
+                return g, e, abs(g - e)
+
+            for point, directions, nearer in checks:
                 for direction in directions:
                     try:
-                        e = expected(index, point, direction)
-                        got = rule * direction
-                        if conj_rule is not None:
-                            got += conj_rule * sympy.conjugate(direction)
-                        got = got.xreplace({symbols[a.name]: point[a.name] for a in spec.traced_args})
-                        g = complex(got.evalf(CROSS_CHECK_DIGITS))
+                        g, e, far = distance(point, direction)
+                        near = distance(nearer, direction)[2] if nearer is not None else None
                     except Exception as exc:  # noqa: BLE001 - sympy raises many types on what it cannot evaluate
                         return f"not cross-checked: sympy cannot evaluate the derivative numerically at {point} ({type(exc).__name__})"
                     if not cmath.isfinite(e):
                         return f"not cross-checked: sympy's derivative is not finite at {point}"
-                    if not abs(g - e) <= CROSS_CHECK_RTOL * max(1.0, abs(e)):  # a NaN formula disagrees too
+                    # NaN compares false: a NaN formula disagrees too
+                    agrees = far <= CROSS_CHECK_RTOL * max(1.0, abs(e)) or (near is not None and far <= near / 10)
+                    if not agrees:
                         where = ", ".join(f"{k}={v}" for k, v in point.items())
                         raise _error(loc, f"derivatives.{arg.name}: the {label} disagrees with sympy's derivative of "
                                           f"{definition} at {where} (direction {direction}): {g} != {e}"
@@ -403,14 +431,14 @@ class _Deriver:
 
 
 def _special_point(where, symbols: dict, formula: model.Formula):
-    """``Eq(x, c)`` with x a traced argument and c a number: the only special-point form."""
+    """``Eq(x, c)`` with x a traced argument and c a number or ±inf: the only special-point form."""
     if isinstance(where, sympy.Equality):
         lhs, rhs = where.lhs, where.rhs
         if rhs.is_Symbol and lhs.is_number:
             lhs, rhs = rhs, lhs
-        if lhs.is_Symbol and lhs in symbols.values() and rhs.is_number and rhs.is_finite:
+        if lhs.is_Symbol and lhs in symbols.values() and (rhs.is_finite and rhs.is_number or rhs in (sympy.oo, -sympy.oo)):
             return lhs, rhs
-    raise _error(formula.loc, f"a special point must be Eq(argument, number), got {formula.text!r}")
+    raise _error(formula.loc, f"a special point must be Eq(argument, number) or Eq(argument, inf), got {formula.text!r}")
 
 
 def _decimal(x: float):
@@ -622,7 +650,11 @@ def _with_points(per_output_main, per_output_points):
     combined = []
     for k, main in enumerate(per_output_main):
         expr = main
-        for symbol, value, point_exprs, _ in reversed(per_output_points):
+        # points at infinity outermost: the special formulas of finite points are then evaluated at their
+        # finite stand-in there too, so reverse mode sees no inf in a branch that is not taken
+        inner_first = [p for p in reversed(per_output_points) if p[1].is_finite] + \
+                      [p for p in reversed(per_output_points) if not p[1].is_finite]
+        for symbol, value, point_exprs, _ in inner_first:
             shared = {c for c in main.atoms(AppliedUndef)}
             special = point_exprs[k]
             masked_calls = {}
@@ -630,9 +662,18 @@ def _with_points(per_output_main, per_output_points):
                 if call not in shared:
                     masked_calls[call] = call.xreplace({symbol: Mask(symbol, value)})
             special = special.xreplace(masked_calls)
-            expr = sympy.Piecewise((special, sympy.Eq(symbol, value)), (_safe(expr, symbol, value), True))
+            expr = sympy.Piecewise((special, _at(symbol, value)), (_safe(expr, symbol, value), True))
         combined.append(expr)
     return combined
+
+
+def _at(symbol, value):
+    """The condition symbol == value; at ±inf as a comparison beyond float64's largest number, since
+    sympy takes a real symbol to be finite and would make Eq(x, inf) False."""
+    if value.is_finite:
+        return sympy.Eq(symbol, value)
+    largest = sympy.Float(sys.float_info.max, 17)
+    return symbol > largest if value > 0 else symbol < -largest
 
 
 def _special_point_where(traced_values, own_traced) -> tuple:
@@ -645,7 +686,8 @@ def _special_point_where(traced_values, own_traced) -> tuple:
         if symbol not in own_traced or not value.is_number:
             return ()  # not a plain point: evaluate everywhere
         value = complex(value)
-        where.add((own_traced.index(symbol), repr(value.real if value.imag == 0 else value)))
+        code = repr(value.real if value.imag == 0 else value)
+        where.add((own_traced.index(symbol), f"float({code!r})" if cmath.isinf(value) else code))
     return tuple(sorted(where))
 
 

@@ -6,7 +6,7 @@ from sympy.printing.numpy import JaxPrinter, NumPyPrinter
 
 
 class SafeValue(sympy.Function):
-    """``SafeValue(x, c)`` is ``x`` away from ``c`` and ``c + 1`` at it.
+    """``SafeValue(x, c)`` is ``x`` away from ``c`` and ``c + 1`` at it (``sign(c)`` at c = ±inf).
 
     The branch of a ``where`` that is not taken at a removable singularity is still differentiated in
     reverse mode; evaluating it at a harmless point keeps ``0 * inf`` from turning cotangents into NaN.
@@ -105,7 +105,8 @@ class JaxsciPrinter(JaxPrinter):
 
     def _print_SafeValue(self, expr):
         x, c = expr.args
-        return f"{self._module_format('jax.numpy.where')}({self._print(x)} == {self._print(c)}, {self._print(c + 1)}, {self._print(x)})"
+        harmless = c + 1 if c.is_finite else sympy.sign(c)  # at infinity, a finite stand-in of its sign
+        return f"{self._module_format('jax.numpy.where')}({self._print(x)} == {self._print(c)}, {self._print(harmless)}, {self._print(x)})"
 
     def _print_Mask(self, expr):
         x, c = (self._print(a) for a in expr.args)

@@ -215,10 +215,22 @@ def test_a_function_of_a_spec_name_with_other_arity_is_not_that_spec():
     assert info.value.line == 13 and "cannot evaluate jv(v): not a spec'd function" in info.value.message
 
 
-def test_special_point_must_be_finite():
-    text = GOOD.replace("    source: DLMF 10.6.2\n", "    source: DLMF 10.6.2\n    at:\n      - where: Eq(z, inf)\n        formula: jv(v - 1, z)\n")
-    error = error_of(derive, text)
-    assert "Eq(argument, number)" in error.message and error.line == 17
+def _with_special_point(where, formula):
+    return GOOD.replace("    source: DLMF 10.6.2\n", f"    source: DLMF 10.6.2\n    at:\n      - where: {where}\n        formula: \"{formula}\"\n")
+
+
+@pytest.mark.parametrize("where", ["Eq(z, nan)", "Eq(z, v)", "z > 1"])
+def test_special_point_is_an_argument_at_a_number(where):
+    error = error_of(derive, _with_special_point(where, "jv(v - 1, z)"))
+    assert "Eq(argument, number) or Eq(argument, inf)" in error.message and error.line == 17
+
+
+def test_special_point_at_infinity_is_checked_as_a_limit():
+    # J_v'(z) -> 0 as z -> inf (DLMF 10.7.8): 0 is its limit, checked at z = 1e8; 1 is not
+    (case,) = derive(_with_special_point("Eq(z, inf)", "0"))["demo"]
+    assert case.rules[0].check.startswith("agrees with sympy's derivative")
+    error = error_of(derive, _with_special_point("Eq(z, inf)", "1"))
+    assert "the special point 'Eq(z, inf)' disagrees with sympy's derivative" in error.message
 
 
 @pytest.mark.parametrize("formula, message", [

@@ -31,3 +31,28 @@ def test_every_point_has_a_stored_reference():
 def test_right_or_nan(verdicts, name):
     verdict, got, ref = verdicts[name]
     assert verdict in ("PASS", "NaN"), f"{name}: {got!r}, mpmath {ref!r}"
+
+
+# The gamma family's densities at x = inf: inf - inf in the formula, 0 in the limit (a special point at
+# infinity in the spec). Each tuple: function, arguments, the differentiable positions.
+_AT_INFINITY = [("gammainc", (2.5, "inf"), (0, 1)), ("gammainc", (0.5, "inf"), (0, 1)), ("gammainc", (30.0, "inf"), (0, 1)),
+                ("gammaincc", (2.5, "inf"), (0, 1)), ("chdtr", (3.0, "inf"), (0, 1)), ("chdtrc", (3.0, "inf"), (0, 1)),
+                ("gdtr", (1.5, 2.0, "inf"), (0, 2)), ("gdtrc", (1.5, 2.0, "inf"), (0, 2)),
+                ("pdtr", (3.0, "inf"), (1,)), ("pdtrc", (3.0, "inf"), (1,))]
+
+
+@pytest.mark.parametrize("name, args, positions", _AT_INFINITY, ids=lambda c: c if isinstance(c, str) else None)
+def test_density_derivatives_vanish_at_infinity(name, args, positions):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import jaxsci.special
+
+    fn = getattr(jaxsci.special, name)
+    args = tuple(jnp.float64(float(a)) for a in args)
+    with jax.default_device(jax.devices("cpu")[0]):
+        first, second = jax.jit(lambda *a: (jax.grad(fn, positions)(*a),
+                                            jax.jacfwd(jax.grad(fn, positions), positions)(*a)))(*args)
+    np.testing.assert_array_equal(np.abs(np.array(first)), 0.0)
+    assert np.all(np.abs(np.array(second)) == 0.0), second

@@ -33,7 +33,7 @@ def _gammainc_da_x_derivative(a, x, values, needs):
     """d gammainc_da / d x: Piecewise((exp((a - 1) * log(x) - x - gammaln(a)) * (log(x) - digamma(a)), x > 0), (0, True)) [d/dx P = x^(a-1) e^(-x) / Gamma(a) (DLMF 8.2.4 differentiated), differentiated in a]"""
     (out,) = values
     (digamma_1, gammaln_1) = needs
-    return (jnp.where((x > 0), (-digamma_1 + jnp.log(x))*jnp.exp(-gammaln_1 - x + (a - 1)*jnp.log(x)), 0), )
+    return (jnp.where((x > 1.7976931348623157e+308), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), (-digamma_1 + jnp.log(jnp.where(x == jnp.inf, 1, x)))*jnp.exp(-gammaln_1 + (a - 1)*jnp.log(jnp.where(x == jnp.inf, 1, x)) - jnp.where(x == jnp.inf, 1, x)), 0)), )
 
 
 _FUNCTION = _core.register(

@@ -36,7 +36,7 @@ def _gammaincc_x_derivative(a, x, values, needs):
    * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) [DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated]"""
     (out,) = values
     (gammaln_1,) = needs
-    return (-jnp.where((x > 0), jnp.exp(-x + (a - 1)*jnp.log(jnp.where((x > 0), x, 1)) - jnp.where((x > 0), gammaln_1, 0)), (1 - jnp.where((x <= 0), 1 - x, 0))**(a - 1)*jnp.exp(-jnp.where((x <= 0), gammaln_1 + x, 0))), )
+    return (jnp.where((x > 1.7976931348623157e+308), 0, -jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), jnp.exp((a - 1)*jnp.log(jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), jnp.where(x == jnp.inf, 1, x), 1)) - jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), gammaln_1, 0) - jnp.where(x == jnp.inf, 1, x)), (1 - jnp.where((jnp.where(x == jnp.inf, 1, x) <= 0), 1 - jnp.where(x == jnp.inf, 1, x), 0))**(a - 1)*jnp.exp(-jnp.where((jnp.where(x == jnp.inf, 1, x) <= 0), gammaln_1 + jnp.where(x == jnp.inf, 1, x), 0)))), )
 
 
 _FUNCTION = _core.register(
@@ -83,7 +83,7 @@ def gammaincc(a, x):
       (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x
            - Piecewise((gammaln(a), x > 0), (0, True))), x > 0),
       ((1 - Piecewise((1 - x, x <= 0), (0, True)))**(a - 1)
-       * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) (DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; agrees with sympy's derivative of uppergamma(a, x)/gamma(a) at 3 sample points)
+       * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) (DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; agrees with sympy's derivative of uppergamma(a, x)/gamma(a) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype
