@@ -133,3 +133,15 @@ def test_assoc_legendre_p_dz_large_degrees_and_orders_are_scipys():
                 assert not np.isfinite(got).any(), (n, m, norm, got)
                 continue
             np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-300, err_msg=f"{n} {m} {norm}")
+
+
+def test_negative_degrees_are_scipys_zero_with_zero_derivatives():
+    # SciPy returns 0 for n < 0 at every point, and diff_n gives zero derivatives there: a constant
+    from jaxsci.special import sph_harm_y, sph_legendre_p
+
+    n, m, theta, phi, z = -3, 1, 0.7, 0.4, 0.3
+    assert sc.sph_harm_y(n, m, theta, phi) == 0 and np.all(sc.sph_harm_y(n, m, theta, phi, diff_n=2)[2] == 0)
+    hessian = jax.jit(jax.hessian(lambda a: sph_harm_y(n, m, a[0], a[1]).real))(jnp.asarray([theta, phi]))
+    np.testing.assert_array_equal(hessian, 0.0)
+    np.testing.assert_array_equal(jax.jit(jax.grad(lambda t: sph_legendre_p(n, m, t)[0]))(theta), 0.0)
+    np.testing.assert_array_equal(jax.jit(jax.hessian(lambda t: assoc_legendre_p(n, m, t)[0]))(z), 0.0)

@@ -16,13 +16,13 @@ def _sph_legendre_p_dtheta_theta_needs(n, m, theta, d, values, needs):
 
 
 def _sph_legendre_p_dtheta_theta_derivative(n, m, theta, d, values, needs):
-    """d sph_legendre_p_dtheta / d theta: Piecewise((nan, n < 0),
+    """d sph_legendre_p_dtheta / d theta: Piecewise((0, n < 0),
           (0, abs(m) > n),
           ((sqrt(Max(0, (n - m) * (n + m + 1))) * sph_legendre_p_dtheta(n, m + 1, theta, d)
             - sqrt(Max(0, (n + m) * (n - m + 1))) * sph_legendre_p_dtheta(n, m - 1, theta, d)) / 2, True)) [the angular-momentum ladder operators in the order (DLMF 14.30.1 at phi = 0)]"""
     (out,) = values
     (sph_legendre_p_dtheta_1, sph_legendre_p_dtheta_2) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((n < abs(m)), 0, (1/2)*sph_legendre_p_dtheta_1*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_legendre_p_dtheta_2*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1))))), )
+    return (jnp.where(jnp.logical_or((n < 0), (n < abs(m))), 0, (1/2)*sph_legendre_p_dtheta_1*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_legendre_p_dtheta_2*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1)))), )
 
 
 _FUNCTION = _core.register(
@@ -62,7 +62,7 @@ def sph_legendre_p_dtheta(n, m, theta, d):
       n: integer array. Degree, n >= 0.
       m: integer array. Order.
       theta: real array. Polar angle.
-        Differentiable: Piecewise((nan, n < 0),
+        Differentiable: Piecewise((0, n < 0),
               (0, abs(m) > n),
               ((sqrt(Max(0, (n - m) * (n + m + 1))) * sph_legendre_p_dtheta(n, m + 1, theta, d)
                 - sqrt(Max(0, (n + m) * (n - m + 1))) * sph_legendre_p_dtheta(n, m - 1, theta, d)) / 2, True)) (the angular-momentum ladder operators in the order (DLMF 14.30.1 at phi = 0); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))

@@ -25,7 +25,7 @@ def _assoc_legendre_p_norm_false_z_needs_stage2(n, m, z, values, needs, *, branc
 
 
 def _assoc_legendre_p_norm_false_z_derivative(n, m, z, values, needs, *, branch_cut, diff_n):
-    """d assoc_legendre_p / d z (when norm=False): Piecewise((nan, n < 0),
+    """d assoc_legendre_p / d z (when norm=False): Piecewise((0, n < 0),
           (shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
           (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) [the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz)]"""
     (p,) = values
@@ -34,7 +34,7 @@ def _assoc_legendre_p_norm_false_z_derivative(n, m, z, values, needs, *, branch_
     z = _core.coredims.loop_dims(z, 1)
     (d,) = _core.coredims.indices(values[0], 1)
     (assoc_legendre_p_dz_1,) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), assoc_legendre_p_dz_1)), )
+    return (jnp.where((n < 0), 0, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), assoc_legendre_p_dz_1)), )
 
 
 def _assoc_legendre_p_norm_true_z_needs(n, m, z, values, needs, *, branch_cut, diff_n):
@@ -55,7 +55,7 @@ def _assoc_legendre_p_norm_true_z_needs_stage2(n, m, z, values, needs, *, branch
 
 
 def _assoc_legendre_p_norm_true_z_derivative(n, m, z, values, needs, *, branch_cut, diff_n):
-    """d assoc_legendre_p / d z (when norm=True): Piecewise((nan, n < 0),
+    """d assoc_legendre_p / d z (when norm=True): Piecewise((0, n < 0),
           (shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
           (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) [the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz)]"""
     (p,) = values
@@ -64,7 +64,7 @@ def _assoc_legendre_p_norm_true_z_derivative(n, m, z, values, needs, *, branch_c
     z = _core.coredims.loop_dims(z, 1)
     (d,) = _core.coredims.indices(values[0], 1)
     (assoc_legendre_p_dz_1,) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), assoc_legendre_p_dz_1)), )
+    return (jnp.where((n < 0), 0, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), assoc_legendre_p_dz_1)), )
 
 
 def _assoc_legendre_p_core_shape(diff_n, **_):
@@ -121,9 +121,9 @@ def assoc_legendre_p(n, m, z, *, branch_cut=2, norm=False, diff_n=0):
       n: integer array. Degree, n >= 0.
       m: integer array. Order.
       z: real or complex array. Argument.
-        Differentiable: Piecewise((nan, n < 0),
+        Differentiable: Piecewise((0, n < 0),
               (shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
-              (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) (when norm=False) (the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite)); Piecewise((nan, n < 0),
+              (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) (when norm=False) (the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite)); Piecewise((0, n < 0),
               (shift(assoc_legendre_p(n, m, z, branch_cut=branch_cut, norm=norm, diff_n=diff_n), d, 1), d < diff_n),
               (assoc_legendre_p_dz(n, m, z, d + 1, branch_cut, norm), True)) (when norm=True) (the next position; past it DLMF 14.6.1/14.6.3 in Gegenbauer form (DLMF 18.9.19), differentiated (kernel assoc_legendre_p_dz); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       branch_cut: static Python int (default 2). 2: the cut on the real axis |z| > 1; 3: the cut on -1 < z < 1.

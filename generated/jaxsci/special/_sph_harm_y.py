@@ -16,13 +16,13 @@ def _sph_harm_y_theta_needs(n, m, theta, phi, values, needs):
 
 
 def _sph_harm_y_theta_derivative(n, m, theta, phi, values, needs):
-    """d sph_harm_y / d theta: Piecewise((nan, n < 0),
+    """d sph_harm_y / d theta: Piecewise((0, n < 0),
           (0, abs(m) > n),
           ((sqrt(Max(0, (n - m) * (n + m + 1))) * exp(-I * phi) * sph_harm_y(n, m + 1, theta, phi)
             - sqrt(Max(0, (n + m) * (n - m + 1))) * exp(I * phi) * sph_harm_y(n, m - 1, theta, phi)) / 2, True)) [DLMF 14.30.1 and the angular-momentum ladder operators (L+- Y_n^m = sqrt((n -+ m)(n +- m + 1)) Y_n^(m+-1))]"""
     (y,) = values
     (sph_harm_y_1, sph_harm_y_2) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((n < abs(m)), 0, (1/2)*sph_harm_y_1*jnp.exp(-1j*phi)*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_harm_y_2*jnp.exp(1j*phi)*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1))))), )
+    return (jnp.where(jnp.logical_or((n < 0), (n < abs(m))), 0, (1/2)*sph_harm_y_1*jnp.exp(-1j*phi)*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_harm_y_2*jnp.exp(1j*phi)*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1)))), )
 
 
 def _sph_harm_y_phi_needs(n, m, theta, phi, values, needs):
@@ -82,7 +82,7 @@ def sph_harm_y(n, m, theta, phi, *, diff_n=0):
       n: integer array. Degree, n >= 0.
       m: integer array. Order.
       theta: real array. Polar angle.
-        Differentiable: Piecewise((nan, n < 0),
+        Differentiable: Piecewise((0, n < 0),
               (0, abs(m) > n),
               ((sqrt(Max(0, (n - m) * (n + m + 1))) * exp(-I * phi) * sph_harm_y(n, m + 1, theta, phi)
                 - sqrt(Max(0, (n + m) * (n - m + 1))) * exp(I * phi) * sph_harm_y(n, m - 1, theta, phi)) / 2, True)) (DLMF 14.30.1 and the angular-momentum ladder operators (L+- Y_n^m = sqrt((n -+ m)(n +- m + 1)) Y_n^(m+-1)); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))

@@ -16,7 +16,7 @@ def _sph_legendre_p_theta_needs(n, m, theta, values, needs, *, diff_n):
 
 
 def _sph_legendre_p_theta_derivative(n, m, theta, values, needs, *, diff_n):
-    """d sph_legendre_p / d theta: Piecewise((nan, n < 0),
+    """d sph_legendre_p / d theta: Piecewise((0, n < 0),
           (shift(sph_legendre_p(n, m, theta, diff_n=diff_n), d, 1), d < diff_n),
           (0, abs(m) > n),
           ((sqrt(Max(0, (n - m) * (n + m + 1))) * sph_legendre_p(n, m + 1, theta, diff_n=diff_n)
@@ -27,7 +27,7 @@ def _sph_legendre_p_theta_derivative(n, m, theta, values, needs, *, diff_n):
     theta = _core.coredims.loop_dims(theta, 1)
     (d,) = _core.coredims.indices(values[0], 1)
     (sph_legendre_p_1, sph_legendre_p_2) = needs
-    return (jnp.where((n < 0), jnp.nan, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), jnp.where((n < abs(m)), 0, (1/2)*sph_legendre_p_1*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_legendre_p_2*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1)))))), )
+    return (jnp.where((n < 0), 0, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), jnp.where((n < abs(m)), 0, (1/2)*sph_legendre_p_1*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_legendre_p_2*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1)))))), )
 
 
 def _sph_legendre_p_core_shape(diff_n, **_):
@@ -78,7 +78,7 @@ def sph_legendre_p(n, m, theta, *, diff_n=0):
       n: integer array. Degree, n >= 0.
       m: integer array. Order.
       theta: real array. Polar angle.
-        Differentiable: Piecewise((nan, n < 0),
+        Differentiable: Piecewise((0, n < 0),
               (shift(sph_legendre_p(n, m, theta, diff_n=diff_n), d, 1), d < diff_n),
               (0, abs(m) > n),
               ((sqrt(Max(0, (n - m) * (n + m + 1))) * sph_legendre_p(n, m + 1, theta, diff_n=diff_n)
