@@ -327,14 +327,19 @@ class _Deriver:
         if d_value == 0:
             raise _error(loc, f"{what}: the equation does not depend on the function's value")
         derivative = (-d_arg / d_value).xreplace({value: own})
-        if rule.constant_where is None:
-            return derivative
-        constant = _parse_rule(self.catalog, spec, statics, rule.constant_where,
-                               f"derivatives.{arg.name}.constant_where", condition=True)
-        if not isinstance(constant, sympy.logic.boolalg.Boolean):
-            raise _error(rule.constant_where.loc, f"derivatives.{arg.name}.constant_where: give a condition "
-                                                  "(a comparison, And, Or), where SciPy's value is constant")
-        return sympy.Piecewise((0, constant), (derivative, True))
+        branches = []
+        # a bound SciPy clamps to is not a root either, but there its value is constant: 0 comes first
+        for key, result, meaning in (("constant_where", 0, "SciPy's value is constant"),
+                                     ("nan_where", sympy.nan, "SciPy's value is not a root")):
+            formula = getattr(rule, key)
+            if formula is None:
+                continue
+            condition = _parse_rule(self.catalog, spec, statics, formula, f"derivatives.{arg.name}.{key}", condition=True)
+            if not isinstance(condition, sympy.logic.boolalg.Boolean):
+                raise _error(formula.loc, f"derivatives.{arg.name}.{key}: give a condition (a comparison, And, Or), "
+                                          f"where {meaning}")
+            branches.append((result, condition))
+        return sympy.Piecewise(*branches, (derivative, True)) if branches else derivative
 
     # ---- cross-check ------------------------------------------------------------------------------
     def cross_check(self, spec, arg, condition, exprs, conj, points, loc, *, explicit: bool = True) -> str:

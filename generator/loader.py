@@ -987,10 +987,16 @@ def _implicit_rule(m: _Mapping, arg_name: str, when: tuple, outputs: tuple, what
     constant_where = None
     if m.has("constant_where"):
         constant_where = _formula(m.get("constant_where", str), m.loc("constant_where"), f"{what}.constant_where")
+    # where SciPy's search stops at a point that is not a root (its tolerance fails in a far tail), the
+    # equation does not hold at the value, and the rule would differentiate it anyway: NaN
+    nan_where = None
+    if m.has("nan_where"):
+        nan_where = _formula(m.get("nan_where", str), m.loc("nan_where"), f"{what}.nan_where")
     source = m.get("source", str, required=True).strip()
     m.done()
     return model.DerivativeRule(arg=arg_name, when=when, method="implicit", formulas=(), conjugates=(), source=source,
-                                at=(), loc=model.Location(path, line), implicit=implicit, constant_where=constant_where)
+                                at=(), loc=model.Location(path, line), implicit=implicit, constant_where=constant_where,
+                                nan_where=nan_where)
 
 
 def _reference(top: _Mapping, path: str, static_bools: set, *, required: bool) -> tuple:

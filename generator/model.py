@@ -163,6 +163,8 @@ class DerivativeRule:
     implicit: Formula | None = None  # for "implicit": an expression that is zero (or an Eq) at the function's value
     # for "implicit": where SciPy's value is constant (its search clamps at a bound), the derivative 0
     constant_where: Formula | None = None
+    # for "implicit": where SciPy's value is not a root of the equation (a failed search), the derivative NaN
+    nan_where: Formula | None = None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ interval (0, a subnormal number, 1e-100, 1e10, 1e100, -1e100), so the value is c
 argument nearby and its derivatives are 0; the implicit rule there would differentiate an equation
 that does not hold (ncfdtridfn(0.99, 5, 2, 1.5) in p gave 3.7e99). Each spec's ``constant_where``
 says where; here, on random points of a wide box, the derivative is 0 exactly where SciPy's value is
-at a bound and finite elsewhere, and the points of issue 23 are 0.
+at a bound and finite elsewhere, and the points of issue 23 are 0. Where a search stops short of a root
+in a far tail (no bound, just not a root), the spec's ``nan_where`` makes the derivative NaN.
 """
 import jax
 import jax.numpy as jnp
@@ -80,3 +81,65 @@ def test_derivative_is_zero_exactly_where_scipy_is_at_a_bound(name):
 @pytest.mark.parametrize("name", sorted(BOXES))
 def test_derivative_is_zero_exactly_where_scipy_is_at_a_bound_sweep(name):
     _derivative_at_bounds(name, 2000, 2)
+
+
+def _tail_p(rng, n):
+    """Probabilities down to 1e-300, where CDFLIB's searches stop at points that are not roots."""
+    return np.where(rng.uniform(size=n) < 0.5, 10 ** rng.uniform(-300, -1, n), rng.uniform(0.1, 0.99, n))
+
+
+# name: (a sampler of its arguments, the index of the probability, SciPy's forward function at the
+#        value (the spec's implicit equation))
+SEARCHES = {
+    "nctdtrinc": (lambda r, n: (_log(r, n, 0.1, 1e3), _tail_p(r, n), r.uniform(-50, 50, n)), 1,
+                  lambda v, a: sc.nctdtr(a[0], v, a[2])),
+    "nctdtrit": (lambda r, n: (_log(r, n, 0.1, 1e4), r.uniform(-50, 50, n), _tail_p(r, n)), 2,
+                 lambda v, a: sc.nctdtr(a[0], a[1], v)),
+    "nctdtridf": (lambda r, n: (_tail_p(r, n), r.uniform(-5, 5, n), r.uniform(-20, 20, n)), 0,
+                  lambda v, a: sc.nctdtr(v, a[1], a[2])),
+    "chndtrix": (lambda r, n: (_tail_p(r, n), _log(r, n, 0.01, 1e3), _log(r, n, 1e-3, 1e3)), 0,
+                 lambda v, a: sc.chndtr(v, a[1], a[2])),
+    "chndtrinc": (lambda r, n: (_log(r, n, 0.01, 1e3), _log(r, n, 0.1, 1e3), _tail_p(r, n)), 2,
+                  lambda v, a: sc.chndtr(a[0], a[1], v)),
+    "ncfdtri": (lambda r, n: (_log(r, n, 0.5, 100), _log(r, n, 0.5, 100), _log(r, n, 0.01, 50), _tail_p(r, n)), 3,
+                lambda v, a: sc.ncfdtr(a[0], a[1], a[2], v)),
+    "ncfdtrinc": (lambda r, n: (_log(r, n, 0.5, 100), _log(r, n, 0.5, 100), _tail_p(r, n), _log(r, n, 0.01, 50)), 2,
+                  lambda v, a: sc.ncfdtr(a[0], a[1], v, a[3])),
+    "stdtrit": (lambda r, n: (_log(r, n, 0.05, 1e4), _tail_p(r, n)), 1, lambda v, a: sc.stdtr(a[0], v)),
+    "stdtridf": (lambda r, n: (_tail_p(r, n), r.uniform(-50, 50, n)), 0, lambda v, a: sc.stdtr(v, a[1])),
+    "fdtri": (lambda r, n: (_log(r, n, 0.05, 1e3), _log(r, n, 0.05, 1e3), _tail_p(r, n)), 2,
+              lambda v, a: sc.fdtr(a[0], a[1], v)),
+    "fdtridfd": (lambda r, n: (_log(r, n, 0.05, 1e3), _tail_p(r, n), _log(r, n, 1e-3, 1e3)), 1,
+                 lambda v, a: sc.fdtr(a[0], v, a[2])),
+    "bdtrik": (lambda r, n: (_tail_p(r, n), np.floor(_log(r, n, 1, 1e3)), r.uniform(0.001, 0.999, n)), 0,
+               lambda v, a: sc.betainc(a[1] - v, v + 1, 1 - a[2])),
+    "nbdtrik": (lambda r, n: (_tail_p(r, n), _log(r, n, 0.5, 1e3), r.uniform(0.001, 0.999, n)), 0,
+                lambda v, a: sc.betainc(a[1], v + 1, a[2])),
+}
+
+
+def _derivative_where_no_root(name, n, seed):
+    sampler, index, forward = SEARCHES[name]
+    args = sampler(np.random.default_rng(seed), n)
+    with np.errstate(all="ignore"):
+        value = getattr(sc, name)(*args)
+        y = args[index]
+        failed = np.isfinite(value) & ~(np.abs(forward(value, args) - y) <= 1e-3 * np.minimum(y, 1 - y))
+    derivative = np.asarray(jax.vmap(jax.grad(getattr(special, name), argnums=index))(*[jnp.asarray(a) for a in args]))
+    assert failed.any(), "the box should hold failed searches"
+    # NaN, or 0 where the spec says SciPy's value sits at a constant bound: never a finite derivative
+    # of an equation that does not hold
+    live = failed & np.isfinite(derivative) & (derivative != 0)
+    assert not live.any(), np.asarray(args)[:, live][:, :3]
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if i % 3 == 0 else pytest.mark.slow)
+                                  for i, n in enumerate(sorted(SEARCHES))])
+def test_derivative_is_nan_where_scipys_search_failed(name):
+    _derivative_where_no_root(name, 60, 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SEARCHES))
+def test_derivative_is_nan_where_scipys_search_failed_sweep(name):
+    _derivative_where_no_root(name, 2000, 4)

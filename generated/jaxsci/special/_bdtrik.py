@@ -19,16 +19,17 @@ def _bdtrik_y_needs_stage2(y, n, p, values, needs):
     (out,) = values
     (betainc_1,) = needs
     return (
+        _core.Need('special.betainc', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_da', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_db', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
     )
 
 
 def _bdtrik_y_derivative(y, n, p, values, needs):
-    """d bdtrik / d y: Piecewise((0, y <= betainc(n, 1, 1 - p)), (1/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d bdtrik / d y: Piecewise((0, y <= betainc(n, 1, 1 - p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p))), (1/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_1, betainc_da_1, betainc_db_1) = needs
-    return (jnp.where((betainc_1 >= y), 0, (-betainc_da_1 + betainc_db_1)**(-1.0)), )
+    (betainc_1, betainc_2, betainc_da_1, betainc_db_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, (-betainc_da_1 + betainc_db_1)**(-1.0))), )
 
 
 def _bdtrik_n_needs(y, n, p, values, needs):
@@ -43,16 +44,17 @@ def _bdtrik_n_needs_stage2(y, n, p, values, needs):
     (out,) = values
     (betainc_1,) = needs
     return (
+        _core.Need('special.betainc', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_da', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_db', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
     )
 
 
 def _bdtrik_n_derivative(y, n, p, values, needs):
-    """d bdtrik / d n: Piecewise((0, y <= betainc(n, 1, 1 - p)), (-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d bdtrik / d n: Piecewise((0, y <= betainc(n, 1, 1 - p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p))), (-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_1, betainc_da_1, betainc_db_1) = needs
-    return (jnp.where((betainc_1 >= y), 0, -betainc_da_1/(-betainc_da_1 + betainc_db_1)), )
+    (betainc_1, betainc_2, betainc_da_1, betainc_db_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, -betainc_da_1/(-betainc_da_1 + betainc_db_1))), )
 
 
 def _bdtrik_p_needs(y, n, p, values, needs):
@@ -67,6 +69,7 @@ def _bdtrik_p_needs_stage2(y, n, p, values, needs):
     (out,) = values
     (betainc_1,) = needs
     return (
+        _core.Need('special.betainc', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_da', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('kernels.betainc_db', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), ('-_2 + 1', 1 - p), )),
         _core.Need('special.betaln', (), (('_1 - __value_0', -out + n), ('__value_0 + 1', out + 1), )),
@@ -74,10 +77,10 @@ def _bdtrik_p_needs_stage2(y, n, p, values, needs):
 
 
 def _bdtrik_p_derivative(y, n, p, values, needs):
-    """d bdtrik / d p: Piecewise((0, y <= betainc(n, 1, 1 - p)), (Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d bdtrik / d p: Piecewise((0, y <= betainc(n, 1, 1 - p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p))), (Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_1, betainc_da_1, betainc_db_1, betaln_1) = needs
-    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2)) + (-out + n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**(-out + n - 1)*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**out*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/(-betainc_da_1 + betainc_db_1)), )
+    (betainc_1, betainc_2, betainc_da_1, betainc_db_1, betaln_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2)) + (-out + n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**(-out + n - 1)*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**out*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/(-betainc_da_1 + betainc_db_1))), )
 
 
 _FUNCTION = _core.register(
@@ -114,11 +117,11 @@ def bdtrik(y, n, p):
 
     Args:
       y: real array. Cumulative probability (probability of k or fewer successes in n trials).
-        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (1/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p))), (1/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
       n: real array. Number of trials (a real number).
-        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p))), (-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
       p: real array. Success probability of a single trial, in [0, 1].
-        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, 1 - p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p))), (Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) (implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p), y)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

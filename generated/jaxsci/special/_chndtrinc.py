@@ -19,16 +19,17 @@ def _chndtrinc_x_needs_stage2(x, df, p, values, needs):
     (out,) = values
     (chndtr_1,) = needs
     return (
+        _core.Need('special.chndtr', (), (0, 1, ('__value_0', out), )),
         _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(_0*Piecewise((__value_0, Ne(__value_0, 0)), (1, True)))', jnp.sqrt(x*jnp.where((out != 0), out, 1))), )),
         _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(_0*Piecewise((__value_0, Ne(__value_0, 0)), (1, True)))', jnp.sqrt(x*jnp.where((out != 0), out, 1))), )),
     )
 
 
 def _chndtrinc_x_derivative(x, df, p, values, needs):
-    """d chndtrinc / d x: Piecewise((0, p >= chndtr(x, df, 0)), ((x/chndtrinc(x, df, p))**(df/4 - 1/2)*ive(df/2 - 1, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) [implicit-function rule on chndtr: dnc/dx = -(dF/dx) / (dF/dnc) = f(x; df, nc) / f(x; df + 2, nc)]"""
+    """d chndtrinc / d x: Piecewise((0, p >= chndtr(x, df, 0)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(x, df, chndtrinc(x, df, p)))), ((x/chndtrinc(x, df, p))**(df/4 - 1/2)*ive(df/2 - 1, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) [implicit-function rule on chndtr: dnc/dx = -(dF/dx) / (dF/dnc) = f(x; df, nc) / f(x; df + 2, nc)]"""
     (out,) = values
-    (chndtr_1, ive_1, ive_2) = needs
-    return (jnp.where((chndtr_1 <= p), 0, ive_2*(x/out)**(-1/4*df)*(x/out)**((1/4)*df - 1/2)/ive_1), )
+    (chndtr_1, chndtr_2, ive_1, ive_2) = needs
+    return (jnp.where((chndtr_1 <= p), 0, jnp.where((abs(chndtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, ive_2*(x/out)**(-1/4*df)*(x/out)**((1/4)*df - 1/2)/ive_1)), )
 
 
 def _chndtrinc_df_needs(x, df, p, values, needs):
@@ -43,16 +44,17 @@ def _chndtrinc_df_needs_stage2(x, df, p, values, needs):
     (out,) = values
     (chndtr_1,) = needs
     return (
+        _core.Need('special.chndtr', (), (0, 1, ('__value_0', out), )),
         _core.Need('kernels.chndtr_ddf', (), (0, 1, ('__value_0', out), )),
         _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(_0*Piecewise((__value_0, Ne(__value_0, 0)), (1, True)))', jnp.sqrt(x*jnp.where((out != 0), out, 1))), )),
     )
 
 
 def _chndtrinc_df_derivative(x, df, p, values, needs):
-    """d chndtrinc / d df: Piecewise((0, p >= chndtr(x, df, 0)), (2*chndtr_ddf(x, df, chndtrinc(x, df, p))*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) [implicit-function rule on chndtr: dnc/d df = -(dF/d df) / (dF/dnc), its parameter derivatives from jaxsci's non-central kernels]"""
+    """d chndtrinc / d df: Piecewise((0, p >= chndtr(x, df, 0)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(x, df, chndtrinc(x, df, p)))), (2*chndtr_ddf(x, df, chndtrinc(x, df, p))*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) [implicit-function rule on chndtr: dnc/d df = -(dF/d df) / (dF/dnc), its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
-    (chndtr_1, chndtr_ddf_1, ive_1) = needs
-    return (jnp.where((chndtr_1 <= p), 0, 2*chndtr_ddf_1*(x/out)**(-1/4*df)*jnp.exp((1/2)*(-jnp.sqrt(out) + jnp.sqrt(x))**2)/ive_1), )
+    (chndtr_1, chndtr_2, chndtr_ddf_1, ive_1) = needs
+    return (jnp.where((chndtr_1 <= p), 0, jnp.where((abs(chndtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, 2*chndtr_ddf_1*(x/out)**(-1/4*df)*jnp.exp((1/2)*(-jnp.sqrt(out) + jnp.sqrt(x))**2)/ive_1)), )
 
 
 def _chndtrinc_p_needs(x, df, p, values, needs):
@@ -67,15 +69,16 @@ def _chndtrinc_p_needs_stage2(x, df, p, values, needs):
     (out,) = values
     (chndtr_1,) = needs
     return (
+        _core.Need('special.chndtr', (), (0, 1, ('__value_0', out), )),
         _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(_0*Piecewise((__value_0, Ne(__value_0, 0)), (1, True)))', jnp.sqrt(x*jnp.where((out != 0), out, 1))), )),
     )
 
 
 def _chndtrinc_p_derivative(x, df, p, values, needs):
-    """d chndtrinc / d p: Piecewise((0, p >= chndtr(x, df, 0)), (-2*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) [implicit-function rule on chndtr: dnc/dp = 1 / (dF/dnc) = -1 / f(x; df + 2, nc)]"""
+    """d chndtrinc / d p: Piecewise((0, p >= chndtr(x, df, 0)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(x, df, chndtrinc(x, df, p)))), (-2*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) [implicit-function rule on chndtr: dnc/dp = 1 / (dF/dnc) = -1 / f(x; df + 2, nc)]"""
     (out,) = values
-    (chndtr_1, ive_1) = needs
-    return (jnp.where((chndtr_1 <= p), 0, -2*(x/out)**(-1/4*df)*jnp.exp((1/2)*(-jnp.sqrt(out) + jnp.sqrt(x))**2)/ive_1), )
+    (chndtr_1, chndtr_2, ive_1) = needs
+    return (jnp.where((chndtr_1 <= p), 0, jnp.where((abs(chndtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -2*(x/out)**(-1/4*df)*jnp.exp((1/2)*(-jnp.sqrt(out) + jnp.sqrt(x))**2)/ive_1)), )
 
 
 _FUNCTION = _core.register(
@@ -111,11 +114,11 @@ def chndtrinc(x, df, p):
 
     Args:
       x: real array. Upper bound of the integral, x >= 0.
-        Differentiable: Piecewise((0, p >= chndtr(x, df, 0)), ((x/chndtrinc(x, df, p))**(df/4 - 1/2)*ive(df/2 - 1, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) (implicit-function rule on chndtr: dnc/dx = -(dF/dx) / (dF/dnc) = f(x; df, nc) / f(x; df + 2, nc); implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= chndtr(x, df, 0)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(x, df, chndtrinc(x, df, p)))), ((x/chndtrinc(x, df, p))**(df/4 - 1/2)*ive(df/2 - 1, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) (implicit-function rule on chndtr: dnc/dx = -(dF/dx) / (dF/dnc) = f(x; df, nc) / f(x; df + 2, nc); implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
       df: real array. Degrees of freedom, df > 0.
-        Differentiable: Piecewise((0, p >= chndtr(x, df, 0)), (2*chndtr_ddf(x, df, chndtrinc(x, df, p))*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) (implicit-function rule on chndtr: dnc/d df = -(dF/d df) / (dF/dnc), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= chndtr(x, df, 0)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(x, df, chndtrinc(x, df, p)))), (2*chndtr_ddf(x, df, chndtrinc(x, df, p))*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) (implicit-function rule on chndtr: dnc/d df = -(dF/d df) / (dF/dnc), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability, 0 <= p < 1.
-        Differentiable: Piecewise((0, p >= chndtr(x, df, 0)), (-2*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) (implicit-function rule on chndtr: dnc/dp = 1 / (dF/dnc) = -1 / f(x; df + 2, nc); implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= chndtr(x, df, 0)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(x, df, chndtrinc(x, df, p)))), (-2*exp((sqrt(x) - sqrt(chndtrinc(x, df, p)))**2/2)/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) (implicit-function rule on chndtr: dnc/dp = 1 / (dF/dnc) = -1 / f(x; df + 2, nc); implicit-function rule on 'Eq(chndtr(x, df, chndtrinc(x, df, p)), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -16,15 +16,16 @@ def _chndtrix_p_needs_stage2(p, df, nc, values, needs):
     """Evaluations d chndtrix / d p uses at its values: round trip 2."""
     (out,) = values
     return (
+        _core.Need('special.chndtr', (), (('__value_0', out), 1, 2, )),
         _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(__value_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(out*jnp.where((nc != 0), nc, 1))), )),
     )
 
 
 def _chndtrix_p_derivative(p, df, nc, values, needs):
-    """d chndtrix / d p: 2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) [implicit-function rule on chndtr: dx/dp = 1 / f(x; df, nc), the reciprocal of the non-central chi-square density]"""
+    """d chndtrix / d p: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(chndtrix(p, df, nc), df, nc))), (2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))), True)) [implicit-function rule on chndtr: dx/dp = 1 / f(x; df, nc), the reciprocal of the non-central chi-square density]"""
     (out,) = values
-    (ive_1,) = needs
-    return (2*(out/nc)**(1/2 - 1/4*df)*jnp.exp((1/2)*(jnp.sqrt(out) - jnp.sqrt(nc))**2)/ive_1, )
+    (chndtr_1, ive_1) = needs
+    return (jnp.where((abs(chndtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, 2*(out/nc)**(1/2 - 1/4*df)*jnp.exp((1/2)*(jnp.sqrt(out) - jnp.sqrt(nc))**2)/ive_1), )
 
 
 def _chndtrix_df_needs(p, df, nc, values, needs):
@@ -36,16 +37,17 @@ def _chndtrix_df_needs_stage2(p, df, nc, values, needs):
     """Evaluations d chndtrix / d df uses at its values: round trip 2."""
     (out,) = values
     return (
+        _core.Need('special.chndtr', (), (('__value_0', out), 1, 2, )),
         _core.Need('kernels.chndtr_ddf', (), (('__value_0', out), 1, 2, )),
         _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(__value_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(out*jnp.where((nc != 0), nc, 1))), )),
     )
 
 
 def _chndtrix_df_derivative(p, df, nc, values, needs):
-    """d chndtrix / d df: -2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*chndtr_ddf(chndtrix(p, df, nc), df, nc)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) [implicit-function rule on chndtr: dx/d df = -(dF/d df) / (dF/dx), its parameter derivatives from jaxsci's non-central kernels]"""
+    """d chndtrix / d df: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(chndtrix(p, df, nc), df, nc))), (-2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*chndtr_ddf(chndtrix(p, df, nc), df, nc)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))), True)) [implicit-function rule on chndtr: dx/d df = -(dF/d df) / (dF/dx), its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
-    (chndtr_ddf_1, ive_1) = needs
-    return (-2*chndtr_ddf_1*(out/nc)**(1/2 - 1/4*df)*jnp.exp((1/2)*(jnp.sqrt(out) - jnp.sqrt(nc))**2)/ive_1, )
+    (chndtr_1, chndtr_ddf_1, ive_1) = needs
+    return (jnp.where((abs(chndtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -2*chndtr_ddf_1*(out/nc)**(1/2 - 1/4*df)*jnp.exp((1/2)*(jnp.sqrt(out) - jnp.sqrt(nc))**2)/ive_1), )
 
 
 def _chndtrix_nc_needs(p, df, nc, values, needs):
@@ -57,16 +59,17 @@ def _chndtrix_nc_needs_stage2(p, df, nc, values, needs):
     """Evaluations d chndtrix / d nc uses at its values: round trip 2."""
     (out,) = values
     return (
+        _core.Need('special.chndtr', (), (('__value_0', out), 1, 2, )),
         _core.Need('special.ive', (), (('_1/2 - 1', (1/2)*df - 1), ('sqrt(__value_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(out*jnp.where((nc != 0), nc, 1))), )),
         _core.Need('special.ive', (), (('_1/2', (1/2)*df), ('sqrt(__value_0*Piecewise((_2, Ne(_2, 0)), (1, True)))', jnp.sqrt(out*jnp.where((nc != 0), nc, 1))), )),
     )
 
 
 def _chndtrix_nc_derivative(p, df, nc, values, needs):
-    """d chndtrix / d nc: (chndtrix(p, df, nc)/nc)**(df/4)*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc)))/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) [implicit-function rule on chndtr: dx/dnc = -(dF/dnc) / (dF/dx) = f(x; df + 2, nc) / f(x; df, nc)]"""
+    """d chndtrix / d nc: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(chndtrix(p, df, nc), df, nc))), ((chndtrix(p, df, nc)/nc)**(df/4)*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc)))/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))), True)) [implicit-function rule on chndtr: dx/dnc = -(dF/dnc) / (dF/dx) = f(x; df + 2, nc) / f(x; df, nc)]"""
     (out,) = values
-    (ive_1, ive_2) = needs
-    return (ive_2*(out/nc)**((1/4)*df)*(out/nc)**(1/2 - 1/4*df)/ive_1, )
+    (chndtr_1, ive_1, ive_2) = needs
+    return (jnp.where((abs(chndtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, ive_2*(out/nc)**((1/4)*df)*(out/nc)**(1/2 - 1/4*df)/ive_1), )
 
 
 _FUNCTION = _core.register(
@@ -102,11 +105,11 @@ def chndtrix(p, df, nc):
 
     Args:
       p: real array. Probability, 0 <= p < 1.
-        Differentiable: 2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/dp = 1 / f(x; df, nc), the reciprocal of the non-central chi-square density; implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(chndtrix(p, df, nc), df, nc))), (2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))), True)) (implicit-function rule on chndtr: dx/dp = 1 / f(x; df, nc), the reciprocal of the non-central chi-square density; implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
       df: real array. Degrees of freedom, df > 0.
-        Differentiable: -2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*chndtr_ddf(chndtrix(p, df, nc), df, nc)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/d df = -(dF/d df) / (dF/dx), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(chndtrix(p, df, nc), df, nc))), (-2*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*chndtr_ddf(chndtrix(p, df, nc), df, nc)*exp((-sqrt(nc) + sqrt(chndtrix(p, df, nc)))**2/2)/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))), True)) (implicit-function rule on chndtr: dx/d df = -(dF/d df) / (dF/dx), its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
       nc: real array. Non-centrality parameter, nc >= 0.
-        Differentiable: (chndtrix(p, df, nc)/nc)**(df/4)*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc)))/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))) (implicit-function rule on chndtr: dx/dnc = -(dF/dnc) / (dF/dx) = f(x; df + 2, nc) / f(x; df, nc); implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(chndtrix(p, df, nc), df, nc))), ((chndtrix(p, df, nc)/nc)**(df/4)*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc)))/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))), True)) (implicit-function rule on chndtr: dx/dnc = -(dF/dnc) / (dF/dx) = f(x; df + 2, nc) / f(x; df, nc); implicit-function rule on 'Eq(chndtr(chndtrix(p, df, nc), df, nc), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -19,15 +19,16 @@ def _nbdtrik_y_needs_stage2(y, n, p, values, needs):
     (out,) = values
     (betainc_1,) = needs
     return (
+        _core.Need('special.betainc', (), (1, ('__value_0 + 1', out + 1), 2, )),
         _core.Need('kernels.betainc_db', (), (1, ('__value_0 + 1', out + 1), 2, )),
     )
 
 
 def _nbdtrik_y_derivative(y, n, p, values, needs):
-    """d nbdtrik / d y: Piecewise((0, y <= betainc(n, 1, p)), (1/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d nbdtrik / d y: Piecewise((0, y <= betainc(n, 1, p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n, nbdtrik(y, n, p) + 1, p))), (1/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_1, betainc_db_1) = needs
-    return (jnp.where((betainc_1 >= y), 0, betainc_db_1**(-1.0)), )
+    (betainc_1, betainc_2, betainc_db_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, betainc_db_1**(-1.0))), )
 
 
 def _nbdtrik_n_needs(y, n, p, values, needs):
@@ -42,16 +43,17 @@ def _nbdtrik_n_needs_stage2(y, n, p, values, needs):
     (out,) = values
     (betainc_1,) = needs
     return (
+        _core.Need('special.betainc', (), (1, ('__value_0 + 1', out + 1), 2, )),
         _core.Need('kernels.betainc_da', (), (1, ('__value_0 + 1', out + 1), 2, )),
         _core.Need('kernels.betainc_db', (), (1, ('__value_0 + 1', out + 1), 2, )),
     )
 
 
 def _nbdtrik_n_derivative(y, n, p, values, needs):
-    """d nbdtrik / d n: Piecewise((0, y <= betainc(n, 1, p)), (-betainc_da(n, nbdtrik(y, n, p) + 1, p)/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d nbdtrik / d n: Piecewise((0, y <= betainc(n, 1, p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n, nbdtrik(y, n, p) + 1, p))), (-betainc_da(n, nbdtrik(y, n, p) + 1, p)/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_1, betainc_da_1, betainc_db_1) = needs
-    return (jnp.where((betainc_1 >= y), 0, -betainc_da_1/betainc_db_1), )
+    (betainc_1, betainc_2, betainc_da_1, betainc_db_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, -betainc_da_1/betainc_db_1)), )
 
 
 def _nbdtrik_p_needs(y, n, p, values, needs):
@@ -66,16 +68,17 @@ def _nbdtrik_p_needs_stage2(y, n, p, values, needs):
     (out,) = values
     (betainc_1,) = needs
     return (
+        _core.Need('special.betainc', (), (1, ('__value_0 + 1', out + 1), 2, )),
         _core.Need('kernels.betainc_db', (), (1, ('__value_0 + 1', out + 1), 2, )),
         _core.Need('special.betaln', (), (1, ('__value_0 + 1', out + 1), )),
     )
 
 
 def _nbdtrik_p_derivative(y, n, p, values, needs):
-    """d nbdtrik / d p: Piecewise((0, y <= betainc(n, 1, p)), (-Piecewise((exp((n - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n, nbdtrik(y, n, p) + 1) + nbdtrik(y, n, p)*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True)))), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**nbdtrik(y, n, p)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - 1)*exp(-Piecewise((betaln(n, nbdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
+    """d nbdtrik / d p: Piecewise((0, y <= betainc(n, 1, p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n, nbdtrik(y, n, p) + 1, p))), (-Piecewise((exp((n - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n, nbdtrik(y, n, p) + 1) + nbdtrik(y, n, p)*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True)))), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**nbdtrik(y, n, p)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - 1)*exp(-Piecewise((betaln(n, nbdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
-    (betainc_1, betainc_db_1, betaln_1) = needs
-    return (jnp.where((betainc_1 >= y), 0, -jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), p, 1/2)) + (n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**out*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**(n - 1)*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/betainc_db_1), )
+    (betainc_1, betainc_2, betainc_db_1, betaln_1) = needs
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, -jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), p, 1/2)) + (n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**out*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**(n - 1)*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/betainc_db_1)), )
 
 
 _FUNCTION = _core.register(
@@ -111,11 +114,11 @@ def nbdtrik(y, n, p):
 
     Args:
       y: real array. The probability of k or fewer failures before n successes, 0 <= y <= 1.
-        Differentiable: Piecewise((0, y <= betainc(n, 1, p)), (1/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n, nbdtrik(y, n, p) + 1, p))), (1/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
       n: real array. The number of successes, n > 0.
-        Differentiable: Piecewise((0, y <= betainc(n, 1, p)), (-betainc_da(n, nbdtrik(y, n, p) + 1, p)/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n, nbdtrik(y, n, p) + 1, p))), (-betainc_da(n, nbdtrik(y, n, p) + 1, p)/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
       p: real array. Probability of success in a single trial, 0 <= p <= 1.
-        Differentiable: Piecewise((0, y <= betainc(n, 1, p)), (-Piecewise((exp((n - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n, nbdtrik(y, n, p) + 1) + nbdtrik(y, n, p)*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True)))), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**nbdtrik(y, n, p)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - 1)*exp(-Piecewise((betaln(n, nbdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, y <= betainc(n, 1, p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n, nbdtrik(y, n, p) + 1, p))), (-Piecewise((exp((n - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n, nbdtrik(y, n, p) + 1) + nbdtrik(y, n, p)*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True)))), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**nbdtrik(y, n, p)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - 1)*exp(-Piecewise((betaln(n, nbdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) (implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db; implicit-function rule on 'Eq(betainc(n, nbdtrik(y, n, p) + 1, p), y)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -24,10 +24,10 @@ def _ncfdtri_dfn_needs_stage2(dfn, dfd, nc, p, values, needs):
 
 
 def _ncfdtri_dfn_derivative(dfn, dfd, nc, p, values, needs):
-    """d ncfdtri / d dfn: -2*ncfdtr_ddfn(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtri / d dfn: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)))), (-2*ncfdtr_ddfn(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))), True)) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfn_1) = needs
-    return (-2*ncfdtr_ddfn_1*out/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc), )
+    return (jnp.where((abs(ncfdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -2*ncfdtr_ddfn_1*out/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc)), )
 
 
 def _ncfdtri_dfd_needs(dfn, dfd, nc, p, values, needs):
@@ -47,10 +47,10 @@ def _ncfdtri_dfd_needs_stage2(dfn, dfd, nc, p, values, needs):
 
 
 def _ncfdtri_dfd_derivative(dfn, dfd, nc, p, values, needs):
-    """d ncfdtri / d dfd: -2*ncfdtr_ddfd(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtri / d dfd: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)))), (-2*ncfdtr_ddfd(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))), True)) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfd_1) = needs
-    return (-2*ncfdtr_ddfd_1*out/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc), )
+    return (jnp.where((abs(ncfdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -2*ncfdtr_ddfd_1*out/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc)), )
 
 
 def _ncfdtri_nc_needs(dfn, dfd, nc, p, values, needs):
@@ -69,10 +69,10 @@ def _ncfdtri_nc_needs_stage2(dfn, dfd, nc, p, values, needs):
 
 
 def _ncfdtri_nc_derivative(dfn, dfd, nc, p, values, needs):
-    """d ncfdtri / d nc: 2*(ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))/2 - ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))/2)*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) [implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs)]"""
+    """d ncfdtri / d nc: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)))), (2*(ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))/2 - ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))/2)*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))), True)) [implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs)]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3) = needs
-    return (2*out*((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc), )
+    return (jnp.where((abs(ncfdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, 2*out*((1/2)*ncfdtr_1 - 1/2*ncfdtr_2)/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc)), )
 
 
 def _ncfdtri_p_needs(dfn, dfd, nc, p, values, needs):
@@ -91,10 +91,10 @@ def _ncfdtri_p_needs_stage2(dfn, dfd, nc, p, values, needs):
 
 
 def _ncfdtri_p_derivative(dfn, dfd, nc, p, values, needs):
-    """d ncfdtri / d p: 2*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) [implicit-function rule on ncfdtr (its f-derivative, the density, as a difference of CDFs)]"""
+    """d ncfdtri / d p: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)))), (2*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))), True)) [implicit-function rule on ncfdtr (its f-derivative, the density, as a difference of CDFs)]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3) = needs
-    return (2*out/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc), )
+    return (jnp.where((abs(ncfdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, 2*out/(ncfdtr_1*dfn + ncfdtr_2*(-dfn + nc) - ncfdtr_3*nc)), )
 
 
 _FUNCTION = _core.register(
@@ -132,13 +132,13 @@ def ncfdtri(dfn, dfd, nc, p):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator sum of squares, dfn > 0.
-        Differentiable: -2*ncfdtr_ddfn(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)))), (-2*ncfdtr_ddfn(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))), True)) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
-        Differentiable: -2*ncfdtr_ddfd(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)))), (-2*ncfdtr_ddfd(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))), True)) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
       nc: real array. Noncentrality parameter, nc >= 0.
-        Differentiable: 2*(ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))/2 - ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))/2)*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) (implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)))), (2*(ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p))/2 - ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))/2)*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))), True)) (implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
       p: real array. CDF value, 0 <= p <= 1.
-        Differentiable: 2*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))) (implicit-function rule on ncfdtr (its f-derivative, the density, as a difference of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)))), (2*ncfdtri(dfn, dfd, nc, p)/(dfn*ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - nc*ncfdtr(dfn + 4, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 4)) + (-dfn + nc)*ncfdtr(dfn + 2, dfd, nc, dfn*ncfdtri(dfn, dfd, nc, p)/(dfn + 2))), True)) (implicit-function rule on ncfdtr (its f-derivative, the density, as a difference of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, nc, ncfdtri(dfn, dfd, nc, p)) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

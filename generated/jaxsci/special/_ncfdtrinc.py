@@ -19,17 +19,17 @@ def _ncfdtrinc_dfn_needs_stage2(dfn, dfd, p, f, values, needs):
     (out,) = values
     (ncfdtr_1,) = needs
     return (
-        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
         _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', out), 3, )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
         _core.Need('kernels.ncfdtr_ddfn', (), (0, 1, ('__value_0', out), 3, )),
     )
 
 
 def _ncfdtrinc_dfn_derivative(dfn, dfd, p, f, values, needs):
-    """d ncfdtrinc / d dfn: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (-ncfdtr_ddfn(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtrinc / d dfn: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f))), (-ncfdtr_ddfn(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfn_1) = needs
-    return (jnp.where((ncfdtr_1 <= p), 0, -ncfdtr_ddfn_1/((1/2)*ncfdtr_2 - 1/2*ncfdtr_3)), )
+    return (jnp.where((ncfdtr_1 <= p), 0, jnp.where((abs(ncfdtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -ncfdtr_ddfn_1/(-1/2*ncfdtr_2 + (1/2)*ncfdtr_3))), )
 
 
 def _ncfdtrinc_dfd_needs(dfn, dfd, p, f, values, needs):
@@ -44,17 +44,17 @@ def _ncfdtrinc_dfd_needs_stage2(dfn, dfd, p, f, values, needs):
     (out,) = values
     (ncfdtr_1,) = needs
     return (
-        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
         _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', out), 3, )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
         _core.Need('kernels.ncfdtr_ddfd', (), (0, 1, ('__value_0', out), 3, )),
     )
 
 
 def _ncfdtrinc_dfd_derivative(dfn, dfd, p, f, values, needs):
-    """d ncfdtrinc / d dfd: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (-ncfdtr_ddfd(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
+    """d ncfdtrinc / d dfd: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f))), (-ncfdtr_ddfd(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) [implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfd_1) = needs
-    return (jnp.where((ncfdtr_1 <= p), 0, -ncfdtr_ddfd_1/((1/2)*ncfdtr_2 - 1/2*ncfdtr_3)), )
+    return (jnp.where((ncfdtr_1 <= p), 0, jnp.where((abs(ncfdtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -ncfdtr_ddfd_1/(-1/2*ncfdtr_2 + (1/2)*ncfdtr_3))), )
 
 
 def _ncfdtrinc_p_needs(dfn, dfd, p, f, values, needs):
@@ -69,16 +69,16 @@ def _ncfdtrinc_p_needs_stage2(dfn, dfd, p, f, values, needs):
     (out,) = values
     (ncfdtr_1,) = needs
     return (
-        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
         _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', out), 3, )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
     )
 
 
 def _ncfdtrinc_p_derivative(dfn, dfd, p, f, values, needs):
-    """d ncfdtrinc / d p: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (1/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) [implicit-function rule on ncfdtr (its nc-derivative as a difference of CDFs)]"""
+    """d ncfdtrinc / d p: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f))), (1/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) [implicit-function rule on ncfdtr (its nc-derivative as a difference of CDFs)]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3) = needs
-    return (jnp.where((ncfdtr_1 <= p), 0, ((1/2)*ncfdtr_2 - 1/2*ncfdtr_3)**(-1.0)), )
+    return (jnp.where((ncfdtr_1 <= p), 0, jnp.where((abs(ncfdtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, (-1/2*ncfdtr_2 + (1/2)*ncfdtr_3)**(-1.0))), )
 
 
 def _ncfdtrinc_f_needs(dfn, dfd, p, f, values, needs):
@@ -93,17 +93,17 @@ def _ncfdtrinc_f_needs_stage2(dfn, dfd, p, f, values, needs):
     (out,) = values
     (ncfdtr_1,) = needs
     return (
-        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
         _core.Need('special.ncfdtr', (), (0, 1, ('__value_0', out), 3, )),
+        _core.Need('special.ncfdtr', (), (('_0 + 2', dfn + 2), 1, ('__value_0', out), ('_0*_3/(_0 + 2)', dfn*f/(dfn + 2)), )),
         _core.Need('special.ncfdtr', (), (('_0 + 4', dfn + 4), 1, ('__value_0', out), ('_0*_3/(_0 + 4)', dfn*f/(dfn + 4)), )),
     )
 
 
 def _ncfdtrinc_f_derivative(dfn, dfd, p, f, values, needs):
-    """d ncfdtrinc / d f: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (-(dfn*ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) + (-dfn + ncfdtrinc(dfn, dfd, p, f))*ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2)) - ncfdtr(dfn + 4, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 4))*ncfdtrinc(dfn, dfd, p, f))/(2*f*(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2)), True)) [implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs)]"""
+    """d ncfdtrinc / d f: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f))), (-(dfn*ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) + (-dfn + ncfdtrinc(dfn, dfd, p, f))*ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2)) - ncfdtr(dfn + 4, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 4))*ncfdtrinc(dfn, dfd, p, f))/(2*f*(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2)), True)) [implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs)]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_4) = needs
-    return (jnp.where((ncfdtr_1 <= p), 0, -1/2*(ncfdtr_2*(out - dfn) + ncfdtr_3*dfn - ncfdtr_4*out)/(f*((1/2)*ncfdtr_2 - 1/2*ncfdtr_3))), )
+    return (jnp.where((ncfdtr_1 <= p), 0, jnp.where((abs(ncfdtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -1/2*(ncfdtr_2*dfn + ncfdtr_3*(out - dfn) - ncfdtr_4*out)/(f*(-1/2*ncfdtr_2 + (1/2)*ncfdtr_3)))), )
 
 
 _FUNCTION = _core.register(
@@ -141,13 +141,13 @@ def ncfdtrinc(dfn, dfd, p, f):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator sum of squares, dfn > 0.
-        Differentiable: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (-ncfdtr_ddfn(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f))), (-ncfdtr_ddfn(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
-        Differentiable: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (-ncfdtr_ddfd(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f))), (-ncfdtr_ddfd(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) (implicit-function rule on ncfdtr, its parameter derivatives from jaxsci's non-central kernels; implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
       p: real array. CDF value, 0 <= p <= 1.
-        Differentiable: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (1/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) (implicit-function rule on ncfdtr (its nc-derivative as a difference of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f))), (1/(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2), True)) (implicit-function rule on ncfdtr (its nc-derivative as a difference of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
       f: real array. Quantile, the upper limit of integration, f >= 0.
-        Differentiable: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (-(dfn*ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) + (-dfn + ncfdtrinc(dfn, dfd, p, f))*ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2)) - ncfdtr(dfn + 4, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 4))*ncfdtrinc(dfn, dfd, p, f))/(2*f*(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2)), True)) (implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p >= ncfdtr(dfn, dfd, 0, f)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f))), (-(dfn*ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) + (-dfn + ncfdtrinc(dfn, dfd, p, f))*ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2)) - ncfdtr(dfn + 4, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 4))*ncfdtrinc(dfn, dfd, p, f))/(2*f*(-ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f)/2 + ncfdtr(dfn + 2, dfd, ncfdtrinc(dfn, dfd, p, f), dfn*f/(dfn + 2))/2)), True)) (implicit-function rule on ncfdtr (its f- and nc-derivatives as differences of CDFs); implicit-function rule on 'ncfdtr(dfn, dfd, ncfdtrinc(dfn, dfd, p, f), f) - p', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype
