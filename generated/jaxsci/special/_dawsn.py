@@ -9,13 +9,18 @@ from .. import _core
 
 def _dawsn_x_needs(x, values, needs):
     """Evaluations d dawsn / d x uses besides dawsn itself."""
-    return ()
+    return (
+        _core.Need('special.hyp1f1', (), (('1', 1), ('1/2', 1/2), ('-(-Piecewise((-_0 + 1, Eq(im(_0), 0) & (Abs(re(_0)) > 8)), (-8, True)) + 1)**2', -(1 - jnp.where(jnp.logical_and((abs(jnp.real(x)) > 8), (jnp.imag(x) == 0)), 1 - x, -8))**2), )),
+    )
 
 
 def _dawsn_x_derivative(x, values, needs):
-    """d dawsn / d x: 1 - 2 * x * dawsn(x) [DLMF 7.2.5 (F(z) = exp(-z**2) * integral_0^z exp(t**2) dt), differentiated]"""
+    """d dawsn / d x: Piecewise((hyp1f1(1, Rational(1, 2), -(1 - Piecewise((1 - x, (Abs(re(x)) > 8) & Eq(im(x), 0)), (-8, True)))**2),
+           (Abs(re(x)) > 8) & Eq(im(x), 0)),
+          (1 - 2 * x * dawsn(x), True)) [DLMF 7.2.5 (F(z) = exp(-z**2) * integral_0^z exp(t**2) dt), differentiated; for |x| > 8, F(z) = z M(1, 3/2, -z**2) (its power series, DLMF 13.2.2), so F'(z) = M(1, 1/2, -z**2)]"""
     (out,) = values
-    return (-2*out*x + 1, )
+    (hyp1f1_1,) = needs
+    return (jnp.where(jnp.logical_and((abs(jnp.real(x)) > 8), (jnp.imag(x) == 0)), hyp1f1_1, -2*out*x + 1), )
 
 
 _FUNCTION = _core.register(
@@ -56,7 +61,9 @@ def dawsn(x):
 
     Args:
       x: real or complex array. Real or complex argument.
-        Differentiable: 1 - 2 * x * dawsn(x) (DLMF 7.2.5 (F(z) = exp(-z**2) * integral_0^z exp(t**2) dt), differentiated; agrees with sympy's derivative of sqrt(pi)*exp(-x**2)*erfi(x)/2 at 9 sample points)
+        Differentiable: Piecewise((hyp1f1(1, Rational(1, 2), -(1 - Piecewise((1 - x, (Abs(re(x)) > 8) & Eq(im(x), 0)), (-8, True)))**2),
+               (Abs(re(x)) > 8) & Eq(im(x), 0)),
+              (1 - 2 * x * dawsn(x), True)) (DLMF 7.2.5 (F(z) = exp(-z**2) * integral_0^z exp(t**2) dt), differentiated; for |x| > 8, F(z) = z M(1, 3/2, -z**2) (its power series, DLMF 13.2.2), so F'(z) = M(1, 1/2, -z**2); agrees with sympy's derivative of sqrt(pi)*exp(-x**2)*erfi(x)/2 at 9 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -9,13 +9,20 @@ from .. import _core
 
 def _erfcx_x_needs(x, values, needs):
     """Evaluations d erfcx / d x uses besides erfcx itself."""
-    return ()
+    return (
+        _core.Need('special.hyperu', (), (('3/2', 3/2), ('3/2', 3/2), ('(-Piecewise((-_0 + 1, (re(_0) <= 100000000.0) & Eq(im(_0), 0) & (re(_0) > 8)), (-8, True)) + 1)**2', (1 - jnp.where(jnp.logical_and((jnp.imag(x) == 0), jnp.logical_and((jnp.real(x) <= 100000000.0), (jnp.real(x) > 8))), 1 - x, -8))**2), )),
+    )
 
 
 def _erfcx_x_derivative(x, values, needs):
-    """d erfcx / d x: 2 * x * erfcx(x) - 2 / sqrt(pi) [DLMF 7.10 (w'(z) = -2 z w(z) + 2 i / sqrt(pi)) with erfcx(x) = w(i x) (DLMF 7.2.3)]"""
+    """d erfcx / d x: Piecewise((-(1 - 3 / (2 * (1 - Piecewise((1 - x, (re(x) > 1.0e+8) & Eq(im(x), 0)), (-8, True)))**2)) / (sqrt(pi) * (1 - Piecewise((1 - x, (re(x) > 1.0e+8) & Eq(im(x), 0)), (-8, True)))**2),
+           (re(x) > 1.0e+8) & Eq(im(x), 0)),
+          (-(1 - Piecewise((1 - x, (re(x) > 8) & (re(x) <= 1.0e+8) & Eq(im(x), 0)), (-8, True))) * hyperu(Rational(3, 2), Rational(3, 2), (1 - Piecewise((1 - x, (re(x) > 8) & (re(x) <= 1.0e+8) & Eq(im(x), 0)), (-8, True)))**2) / sqrt(pi),
+           (re(x) > 8) & Eq(im(x), 0)),
+          (2 * x * erfcx(x) - 2 / sqrt(pi), True)) [DLMF 7.10 (w'(z) = -2 z w(z) + 2 i / sqrt(pi)) with erfcx(x) = w(i x) (DLMF 7.2.3); for x > 8, DLMF 7.11.4 (erfc z = exp(-z**2) U(1/2, 1/2, z**2) / sqrt(pi)) and 13.3.22 (U' = -a U(a + 1, b + 1, z)); for x > 1e8, DLMF 7.12.1 differentiated]"""
     (out,) = values
-    return (2*out*x - 2/jnp.sqrt(jnp.pi), )
+    (hyperu_1,) = needs
+    return (jnp.where(jnp.logical_and((jnp.imag(x) == 0), (jnp.real(x) > 100000000.0)), (-1 + (3/2)/(1 - jnp.where(jnp.logical_and((jnp.imag(x) == 0), (jnp.real(x) > 100000000.0)), 1 - x, -8))**2)/(jnp.sqrt(jnp.pi)*(1 - jnp.where(jnp.logical_and((jnp.imag(x) == 0), (jnp.real(x) > 100000000.0)), 1 - x, -8))**2), jnp.where(jnp.logical_and((jnp.imag(x) == 0), (jnp.real(x) > 8)), hyperu_1*(jnp.where(jnp.logical_and((jnp.imag(x) == 0), jnp.logical_and((jnp.real(x) <= 100000000.0), (jnp.real(x) > 8))), 1 - x, -8) - 1)/jnp.sqrt(jnp.pi), 2*out*x - 2/jnp.sqrt(jnp.pi))), )
 
 
 _FUNCTION = _core.register(
@@ -50,7 +57,11 @@ def erfcx(x):
 
     Args:
       x: real or complex array. Real or complex argument.
-        Differentiable: 2 * x * erfcx(x) - 2 / sqrt(pi) (DLMF 7.10 (w'(z) = -2 z w(z) + 2 i / sqrt(pi)) with erfcx(x) = w(i x) (DLMF 7.2.3); agrees with sympy's derivative of exp(x**2)*erfc(x) at 9 sample points)
+        Differentiable: Piecewise((-(1 - 3 / (2 * (1 - Piecewise((1 - x, (re(x) > 1.0e+8) & Eq(im(x), 0)), (-8, True)))**2)) / (sqrt(pi) * (1 - Piecewise((1 - x, (re(x) > 1.0e+8) & Eq(im(x), 0)), (-8, True)))**2),
+               (re(x) > 1.0e+8) & Eq(im(x), 0)),
+              (-(1 - Piecewise((1 - x, (re(x) > 8) & (re(x) <= 1.0e+8) & Eq(im(x), 0)), (-8, True))) * hyperu(Rational(3, 2), Rational(3, 2), (1 - Piecewise((1 - x, (re(x) > 8) & (re(x) <= 1.0e+8) & Eq(im(x), 0)), (-8, True)))**2) / sqrt(pi),
+               (re(x) > 8) & Eq(im(x), 0)),
+              (2 * x * erfcx(x) - 2 / sqrt(pi), True)) (DLMF 7.10 (w'(z) = -2 z w(z) + 2 i / sqrt(pi)) with erfcx(x) = w(i x) (DLMF 7.2.3); for x > 8, DLMF 7.11.4 (erfc z = exp(-z**2) U(1/2, 1/2, z**2) / sqrt(pi)) and 13.3.22 (U' = -a U(a + 1, b + 1, z)); for x > 1e8, DLMF 7.12.1 differentiated; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype
