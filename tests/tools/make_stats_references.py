@@ -52,7 +52,8 @@ class Reference:
         names = {self.d.variable: z, **{s.name: v for s, v in zip(self.d.shapes, shapes)}}
         texts = self.d.reference
         density, log_density = self.d.density
-        ev = lambda text: eval(text, self.namespace, dict(names))  # noqa: E731 - the spec's mpmath expression
+        # one namespace, so that a lambda in the expression (nsum's term) sees the variables
+        ev = lambda text: eval(text, {**self.namespace, **names})  # noqa: E731 - the spec's mpmath expression
         if method == density:
             return ev(texts[density]) if density in texts else mpmath.exp(ev(texts[log_density]))
         if method == log_density:

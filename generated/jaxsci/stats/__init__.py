@@ -47,6 +47,7 @@ if _TYPE_CHECKING:
     from . import moyal as moyal
     from . import nakagami as nakagami
     from . import nbinom as nbinom
+    from . import ncx2 as ncx2
     from . import norm as norm
     from . import pareto as pareto
     from . import planck as planck
@@ -97,6 +98,7 @@ __all__ = [
     'moyal',
     'nakagami',
     'nbinom',
+    'ncx2',
     'norm',
     'pareto',
     'planck',
