@@ -721,7 +721,8 @@ def render_scaffold(dotted: str) -> tuple[str, str]:
               f"support: {{lower: {_bound_text(dist.a)}, upper: {_bound_text(dist.b)}}}",
               f"{todo} each method in standard form ({variable} for (point - loc){' / scale' if kind == 'continuous' else ''}, q for "
               f"the probability) over jaxsci.special's functions, as SciPy's _{DENSITY[kind][1]}, _cdf, ... compute it "
-              "(tail-accurate forms where SciPy has them); delete the methods SciPy's defaults make",
+              "(tail-accurate forms where SciPy has them), or {host: true} for SciPy's own on the host (specs/README.md, "
+              "Host methods); delete the methods SciPy's defaults make",
               "methods:"]
     for method in (DENSITY[kind][1], "cdf", "sf", "ppf", "isf"):
         lines.append(f'  {method}: "{SCAFFOLD_TODO}: SciPy\'s _{method} of {name}"')

@@ -415,3 +415,4 @@ def test_host_methods_second_order_float32_and_scale():
     _compare(single, scipy.stats.gamma.cdf(points, 2.5, loc=0.5, scale=2.0), 2e-6, "host cdf float32")
     _compare(jax.vmap(jax.grad(lambda s, p: dist.cdf(p, a, loc=0.5, scale=s)), (None, 0))(jnp.float64(2.0), points),
              -scipy.stats.gamma.pdf(points, 2.5, loc=0.5, scale=2.0) * (points - 0.5) / 2.0, 1e-12, "host cdf d/dscale")
+

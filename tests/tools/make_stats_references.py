@@ -20,7 +20,7 @@ import mpmath
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from generator.distribution import FOLDER, QUANTILE_METHODS, collect_distributions  # noqa: E402
+from generator.distribution import FOLDER, QUANTILE_METHODS, collect_distributions, not_differentiable  # noqa: E402
 from generator.loader import collect_specs  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "distributions"
@@ -101,10 +101,11 @@ def points(d) -> list:
 
 
 def differentiable(d, method: str) -> tuple:
-    """The arguments of a method that the references differentiate in."""
-    if method in QUANTILE_METHODS:
-        return ("q", *d.differentiable[1:])
-    return d.differentiable
+    """The arguments of a method that the references differentiate in: not those it is declared not
+    differentiable in (a host method's, with the reason; tests/test_stats.py checks they raise)."""
+    blocked = not_differentiable(d, method)
+    names = ("q", *d.differentiable[1:]) if method in QUANTILE_METHODS else d.differentiable
+    return tuple(n for n in names if n not in blocked)
 
 
 def make(d) -> dict:
