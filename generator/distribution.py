@@ -68,6 +68,18 @@ class Code:
 
 
 @dataclass(frozen=True)
+class Host:
+    """A method SciPy computes on the host (``scipy.stats.<name>.<method>`` in standard form), with its
+    derivative rules: ``derivatives`` the spec's formulas (argument -> Code), ``blocked`` the arguments a
+    tangent may not reach (argument -> why: the spec's own, or those of the method its rule uses). The
+    other arguments get the core's rules (``templates/runtime/distributions.py``, ``HOST_RULES``)."""
+
+    derivatives: dict
+    blocked: dict
+    loc: model.Location
+
+
+@dataclass(frozen=True)
 class Shape:
     name: str
     integer: bool  # SciPy requires an integer (binom's n): not differentiable, with ``why``
@@ -96,6 +108,7 @@ class Distribution:
     upper: Code
     open_support: bool  # the density is 0 at the support's ends (SciPy's _open_support_mask)
     methods: dict  # method -> Code, in standard form
+    host: dict  # method -> Host: SciPy's own method on the host, with its derivative rules
     moments: dict  # moment -> Code
     reference: dict  # method -> mpmath expression text
     tests: Tests
@@ -194,22 +207,26 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
 
     methods_map = _Mapping(top.get("methods", dict, required=True), path, "methods", top.value_line("methods"))
     public = (*DENSITY[kind], *TAIL_METHODS, *QUANTILE_METHODS)
-    methods = {}
+    methods, host = {}, {}
     for method in list(methods_map.data):
         if method not in public:
             hint = difflib.get_close_matches(str(method), public, n=1)
             raise SpecError(path, methods_map.key_line(method), f"unknown method {method!r} for a {kind} distribution"
                             + (f"; did you mean {hint[0]!r}?" if hint else f" (methods: {', '.join(public)})"))
         namespace = at_probability if method in QUANTILE_METHODS else at_point
-        methods[method] = namespace.formula(methods_map.get(method, (str, dict)), path, methods_map.value_line(method),
-                                            f"methods.{method}")
+        value = methods_map.get(method, (str, dict))
+        if isinstance(value, dict) and "host" in value:
+            host[method] = _host_method(value, path, methods_map.value_line(method), method, kind, namespace, shapes)
+        else:
+            methods[method] = namespace.formula(value, path, methods_map.value_line(method), f"methods.{method}")
     methods_map.done()
-    if not set(DENSITY[kind]) & set(methods):
+    given = set(methods) | set(host)
+    if not set(DENSITY[kind]) & given:
         raise SpecError(path, methods_map.line, f"methods needs {' or '.join(DENSITY[kind])}")
     for method in REQUIRED:
-        if method not in methods:
-            raise SpecError(path, methods_map.line, f"methods needs {method} (the host method with its rules is not "
-                                                    "in the grammar yet)")
+        if method not in given:
+            raise SpecError(path, methods_map.line, f"methods needs {method} (a formula, or {{host: true}}: SciPy's own)")
+    host = _host_rules(host, methods, kind, shapes, path, methods_map.line)
 
     moments = {}
     if top.has("moments"):
@@ -226,10 +243,94 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         path=path, name=name, scipy=scipy, type=kind, summary=top.get("summary", str, required=True),
         description=top.get("description", str, default=""),
         references=tuple(top.get("references", list, default=[])), shapes=shapes, valid=valid, lower=lower,
-        upper=upper, open_support=open_support, methods=methods, moments=moments, reference=reference, tests=tests,
+        upper=upper, open_support=open_support, methods=methods, host=host, moments=moments, reference=reference, tests=tests,
         loc=model.Location(path, 1))
     top.done()
     return distribution
+
+
+def _host_method(value: dict, path: str, line: int | None, method: str, kind: str, namespace: "Namespace",
+                 shapes: tuple) -> Host:
+    """``{host: true, derivatives: {argument: formula or {not_differentiable: why}}}``."""
+    m = _Mapping(value, path, f"methods.{method}", line)
+    if m.get("host", bool, required=True) is not True:
+        raise SpecError(path, m.value_line("host"), f"methods.{method}.host must be true (or give a formula instead)")
+    variable = PROBABILITY if method in QUANTILE_METHODS else VARIABLE[kind]
+    arguments = [variable, *(s.name for s in shapes)]
+    derivatives, blocked = {}, {}
+    table = _Mapping(m.get("derivatives", dict, default={}), path, f"methods.{method}.derivatives",
+                     m.value_line("derivatives") if m.has("derivatives") else m.line)
+    for name in list(table.data):
+        what = f"methods.{method}.derivatives.{name}"
+        if name not in arguments:
+            raise SpecError(path, table.key_line(name), f"{what}: {name!r} is not an argument of {method} "
+                                                        f"(its arguments: {', '.join(arguments)})")
+        entry = table.get(name, (str, dict))
+        if isinstance(entry, dict):
+            reason = _Mapping(entry, path, what, table.value_line(name))
+            blocked[name] = " ".join(reason.get("not_differentiable", str, required=True).split())
+            reason.done()
+        else:
+            derivatives[name] = namespace.code(entry, path, table.value_line(name), what)
+    table.done()
+    m.done()
+    return Host(derivatives, blocked, model.Location(path, line))
+
+
+# What a host method's automatic rules use (templates/runtime/distributions.py, HOST_RULES): the point's
+# derivative needs only values; a shape parameter's is the derivative of this method. A blocked shape
+# parameter there is blocked here, with its reason.
+_SHAPE_RULE_USES = {"sf": "cdf", "logcdf": "cdf", "logsf": "sf", "ppf": "cdf", "isf": "sf"}
+
+
+def _host_rules(host: dict, methods: dict, kind: str, shapes: tuple, path: str, line: int | None) -> dict:
+    """The host methods with every argument either given a rule by the spec, or one by the core, or
+    blocked with a reason; an argument the core has no rule for is an error naming it."""
+    density = DENSITY[kind]
+    tail_formula = "cdf" in methods or "sf" in methods
+    out = {}
+
+    def resolve(method: str) -> Host:
+        if method in out:
+            return out[method]
+        h = host[method]
+        variable = PROBABILITY if method in QUANTILE_METHODS else VARIABLE[kind]
+        blocked = dict(h.blocked)
+        for shape in shapes:
+            name = shape.name
+            if name in h.derivatives or name in blocked or shape.integer:
+                continue
+            used = _SHAPE_RULE_USES.get(method)
+            if used is None and method == "cdf" and "sf" in methods:
+                used = "sf"
+            if used is None and method in density and tail_formula and kind == "continuous":
+                continue  # the cdf's (or sf's) formula differentiated in the point and then here
+            if used is None:
+                raise SpecError(path, h.loc.line, f"methods.{method}: give derivatives.{name} (a formula, or "
+                                                  "{not_differentiable: why}): the core has no rule for a host "
+                                                  f"{method} in a shape parameter" + ("" if method not in density else
+                                                                                     " without a cdf or sf formula"))
+            if used in host:
+                if used == method:
+                    raise AssertionError(method)
+                why = resolve(used).blocked.get(name)
+                if why is not None:
+                    blocked[name] = why
+        if (kind == "continuous" and method in density and variable not in h.derivatives and variable not in blocked
+                and not tail_formula):
+            raise SpecError(path, h.loc.line, f"methods.{method}: give derivatives.{variable} (a formula, or "
+                                              "{not_differentiable: why}): without a cdf or sf formula the core has no "
+                                              "rule for a host density in the point")
+        for name in list(h.derivatives):
+            if kind == "discrete" and name == VARIABLE[kind]:
+                raise SpecError(path, h.loc.line, f"methods.{method}.derivatives.{name}: a discrete distribution is a "
+                                                  "step function of k (the core raises NonDifferentiableError)")
+        out[method] = Host(h.derivatives, blocked, h.loc)
+        return out[method]
+
+    for method in host:
+        resolve(method)
+    return out
 
 
 class Namespace:
@@ -379,6 +480,8 @@ def _reference(top: _Mapping, path: str, kind: str, names: set) -> dict:
         except SyntaxError as exc:
             raise SpecError(path, m.value_line(method), f"reference.{method}: {text!r} does not parse: {exc.msg}") from None
         bound = {a.arg for node in ast.walk(tree) if isinstance(node, ast.Lambda) for a in node.args.args}
+        bound |= {n.id for node in ast.walk(tree) if isinstance(node, ast.comprehension)
+                  for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and node.id not in names | bound | _REFERENCE_BUILTINS and not hasattr(mpmath, node.id):
                 raise SpecError(path, m.value_line(method), f"reference.{method}: {node.id!r} is neither an mpmath name "
@@ -425,10 +528,46 @@ _DEFAULT = {
 SECOND_ORDER_FACTOR = 100  # tests/test_stats.py checks second derivatives to this multiple of gradient_rtol
 
 
+# How the core differentiates a host method where the spec gives no formula (HOST_RULES in
+# templates/runtime/distributions.py): by argument, the point (or probability) and a shape parameter.
+HOST_RULE_TEXT = {
+    "cdf": ("the density", "minus the sf formula's derivative"),
+    "sf": ("minus the density", "minus the cdf's derivative"),
+    "logcdf": ("exp(logpdf - logcdf)", "the cdf's derivative times exp(-logcdf)"),
+    "logsf": ("-exp(logpdf - logsf)", "the sf's derivative times exp(-logsf)"),
+    "ppf": ("exp(-logpdf(ppf)), the implicit-function rule", "-(d cdf/d shape)(ppf) exp(-logpdf(ppf)), the implicit-function rule"),
+    "isf": ("-exp(-logpdf(isf)), the implicit-function rule", "(d sf/d shape)(isf) exp(-logpdf(isf)), the implicit-function rule"),
+    "pdf": ("the cdf (or sf) formula's second derivative in x", "the cdf (or sf) formula's mixed derivative in x and the shape"),
+    "logpdf": ("the pdf's derivative (from the cdf or sf formula) times exp(-logpdf)",
+               "the pdf's derivative (from the cdf or sf formula) times exp(-logpdf)"),
+}
+
+
+def host_rule_text(d: Distribution, method: str) -> str:
+    """The host method's derivative rules, argument by argument, as the docstrings and coverage.md say them."""
+    h = d.host[method]
+    variable = PROBABILITY if method in QUANTILE_METHODS else d.variable
+    parts = []
+    for name in (variable, *(s.name for s in d.shapes if not s.integer)):
+        if d.type == "discrete" and (name == variable or method in QUANTILE_METHODS):
+            continue
+        if name in h.blocked:
+            parts.append(f"{name}: not differentiable ({h.blocked[name]})")
+        elif name in h.derivatives:
+            parts.append(f"{name}: ``{h.derivatives[name].text}``")
+        else:
+            parts.append(f"{name}: {HOST_RULE_TEXT[method][0 if name == variable else 1]}")
+    return "; ".join(parts)
+
+
 def how_text(d: Distribution, method: str) -> str:
-    """How a method is computed, in standard form: the spec's formula, or SciPy's default."""
+    """How a method is computed, in standard form: the spec's formula, SciPy's own method on the host, or
+    SciPy's default."""
     if method in d.methods:
         return f"``{d.methods[method].text}``"
+    if method in d.host:
+        rules = host_rule_text(d, method)
+        return f"SciPy's own ``{d.scipy}.{method}`` on the host" + (f" (derivatives: {rules})" if rules else "")
     default = _DEFAULT[method]
     return f"SciPy's default, {default[d.type] if isinstance(default, dict) else default}"
 
@@ -441,18 +580,36 @@ def runtime_reasons() -> dict:
             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id.endswith("_WHY")}
 
 
+# The methods SciPy's default for a method left out uses (rv_generic; the core's Distribution._method).
+_DEFAULT_USES = {"pdf": ("logpdf",), "logpdf": ("pdf",), "pmf": ("logpmf",), "logpmf": ("pmf",), "sf": ("cdf",),
+                 "isf": ("ppf",), "logcdf": ("cdf", "sf", "ppf"), "logsf": ("sf", "cdf", "ppf"), "median": ("ppf",)}
+
+
+def host_blocked(d: Distribution, method: str, seen: frozenset = frozenset()) -> dict:
+    """argument -> why: the arguments a host method that ``method`` uses is not differentiable in."""
+    if method in d.host:
+        return dict(d.host[method].blocked)
+    if method in d.methods or method in seen:
+        return {}
+    out = {}
+    for used in _DEFAULT_USES.get(method, ()):
+        for name, why in host_blocked(d, used, seen | {method}).items():
+            out.setdefault(name, why)
+    return out
+
+
 def not_differentiable(d: Distribution, method: str) -> dict:
     """argument -> why a tangent on it raises NonDifferentiableError, for one public method."""
     reasons = runtime_reasons()
     why = {s.name: s.why for s in d.shapes if s.integer}
     if d.type == "continuous":
-        return why
+        return {**host_blocked(d, method), **why}
     if method in QUANTILE_METHODS or method == "median":
         first = [PROBABILITY] if method in QUANTILE_METHODS else []
         return {**{n: reasons["DISCRETE_QUANTILE_WHY"] for n in first + [s.name for s in d.shapes]}, **why}
     if method in (*MOMENTS, "std"):
         return why
-    return {d.variable: reasons["DISCRETE_POINT_WHY"], **why, "loc": reasons["DISCRETE_POINT_WHY"]}
+    return {d.variable: reasons["DISCRETE_POINT_WHY"], **host_blocked(d, method), **why, "loc": reasons["DISCRETE_POINT_WHY"]}
 
 
 def _arguments(d: Distribution, method: str) -> list:
@@ -503,7 +660,7 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         valid_text = d.valid.text if d.valid else ("every shape parameter > 0" if d.shapes else "no shape parameters")
         valid_code = d.valid.code if d.valid else (" & ".join(f"({s.name} > 0)" for s in d.shapes) or "True")
         files[f"jaxsci/stats/{d.name}.py"] = env.get_template("distribution.py.j2").render(
-            d=d, public=methods, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
+            d=d, public=methods, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
             signature=", ".join(n if v is None else f"{n}={v}" for n, v in _arguments(d, "cdf")),
             functions=[_function(d, m) for m in methods])
     files["jaxsci/stats/__init__.py"] = env.get_template("stats_init.py.j2").render(
@@ -517,8 +674,10 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
                 blocked.setdefault((name, why), []).append(method)
         rows.append({
             "name": d.name, "type": d.type, "shapes": ", ".join(s.name for s in d.shapes) or "–",
-            "formulas": ", ".join(m for m in d.public_methods if m in d.methods),
-            "defaults": ", ".join(m for m in d.public_methods if m not in d.methods) or "–",
+            "formulas": ", ".join(m for m in d.public_methods if m in d.methods) or "–",
+            "host": "<br>".join(f"{m} ({host_rule_text(d, m) or 'not differentiable'})" for m in d.public_methods
+                                if m in d.host) or "–",
+            "defaults": ", ".join(m for m in d.public_methods if m not in d.methods and m not in d.host) or "–",
             "moments": ", ".join(d.public_moments),
             "differentiable": ", ".join(d.differentiable),
             "not_differentiable": "<br>".join(f"`{n}` ({', '.join(ms)}): {why}" for (n, why), ms in blocked.items()) or "–",
@@ -562,7 +721,8 @@ def render_scaffold(dotted: str) -> tuple[str, str]:
               f"support: {{lower: {_bound_text(dist.a)}, upper: {_bound_text(dist.b)}}}",
               f"{todo} each method in standard form ({variable} for (point - loc){' / scale' if kind == 'continuous' else ''}, q for "
               f"the probability) over jaxsci.special's functions, as SciPy's _{DENSITY[kind][1]}, _cdf, ... compute it "
-              "(tail-accurate forms where SciPy has them); delete the methods SciPy's defaults make",
+              "(tail-accurate forms where SciPy has them), or {host: true} for SciPy's own on the host (specs/README.md, "
+              "Host methods); delete the methods SciPy's defaults make",
               "methods:"]
     for method in (DENSITY[kind][1], "cdf", "sf", "ppf", "isf"):
         lines.append(f'  {method}: "{SCAFFOLD_TODO}: SciPy\'s _{method} of {name}"')

@@ -20,7 +20,7 @@ import mpmath
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from generator.distribution import FOLDER, QUANTILE_METHODS, collect_distributions  # noqa: E402
+from generator.distribution import FOLDER, QUANTILE_METHODS, collect_distributions, not_differentiable  # noqa: E402
 from generator.loader import collect_specs  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "distributions"
@@ -52,7 +52,8 @@ class Reference:
         names = {self.d.variable: z, **{s.name: v for s, v in zip(self.d.shapes, shapes)}}
         texts = self.d.reference
         density, log_density = self.d.density
-        ev = lambda text: eval(text, self.namespace, dict(names))  # noqa: E731 - the spec's mpmath expression
+        # one namespace, so that a lambda in the expression (nsum's term) sees the variables
+        ev = lambda text: eval(text, {**self.namespace, **names})  # noqa: E731 - the spec's mpmath expression
         if method == density:
             return ev(texts[density]) if density in texts else mpmath.exp(ev(texts[log_density]))
         if method == log_density:
@@ -100,10 +101,11 @@ def points(d) -> list:
 
 
 def differentiable(d, method: str) -> tuple:
-    """The arguments of a method that the references differentiate in."""
-    if method in QUANTILE_METHODS:
-        return ("q", *d.differentiable[1:])
-    return d.differentiable
+    """The arguments of a method that the references differentiate in: not those it is declared not
+    differentiable in (a host method's, with the reason; tests/test_stats.py checks they raise)."""
+    blocked = not_differentiable(d, method)
+    names = ("q", *d.differentiable[1:]) if method in QUANTILE_METHODS else d.differentiable
+    return tuple(n for n in names if n not in blocked)
 
 
 def make(d) -> dict:

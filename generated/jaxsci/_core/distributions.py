@@ -9,6 +9,14 @@ outside the support (0, -inf, 0 or 1) and NaN for invalid parameters or a NaN po
 leaves out is made from the others as SciPy's defaults make it (``sf = 1 - cdf``, ``isf(q) = ppf(1 - q)``,
 a continuous ``logcdf`` from ``cdf`` below the median and ``log1p(-sf)`` above it, ...).
 
+A spec may instead give a method as SciPy's own (``{host: true}``): ``scipy.stats.<name>.<method>`` in
+standard form, evaluated on the host through the core's callback (``api.call``, one registered function
+per host method, ``stats.<name>.<method>``), differentiated by the spec's formulas where it gives them and
+otherwise by ``HOST_RULES``: d cdf/dx is the density, ppf and isf follow the implicit-function rule, the
+log-methods the chain rule, and a shape parameter's derivative is that of the method the rule names
+(differentiated by JAX, whatever computes it). A host density is differentiated through the cdf's (or
+sf's) formula, differentiated in the point and then in the argument.
+
 Derivatives are JAX's, through the special functions' own rules. Every formula is evaluated at a point
 inside the support (points outside are replaced by one inside, and their result discarded), so that the
 branch ``jnp.where`` does not take never turns a zero cotangent into NaN (``0 * inf``).
@@ -21,12 +29,56 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .api import call
 from .promote import _inexact, no_tangent
+from .registry import Arg, Function, Output, Rule, register
 
 DISCRETE_POINT_WHY = ("SciPy evaluates a discrete distribution at integers only: it is a step function of "
                       "the point k and of loc (its derivative is zero between integers and does not exist at them)")
 DISCRETE_QUANTILE_WHY = ("a discrete distribution's quantile is an integer: a step function of the probability "
                          "and of the shape parameters (its derivative is zero or does not exist)")
+
+
+@dataclass(frozen=True)
+class Host:
+    """A host method's derivatives: the spec's formulas (argument -> function(point, *shapes) in standard
+    form), and the arguments a tangent may not reach (argument -> why, shown by NonDifferentiableError).
+    Every other argument gets ``HOST_RULES``' rule."""
+
+    derivatives: dict = field(default_factory=dict)
+    blocked: dict = field(default_factory=dict)
+
+
+def _no_evaluations(*_):
+    return ()
+
+
+# How a host method is differentiated where the spec gives no formula: method -> (rule in the point or
+# probability, rule in a shape parameter), each ``rule(distribution, index, args, value)`` with ``args``
+# the standard-form (point, *shapes) and ``value`` the method's value there. generator/distribution.py
+# (HOST_RULE_TEXT) states them in the docstrings and coverage.md.
+HOST_RULES = {
+    # the density is the cdf's derivative; a shape parameter's comes from the sf's formula (the loader
+    # makes the spec give one otherwise)
+    "cdf": (lambda d, i, a, v: d._method(d._densities[0], a[0], a[1:]),
+            lambda d, i, a, v: -d._partial("sf", i, a)),
+    "sf": (lambda d, i, a, v: -d._method(d._densities[0], a[0], a[1:]),
+           lambda d, i, a, v: -d._partial("cdf", i, a)),
+    # the chain rule, with the point's derivative exp(logpdf - logcdf), accurate where cdf underflows
+    "logcdf": (lambda d, i, a, v: jnp.exp(d._method(d._densities[1], a[0], a[1:]) - v),
+               lambda d, i, a, v: d._partial("cdf", i, a) * jnp.exp(-v)),
+    "logsf": (lambda d, i, a, v: -jnp.exp(d._method(d._densities[1], a[0], a[1:]) - v),
+              lambda d, i, a, v: d._partial("sf", i, a) * jnp.exp(-v)),
+    # the implicit-function rule on cdf(ppf(q)) = q and sf(isf(q)) = q (d sf/dx = -pdf: isf's sign differs)
+    "ppf": (lambda d, i, a, v: jnp.exp(-d._method(d._densities[1], v, a[1:])),
+            lambda d, i, a, v: -d._partial("cdf", i, (v, *a[1:])) * jnp.exp(-d._method(d._densities[1], v, a[1:]))),
+    "isf": (lambda d, i, a, v: -jnp.exp(-d._method(d._densities[1], v, a[1:])),
+            lambda d, i, a, v: d._partial("sf", i, (v, *a[1:])) * jnp.exp(-d._method(d._densities[1], v, a[1:]))),
+    # a host density: the tail formula's derivative in the point, differentiated in the argument
+    "pdf": (lambda d, i, a, v: d._density_partial(i, a), lambda d, i, a, v: d._density_partial(i, a)),
+    "logpdf": (lambda d, i, a, v: d._density_partial(i, a) * jnp.exp(-v),
+               lambda d, i, a, v: d._density_partial(i, a) * jnp.exp(-v)),
+}
 
 
 @dataclass(frozen=True)
@@ -41,6 +93,62 @@ class Distribution:
     moments: dict = field(default_factory=dict)  # "mean", "var", "entropy" -> function(*shapes)
     integer_shapes: dict = field(default_factory=dict)  # name -> why it is not differentiable
     open_support: bool = False  # the density is 0 at the support's ends (SciPy's _open_support_mask)
+    host: dict = field(default_factory=dict)  # method -> Host: SciPy's own method, evaluated on the host
+
+    def __post_init__(self):
+        object.__setattr__(self, "_host_functions", {m: self._host_function(m, h) for m, h in self.host.items()})
+
+    @property
+    def _densities(self) -> tuple:
+        return ("pmf", "logpmf") if isinstance(self, Discrete) else ("pdf", "logpdf")
+
+    # ---- host methods ---------------------------------------------------------------------------
+    def _host_function(self, method: str, host: Host) -> Function:
+        """``scipy.stats.<name>.<method>`` as a core function of (point or probability, *shapes), with a
+        rule for each argument a tangent may reach."""
+        variable = "q" if method in ("ppf", "isf") else ("k" if isinstance(self, Discrete) else "x")
+        blocked = dict(host.blocked)
+        if isinstance(self, Discrete):  # the core's no_tangent raises first; this names the host function
+            blocked.setdefault(variable, DISCRETE_QUANTILE_WHY if variable == "q" else DISCRETE_POINT_WHY)
+            if variable == "q":
+                blocked.update({name: DISCRETE_QUANTILE_WHY for name in self.shapes})
+        blocked.update(self.integer_shapes)
+        names = (variable, *self.shapes)
+        args = tuple(Arg(n, "real", differentiable=n not in blocked, why=blocked.get(n)) for n in names)
+        rules = {i: Rule((_no_evaluations,), self._host_derivative(method, host, i, n))
+                 for i, n in enumerate(names) if n not in blocked}
+        return register(Function(qualname=f"stats.{self.name}.{method}", scipy=f"scipy.stats.{self.name}.{method}",
+                                 args=args, outputs=(Output("out", "promoted"),), vmap_method="expand_dims",
+                                 rules={(): rules}))
+
+    def _host_derivative(self, method: str, host: Host, index: int, name: str):
+        own = host.derivatives.get(name)
+        automatic = HOST_RULES[method][0 if index == 0 else 1] if own is None else None  # the loader checks
+
+        def derivative(*operands):
+            *args, values, _ = operands
+            return (own(*args) if own is not None else automatic(self, index, tuple(args), values[0]),)
+
+        return derivative
+
+    def _partial(self, method: str, index: int, args: tuple):
+        """d method / d args[index] in standard form, by JAX (through the method's formula, or its host rules)."""
+        def along(value):
+            moved = (*args[:index], value, *args[index + 1:])
+            return self._method(method, moved[0], moved[1:])
+
+        return jax.jvp(along, (args[index],), (jnp.ones_like(args[index]),))[1]
+
+    def _density_partial(self, index: int, args: tuple):
+        """A host density's derivative: the cdf's formula (or minus the sf's) differentiated in the point,
+        then in ``args[index]``."""
+        tail, sign = ("cdf", 1) if "cdf" in self.methods else ("sf", -1)
+
+        def density(value):
+            moved = (*args[:index], value, *args[index + 1:])
+            return sign * self._partial(tail, 0, moved)
+
+        return jax.jvp(density, (args[index],), (jnp.ones_like(args[index]),))[1]
 
     # ---- arguments ------------------------------------------------------------------------------
     def _arrays(self, method: str, values: dict) -> list:
@@ -81,7 +189,9 @@ class Distribution:
         own = self.methods.get(method)
         if own is not None:
             return own(z, *shapes)
-        density, log_density = ("pdf", "logpdf") if "pdf" in self.methods or "logpdf" in self.methods else ("pmf", "logpmf")
+        if method in self.host:
+            return call(self._host_functions[method], z, *shapes)
+        density, log_density = self._densities
         if method == density:
             return jnp.exp(self._method(log_density, z, shapes))
         if method == log_density:

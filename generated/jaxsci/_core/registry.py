@@ -148,8 +148,7 @@ class Function:
         key = (self.scipy, self.guard, newer)
         cached = _SCIPY_CALLABLES.get(key)
         if cached is None:
-            module, _, name = self.scipy.rpartition(".")
-            cached = getattr(importlib.import_module(module), name)
+            cached = _resolve(self.scipy)  # a method of an object too: scipy.stats.ncx2.pdf (jaxsci.stats' host methods)
             if newer:
                 cached = _without(cached, newer)
             if self.guard is not None:

@@ -37,6 +37,7 @@ if _TYPE_CHECKING:
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
+    from . import kstwobign as kstwobign
     from . import laplace as laplace
     from . import levy as levy
     from . import logistic as logistic
@@ -47,6 +48,9 @@ if _TYPE_CHECKING:
     from . import moyal as moyal
     from . import nakagami as nakagami
     from . import nbinom as nbinom
+    from . import ncf as ncf
+    from . import nct as nct
+    from . import ncx2 as ncx2
     from . import norm as norm
     from . import pareto as pareto
     from . import planck as planck
@@ -87,6 +91,7 @@ __all__ = [
     'hypsecant',
     'invgamma',
     'invweibull',
+    'kstwobign',
     'laplace',
     'levy',
     'logistic',
@@ -97,6 +102,9 @@ __all__ = [
     'moyal',
     'nakagami',
     'nbinom',
+    'ncf',
+    'nct',
+    'ncx2',
     'norm',
     'pareto',
     'planck',
