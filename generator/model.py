@@ -200,6 +200,17 @@ class Native:
 
 
 @dataclass(frozen=True)
+class Frontend:
+    """A function of the runtime core that every call goes through first (``frontend:``): SciPy's own
+    argument checks and modes that are not a SciPy call (factorial's ``extend='complex'``, computed in
+    JAX), handing the other calls on to the core."""
+
+    function: str  # "jaxsci._core.<module>.<function>", defined in templates/runtime/<module>.py
+    why: str  # what it does that the spec's grammar does not say, shown in the docstring and coverage.md
+    loc: Location
+
+
+@dataclass(frozen=True)
 class DerivativeOutputs:
     """SciPy returns the function's own derivatives with its value (``sph_harm_y(..., diff_n=2)``:
     the value, the gradient and the hessian in ``args``); jaxsci computes them in forward mode from
@@ -305,6 +316,7 @@ class Spec:
     derivative_outputs: DerivativeOutputs | None = None  # the function's derivatives returned with it
     device: object = None  # generator.device.Device: kernels that evaluate it on an accelerator
     scipy_since: tuple | None = None  # (major, minor): the SciPy release that added the function
+    frontend: Frontend | None = None  # a core function every call goes through first
 
     @property
     def core(self) -> tuple:

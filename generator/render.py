@@ -267,7 +267,7 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
     tally = _Tally()
     gate = gate or {"measured_on": None, "kernels": {}}
     devices = device_rows(specs, gate)
-    rows, natives, kernels = [], [], []
+    rows, natives, kernels, frontends = [], [], [], []
     for spec in sorted(specs, key=lambda s: (s.module, s.name)):
         gpu = _gpu_cell([r for r in devices if r["qualname"] == f"{spec.module}.{spec.name}"])
         if spec.kernel:
@@ -275,6 +275,8 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
             continue
         if spec.native is not None:
             natives.append(_native_row(spec))
+        if spec.frontend is not None:
+            frontends.append({"name": spec.name, "function": spec.frontend.function, "why": _cell(spec.frontend.why)})
         rows.append({**_function_row(spec, rules[spec.name], tally), "gpu": gpu})
     counts = {
         "functions": len(specs) - len(kernels),
@@ -297,7 +299,7 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
         "device_used": sum(bool(r["used"]) for r in devices),
         "device_total": len(devices),
     }
-    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels,
+    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels, frontends=frontends,
                                                      devices=devices, measured_on=gate.get("measured_on"))
 
 

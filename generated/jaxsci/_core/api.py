@@ -23,6 +23,12 @@ def call(fn: Function, *args):
     Returns one array, or a tuple for a function with several outputs, in the public dtypes.
     """
     fn.require_scipy()
+    if fn.frontend is not None:  # the spec's frontend: SciPy's checks and modes that are not a SciPy call
+        return fn.frontend_callable()(fn, args, functools.partial(_core_call, fn))
+    return _core_call(fn, args)
+
+
+def _core_call(fn: Function, args: tuple):
     args = whole_statics(fn, args)
     for position, (spec, value) in enumerate(zip(fn.args, args)):
         if spec.sum_of is not None and isinstance(value, (bool, np.bool_)) and bool(value):
