@@ -326,3 +326,9 @@ def test_empty_input_is_returned_unchanged_as_in_scipy(dtype):
 def test_none_and_nan_scalars_are_nan_as_in_scipy():
     assert np.isnan(float(js.factorial(None))) and np.isnan(float(js.factorialk(None, 3)))
     assert np.isnan(js.factorial(np.nan, exact=True)) and np.isnan(sc.factorial(np.nan, exact=True))
+
+
+def test_a_list_for_an_integer_argument_is_read_as_numpy_reads_it():
+    """jnp.result_type reads a list as a structured dtype's fields: factorial2([5]) once failed there."""
+    np.testing.assert_array_equal(np.asarray(js.factorial2([5, 6])), sc.factorial2([5, 6]))
+    np.testing.assert_allclose(np.asarray(js.eval_legendre([2, 3], 0.5)), sc.eval_legendre([2, 3], 0.5), rtol=1e-15)
