@@ -253,18 +253,18 @@ def test_several_outputs_are_called_by_name(formula, message):
     assert info.value.line == 14 and message in info.value.message, str(info.value)
 
 
-@pytest.mark.parametrize("tol, message", [
-    ("I", "lambertw: argument 'tol' is static; pass a real number, got I"),  # was TypeError: complex to float
-    ("1/0", "lambertw: argument 'tol' is static; pass a real number, got zoo"),
+@pytest.mark.parametrize("value, message", [
+    ("I", "pbdv_seq: argument 'v' is static; pass a real number, got I"),  # was TypeError: complex to float
+    ("1/0", "pbdv_seq: argument 'v' is static; pass a real number, got zoo"),
 ])
-def test_static_arguments_in_formulas_take_their_kind_of_value(tol, message):
+def test_static_arguments_in_formulas_take_their_kind_of_value(value, message):
     from generator import ROOT
 
-    text = (ROOT / "specs" / "special" / "lambertw.yaml").read_text()
-    bad = text.replace("formula: exp(-lambertw(z, k, tol))", f"formula: exp(-lambertw(z, k, {tol}))")
+    text = (ROOT / "specs" / "special" / "pbdv_seq.yaml").read_text()
+    bad = text.replace("dv: pbdv_seq.dp(v, x)", f"dv: pbdv_seq.dp({value}, x)")
     assert bad != text
     with pytest.raises(SpecError) as info:
-        derive_all([parse_spec(bad, "specs/special/lambertw.yaml", module="special", stem="lambertw")])
+        derive_all([parse_spec(bad, "specs/special/pbdv_seq.yaml", module="special", stem="pbdv_seq")])
     assert message in info.value.message, str(info.value)
 
 

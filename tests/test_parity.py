@@ -332,3 +332,14 @@ def test_a_list_for_an_integer_argument_is_read_as_numpy_reads_it():
     """jnp.result_type reads a list as a structured dtype's fields: factorial2([5]) once failed there."""
     np.testing.assert_array_equal(np.asarray(js.factorial2([5, 6])), sc.factorial2([5, 6]))
     np.testing.assert_allclose(np.asarray(js.eval_legendre([2, 3], 0.5)), sc.eval_legendre([2, 3], 0.5), rtol=1e-15)
+
+
+# ---- small ones: lambertw's tol as an array, softplus's out=, sph_harm_y's p -------------------------
+def test_lambertw_takes_tol_as_an_array_as_scipys_ufunc_does():
+    z, tol = np.array([1.0, 2.0, 0.5]), np.array([1e-8, 1e-3, 1e-12])
+    np.testing.assert_array_equal(np.asarray(js.lambertw(z, 0, tol)), sc.lambertw(z, 0, tol))
+    # integers anywhere give SciPy's complex128 (x64 on), scalars and one-element lists alike
+    for args in ((0, 0, 0), ([0], 0, 0), (0, [0], 0), (0, 0, [0])):
+        assert js.lambertw(*args).dtype == sc.lambertw(*args).dtype == np.complex128
+    with pytest.raises(jaxsci.NonDifferentiableError, match="tol"):
+        jax.grad(lambda t: js.lambertw(1.0, 0, t).real)(1e-8)
