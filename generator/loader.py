@@ -392,6 +392,8 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     derived = derivative_outputs.load(top, path, args, outputs, tests, _Mapping, _tolerances)
     device = device_spec.load(top, path, args, outputs, _Mapping, _tolerances)
     frontend = _frontend(top, path, module)
+    numpy_keywords = top.get("numpy_keywords", str, default=None)
+    numpy_keywords = " ".join(numpy_keywords.split()) if numpy_keywords else None
     host_loop = top.get("host_loop", str, default=None)
     host_loop_line = top.value_line("host_loop") if top.has("host_loop") else None
     top.done()
@@ -402,7 +404,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         finite_differences=finite_differences, native=native, guard=guard, aliases=aliases, reduction=reduction,
         host_loop=" ".join(host_loop.split()) if host_loop else None, derivative_outputs=derived,
         device=device,
-        scipy_since=scipy_since, frontend=frontend,
+        scipy_since=scipy_since, frontend=frontend, numpy_keywords=numpy_keywords,
     )
     coredims.check_spec(spec, host_loop_line)
     if reduction is not None:

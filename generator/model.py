@@ -317,6 +317,9 @@ class Spec:
     device: object = None  # generator.device.Device: kernels that evaluate it on an accelerator
     scipy_since: tuple | None = None  # (major, minor): the SciPy release that added the function
     frontend: Frontend | None = None  # a core function every call goes through first
+    # SciPy forwards **kwargs to a numpy ufunc (softplus's out=, where=, dtype=): why, and jaxsci's
+    # wrapper takes them only to refuse them clearly (JAX arrays are immutable)
+    numpy_keywords: str | None = None
 
     @property
     def core(self) -> tuple:

@@ -119,6 +119,8 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         if a.keyword_only and "*" not in public:
             public.append("*")
         public.append(f"{a.name}={a.default!r}" if a.has_default else a.name)
+    if spec.numpy_keywords:
+        public.append("**numpy_keywords")
     all_code = " ".join(code for case in cases for rule in case.rules
                         for code in rule.derivative + (rule.conjugate or ()) + tuple(a.code or "" for n in rule.needs for a in n.args))
     guard_code = raises_code = None

@@ -343,3 +343,12 @@ def test_lambertw_takes_tol_as_an_array_as_scipys_ufunc_does():
         assert js.lambertw(*args).dtype == sc.lambertw(*args).dtype == np.complex128
     with pytest.raises(jaxsci.NonDifferentiableError, match="tol"):
         jax.grad(lambda t: js.lambertw(1.0, 0, t).real)(1e-8)
+
+
+def test_softplus_out_is_a_clear_error_since_jax_arrays_are_immutable():
+    out = np.empty(3)
+    sc.softplus(np.ones(3), out=out)  # SciPy writes into out
+    with pytest.raises(TypeError, match="out= is not supported: JAX arrays are immutable"):
+        js.softplus(np.ones(3), out=out)
+    with pytest.raises(TypeError, match="where= are not supported"):
+        js.softplus(np.ones(3), where=np.array([True, False, True]))

@@ -117,6 +117,7 @@ class Function:
     # "jaxsci._core.<module>.<function>": every call goes through it first (the spec's frontend), as
     # function(fn, args, proceed), proceed(args) being the core's own call
     frontend: str | None = None
+    numpy_keywords: str | None = None  # why SciPy takes **kwargs: the numpy ufunc it forwards them to
 
     @property
     def public_name(self) -> str:
