@@ -352,3 +352,28 @@ def test_softplus_out_is_a_clear_error_since_jax_arrays_are_immutable():
         js.softplus(np.ones(3), out=out)
     with pytest.raises(TypeError, match="where= are not supported"):
         js.softplus(np.ones(3), where=np.array([True, False, True]))
+
+
+@pytest.mark.slow  # as SciPy's own test_p is: two diff_n=2 programs of the _all functions to compile
+def test_sph_harm_y_all_is_the_legendre_part_times_the_phase_at_every_order():
+    """SciPy documents Y_n^m(theta, phi) = P_n^m(cos theta) exp(i m phi) with P sph_legendre_p's normalised
+    function, and its diff_n tuples as the derivatives in (theta, phi): so the gradient in phi is i m Y,
+    the mixed derivative i m dP/dtheta exp(i m phi), and so on; with m_max > n_max (entries |m| > n are 0).
+    jaxsci's derivatives are computed in forward mode from its rules: within rounding of the largest value
+    (near zeros of a derivative SciPy's own relative comparison would see only rounding noise)."""
+    n_max, m_max = 4, 6
+    theta, phi = np.meshgrid(np.linspace(0, np.pi, 7), np.linspace(0, 2 * np.pi, 5))
+    y, y_grad, y_hess = (np.asarray(a) for a in js.sph_harm_y_all(n_max, m_max, theta, phi, diff_n=2))
+    p, p_grad, p_hess = (np.asarray(a) for a in js.sph_legendre_p_all(n_max, m_max, theta, diff_n=2))
+    m = np.concatenate([np.arange(m_max + 1), np.arange(-m_max, 0)])[None, :, None, None]
+    phase = np.exp(1j * m * phi)
+    close = lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13 * np.max(np.abs(b)))
+    close(y, p * phase)
+    close(y_grad[..., 0], p_grad * phase)
+    close(y_grad[..., 1], 1j * m * p * phase)
+    close(y_hess[..., 0, 0], p_hess * phase)
+    close(y_hess[..., 0, 1], 1j * m * p_grad * phase)
+    close(y_hess[..., 1, 0], y_hess[..., 0, 1])  # symmetric to rounding (SciPy's exactly: it copies one)
+    close(y_hess[..., 1, 1], -m * m * p * phase)
+    beyond = np.abs(m[0, :, 0, 0])[None, :] > np.arange(n_max + 1)[:, None]
+    assert not np.any(y[beyond]) and not np.any(y_hess[beyond])
