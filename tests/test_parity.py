@@ -192,10 +192,10 @@ def test_logsumexp_cancelling_weights_give_scipys_sign():
 # ---- the factorial family: SciPy's checks, empty arrays, exact integers and extend='complex' ----------
 MULTIFACTORIALS = [
     pytest.param(js.factorial, sc.factorial, (), id="factorial"),
-    pytest.param(js.factorial2, sc.factorial2, (), id="factorial2"),
+    pytest.param(js.factorial2, sc.factorial2, (), id="factorial2", marks=pytest.mark.slow),
     pytest.param(js.factorialk, sc.factorialk, (3,), id="factorialk-3", marks=pytest.mark.slow),
     pytest.param(js.factorialk, sc.factorialk, (1.5,), id="factorialk-1.5", marks=pytest.mark.slow),
-    pytest.param(js.factorialk, sc.factorialk, (-2,), id="factorialk-negative"),
+    pytest.param(js.factorialk, sc.factorialk, (-2,), id="factorialk-negative", marks=pytest.mark.slow),
     pytest.param(js.factorialk, sc.factorialk, (1.5 - 2j,), id="factorialk-complex"),
 ]
 # real n with the poles (negative integers), infinities and NaN; complex n with the poles on the real axis
@@ -227,7 +227,7 @@ def _multifactorial_mpmath(k):
     return lambda n: mpmath.power(k, (n - 1) / k) * mpmath.gamma(n / k + 1) / mpmath.gamma(1 / k + 1)
 
 
-@pytest.mark.parametrize("k", [1, 2, pytest.param(1.5, marks=pytest.mark.slow), 1.5 - 2j])
+@pytest.mark.parametrize("k", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(1.5, marks=pytest.mark.slow), 1.5 - 2j])
 def test_complex_extension_derivatives_match_mpmath(k):
     """First and second derivatives in n, real (forward and reverse mode) and complex (holomorphic), near
     the poles too, against mpmath's; NaN at a pole."""
@@ -254,6 +254,7 @@ def test_complex_extension_derivatives_match_mpmath(k):
     assert np.isnan(complex(d1(jnp.asarray(pole, dtype=complex if isinstance(k, complex) else float))))
 
 
+@pytest.mark.slow  # a composition of jax.numpy and gamma: the derivative test above runs it under jit
 def test_complex_extension_under_jit_and_vmap():
     n = jnp.linspace(-3.5, 6.5, 7)
     expected = sc.factorialk(np.asarray(n), 3, extend="complex")
@@ -377,3 +378,16 @@ def test_sph_harm_y_all_is_the_legendre_part_times_the_phase_at_every_order():
     close(y_hess[..., 1, 1], -m * m * p * phase)
     beyond = np.abs(m[0, :, 0, 0])[None, :] > np.arange(n_max + 1)[:, None]
     assert not np.any(y[beyond]) and not np.any(y_hess[beyond])
+
+
+# ---- integer inputs promote as jax.scipy.special's do (JAX's promote_args_inexact), not as SciPy's ----
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", pytest.param("int64", marks=pytest.mark.slow), "bool"])
+def test_integer_inputs_promote_as_jax_scipy_does(dtype):
+    """JAX makes int8 to int32 (and bool) float32 even with x64 on; SciPy's loops give float64 for them.
+    jaxsci follows JAX, as it does for floats; values are SciPy's in that dtype."""
+    x = np.array([1, 3], dtype)
+    for ours, theirs, args in ((js.gamma, jsp.gamma, (x,)), (js.erf, jsp.erf, (x,)), (js.xlogy, jsp.xlogy, (x, x)),
+                               (js.betainc, jsp.betainc, (x, x, np.array([0, 1], dtype)))):
+        got, expected = ours(*args), theirs(*args)
+        assert got.dtype == expected.dtype, (ours.__name__, got.dtype, expected.dtype)
+        np.testing.assert_allclose(np.asarray(got), getattr(sc, ours.__name__)(*args), rtol=2e-7 if got.dtype == np.float32 else 1e-15)
