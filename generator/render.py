@@ -269,7 +269,7 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
     tally = _Tally()
     gate = gate or {"measured_on": None, "kernels": {}}
     devices = device_rows(specs, gate)
-    rows, natives, kernels, frontends = [], [], [], []
+    rows, natives, kernels, frontends, refused = [], [], [], [], []
     for spec in sorted(specs, key=lambda s: (s.module, s.name)):
         gpu = _gpu_cell([r for r in devices if r["qualname"] == f"{spec.module}.{spec.name}"])
         if spec.kernel:
@@ -279,6 +279,8 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
             natives.append(_native_row(spec))
         if spec.frontend is not None:
             frontends.append({"name": spec.name, "function": spec.frontend.function, "why": _cell(spec.frontend.why)})
+        if spec.numpy_keywords is not None:
+            refused.append({"name": spec.name, "why": _cell(spec.numpy_keywords)})
         rows.append({**_function_row(spec, rules[spec.name], tally), "gpu": gpu})
     counts = {
         "functions": len(specs) - len(kernels),
@@ -301,7 +303,7 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
         "device_used": sum(bool(r["used"]) for r in devices),
         "device_total": len(devices),
     }
-    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels, frontends=frontends,
+    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels, frontends=frontends, refused=refused,
                                                      devices=devices, measured_on=gate.get("measured_on"))
 
 

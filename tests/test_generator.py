@@ -135,6 +135,11 @@ def test_good_spec_loads_and_derives():
          "sum_of applies only to a static_bool with default false and no choices"),
         (lambda t: t.replace("    kind: complex\n", "    kind: complex\n  - name: mu\n    kind: static_bool\n    default: false\n    sum_of: out\n"), 11,
          "argument 'mu': sum_of must name an output with one (core) dimension, got 'out'"),
+        # frontend: a function the runtime core defines
+        (lambda t: t.replace("sympy: besselj", "frontend: {function: jaxsci._core.factorials.factorail, why: checks}\nsympy: besselj"), 11,
+         "templates/runtime/factorials.py defines no 'factorail'; did you mean 'factorial'?"),
+        (lambda t: t.replace("sympy: besselj", "frontend: {function: jaxsci._core.nowhere.f, why: checks}\nsympy: besselj"), 11,
+         "there is no templates/runtime/nowhere.py"),
     ],
     ids=["unknown-key", "duplicate-key", "missing-key", "bad-kind", "no-why", "name-mismatch", "bad-scipy",
          "missing-domain", "empty-interval", "rule-for-nondiff", "no-source", "sequential", "no-reference",
@@ -143,7 +148,7 @@ def test_good_spec_loads_and_derives():
          "not-a-mapping", "bad-identifier", "bad-output-dtype", "int32-output-of-traced", "eager-on-complex", "alias-of-itself", "accepts-float-on-real",
          "conjugate-on-real", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
          "output-named-like-arg", "optional-not-last", "when-omitted-without-optional", "scaffold-reference", "scaffold-derivative", "scaffold-comment",
-         "sum-of-on-complex", "sum-of-without-core"],
+         "sum-of-on-complex", "sum-of-without-core", "frontend-misspelt", "frontend-no-module"],
 )
 def test_loader_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(GOOD))

@@ -49,7 +49,7 @@ def factorial(n, exact=False, extend='zero'):
     ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
     (and one per derivative order).
 
-    Every call goes through ``jaxsci._core.factorials.factorial`` first: SciPy's argument checks, as its ValueErrors (extend must be 'zero' or 'complex'; exact=True excludes 'complex'; n must be integers or floats, non-integer and complex n only with extend='complex'); an empty n returned unchanged, in its own dtype, as SciPy returns it; and extend='complex', computed in JAX from jaxsci.special.gamma so that it is differentiable in real and complex n at every order, Gamma(n + 1) (DLMF 5.2.1), NaN at the poles (n = -1, -2, ...) as in SciPy. Unlike SciPy, a scalar gives a 0-d JAX array (SciPy: a numpy scalar), and integers promote to JAX's default float.
+    Every call goes through ``jaxsci._core.factorials.factorial`` first: SciPy's argument checks, as its ValueErrors (extend must be 'zero' or 'complex'; exact=True excludes 'complex'; n must be integers or floats, complex n only with extend='complex'); an empty n returned unchanged, in its own dtype, as SciPy returns it; and extend='complex', computed in JAX from jaxsci.special.gamma so that it is differentiable in real and complex n at every order, Gamma(n + 1) (DLMF 5.2.1), NaN at the poles (n = -1, -2, ...) as in SciPy. Unlike SciPy, a scalar gives a 0-d JAX array (SciPy: a numpy scalar), and integers promote to JAX's default float.
 
     Args:
       n: real array. Argument; SciPy returns 0 for n < 0 (extend='zero'). Complex values with extend='complex' only.
