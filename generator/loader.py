@@ -391,6 +391,9 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
     aliases = _aliases(top, path, name)
     derived = derivative_outputs.load(top, path, args, outputs, tests, _Mapping, _tolerances)
     device = device_spec.load(top, path, args, outputs, _Mapping, _tolerances)
+    frontend = _frontend(top, path, module)
+    numpy_keywords = top.get("numpy_keywords", str, default=None)
+    numpy_keywords = " ".join(numpy_keywords.split()) if numpy_keywords else None
     host_loop = top.get("host_loop", str, default=None)
     host_loop_line = top.value_line("host_loop") if top.has("host_loop") else None
     top.done()
@@ -401,7 +404,7 @@ def parse_spec(text: str, path: str, *, module: str, stem: str | None = None) ->
         finite_differences=finite_differences, native=native, guard=guard, aliases=aliases, reduction=reduction,
         host_loop=" ".join(host_loop.split()) if host_loop else None, derivative_outputs=derived,
         device=device,
-        scipy_since=scipy_since,
+        scipy_since=scipy_since, frontend=frontend, numpy_keywords=numpy_keywords,
     )
     coredims.check_spec(spec, host_loop_line)
     if reduction is not None:
@@ -1208,6 +1211,22 @@ def _native(top: _Mapping, path: str, args: tuple, outputs: tuple) -> model.Nati
         target = _import_native(function, path, line)
         _check_native_signature(target, function, args, path, line, by_name=top.has("reduction"))
     return model.Native(function=function, tolerance=tolerance, why=why, loc=model.Location(path, m.line), jax_since=jax_since)
+
+
+def _frontend(top: _Mapping, path: str, module: str) -> model.Frontend | None:
+    """``frontend: {function: jaxsci._core.<module>.<function>, why: ...}``: a function of the runtime core
+    that every call goes through first, checked to exist in templates/runtime/<module>.py."""
+    if not top.has("frontend"):
+        top.taken.add("frontend")
+        return None
+    m = _Mapping(top.get("frontend", dict), path, "frontend", top.value_line("frontend"))
+    function = m.get("function", str, required=True).strip()
+    _core_target(function, function.rpartition(".")[2] or "frontend.function", path, m.value_line("function"))
+    why = " ".join(m.get("why", str, required=True).split())
+    m.done()
+    if module == model.KERNELS:
+        raise SpecError(path, m.line, "frontend: a derivative kernel is called by rules, not by users: it has no frontend")
+    return model.Frontend(function=function, why=why, loc=model.Location(path, m.line))
 
 
 def _import_native(function: str, path: str, line: int | None):

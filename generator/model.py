@@ -202,6 +202,17 @@ class Native:
 
 
 @dataclass(frozen=True)
+class Frontend:
+    """A function of the runtime core that every call goes through first (``frontend:``): SciPy's own
+    argument checks and modes that are not a SciPy call (factorial's ``extend='complex'``, computed in
+    JAX), handing the other calls on to the core."""
+
+    function: str  # "jaxsci._core.<module>.<function>", defined in templates/runtime/<module>.py
+    why: str  # what it does that the spec's grammar does not say, shown in the docstring and coverage.md
+    loc: Location
+
+
+@dataclass(frozen=True)
 class DerivativeOutputs:
     """SciPy returns the function's own derivatives with its value (``sph_harm_y(..., diff_n=2)``:
     the value, the gradient and the hessian in ``args``); jaxsci computes them in forward mode from
@@ -307,6 +318,10 @@ class Spec:
     derivative_outputs: DerivativeOutputs | None = None  # the function's derivatives returned with it
     device: object = None  # generator.device.Device: kernels that evaluate it on an accelerator
     scipy_since: tuple | None = None  # (major, minor): the SciPy release that added the function
+    frontend: Frontend | None = None  # a core function every call goes through first
+    # SciPy forwards **kwargs to a numpy ufunc (softplus's out=, where=, dtype=): why, and jaxsci's
+    # wrapper takes them only to refuse them clearly (JAX arrays are immutable)
+    numpy_keywords: str | None = None
 
     @property
     def core(self) -> tuple:

@@ -119,6 +119,8 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         if a.keyword_only and "*" not in public:
             public.append("*")
         public.append(f"{a.name}={a.default!r}" if a.has_default else a.name)
+    if spec.numpy_keywords:
+        public.append("**numpy_keywords")
     all_code = " ".join(code for case in cases for rule in case.rules
                         for code in rule.derivative + (rule.conjugate or ()) + tuple(a.code or "" for n in rule.needs for a in n.args))
     guard_code = raises_code = None
@@ -267,7 +269,7 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
     tally = _Tally()
     gate = gate or {"measured_on": None, "kernels": {}}
     devices = device_rows(specs, gate)
-    rows, natives, kernels = [], [], []
+    rows, natives, kernels, frontends, refused = [], [], [], [], []
     for spec in sorted(specs, key=lambda s: (s.module, s.name)):
         gpu = _gpu_cell([r for r in devices if r["qualname"] == f"{spec.module}.{spec.name}"])
         if spec.kernel:
@@ -275,6 +277,10 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
             continue
         if spec.native is not None:
             natives.append(_native_row(spec))
+        if spec.frontend is not None:
+            frontends.append({"name": spec.name, "function": spec.frontend.function, "why": _cell(spec.frontend.why)})
+        if spec.numpy_keywords is not None:
+            refused.append({"name": spec.name, "why": _cell(spec.numpy_keywords)})
         rows.append({**_function_row(spec, rules[spec.name], tally), "gpu": gpu})
     counts = {
         "functions": len(specs) - len(kernels),
@@ -297,7 +303,7 @@ def render_coverage(env: jinja2.Environment, specs: list, rules: dict, uncovered
         "device_used": sum(bool(r["used"]) for r in devices),
         "device_total": len(devices),
     }
-    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels,
+    return env.get_template("coverage.md.j2").render(counts=counts, rows=rows, natives=natives, kernels=kernels, frontends=frontends, refused=refused,
                                                      devices=devices, measured_on=gate.get("measured_on"))
 
 

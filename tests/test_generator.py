@@ -135,6 +135,11 @@ def test_good_spec_loads_and_derives():
          "sum_of applies only to a static_bool with default false and no choices"),
         (lambda t: t.replace("    kind: complex\n", "    kind: complex\n  - name: mu\n    kind: static_bool\n    default: false\n    sum_of: out\n"), 11,
          "argument 'mu': sum_of must name an output with one (core) dimension, got 'out'"),
+        # frontend: a function the runtime core defines
+        (lambda t: t.replace("sympy: besselj", "frontend: {function: jaxsci._core.factorials.factorail, why: checks}\nsympy: besselj"), 11,
+         "templates/runtime/factorials.py defines no 'factorail'; did you mean 'factorial'?"),
+        (lambda t: t.replace("sympy: besselj", "frontend: {function: jaxsci._core.nowhere.f, why: checks}\nsympy: besselj"), 11,
+         "there is no templates/runtime/nowhere.py"),
     ],
     ids=["unknown-key", "duplicate-key", "missing-key", "bad-kind", "no-why", "name-mismatch", "bad-scipy",
          "missing-domain", "empty-interval", "rule-for-nondiff", "no-source", "sequential", "no-reference",
@@ -143,7 +148,7 @@ def test_good_spec_loads_and_derives():
          "not-a-mapping", "bad-identifier", "bad-output-dtype", "int32-output-of-traced", "eager-on-complex", "alias-of-itself", "accepts-float-on-real",
          "conjugate-on-real", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
          "output-named-like-arg", "optional-not-last", "when-omitted-without-optional", "scaffold-reference", "scaffold-derivative", "scaffold-comment",
-         "sum-of-on-complex", "sum-of-without-core"],
+         "sum-of-on-complex", "sum-of-without-core", "frontend-misspelt", "frontend-no-module"],
 )
 def test_loader_errors_are_located(mutate, line, message):
     error = error_of(load, mutate(GOOD))
@@ -265,18 +270,18 @@ def test_several_outputs_are_called_by_name(formula, message):
     assert info.value.line == 14 and message in info.value.message, str(info.value)
 
 
-@pytest.mark.parametrize("tol, message", [
-    ("I", "lambertw: argument 'tol' is static; pass a real number, got I"),  # was TypeError: complex to float
-    ("1/0", "lambertw: argument 'tol' is static; pass a real number, got zoo"),
+@pytest.mark.parametrize("value, message", [
+    ("I", "pbdv_seq: argument 'v' is static; pass a real number, got I"),  # was TypeError: complex to float
+    ("1/0", "pbdv_seq: argument 'v' is static; pass a real number, got zoo"),
 ])
-def test_static_arguments_in_formulas_take_their_kind_of_value(tol, message):
+def test_static_arguments_in_formulas_take_their_kind_of_value(value, message):
     from generator import ROOT
 
-    text = (ROOT / "specs" / "special" / "lambertw.yaml").read_text()
-    bad = text.replace("formula: exp(-lambertw(z, k, tol))", f"formula: exp(-lambertw(z, k, {tol}))")
+    text = (ROOT / "specs" / "special" / "pbdv_seq.yaml").read_text()
+    bad = text.replace("dv: pbdv_seq.dp(v, x)", f"dv: pbdv_seq.dp({value}, x)")
     assert bad != text
     with pytest.raises(SpecError) as info:
-        derive_all([parse_spec(bad, "specs/special/lambertw.yaml", module="special", stem="lambertw")])
+        derive_all([parse_spec(bad, "specs/special/pbdv_seq.yaml", module="special", stem="pbdv_seq")])
     assert message in info.value.message, str(info.value)
 
 

@@ -64,9 +64,9 @@ def test_what_makes_a_file_stale():
     for changed in stale:
         assert refdata.inputs_hash(changed) != same
         assert "is stale" in refdata.status(changed)
-    lambertw = SPEC_BY_NAME["lambertw"]  # the default of its static tol is in the reference's scope
-    tol = tuple(dataclasses.replace(a, default=1e-6) if a.name == "tol" else a for a in lambertw.args)
-    assert refdata.inputs_hash(dataclasses.replace(lambertw, args=tol)) != refdata.inputs_hash(lambertw)
+    harmonic = SPEC_BY_NAME["sph_harm_y"]  # the default of its static diff_n is in the reference's scope
+    order = tuple(dataclasses.replace(a, default=1) if a.name == "diff_n" else a for a in harmonic.args)
+    assert refdata.inputs_hash(dataclasses.replace(harmonic, args=order)) != refdata.inputs_hash(harmonic)
     # ... and not on the derivative rules or the tolerances
     for unchanged in (dataclasses.replace(spec, derivatives=()),
                       _changed(spec, gradient_tolerance={}), dataclasses.replace(spec, summary="changed")):

@@ -42,6 +42,8 @@ def _as_array(fn: Function, name: str, value):
 
 
 def _dtype(value) -> np.dtype:
+    if isinstance(value, (list, tuple)):  # jnp.result_type reads a list as a structured dtype's fields
+        return np.asarray(value).dtype
     return np.dtype(jnp.result_type(value))
 
 

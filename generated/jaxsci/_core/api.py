@@ -23,6 +23,26 @@ def call(fn: Function, *args):
     Returns one array, or a tuple for a function with several outputs, in the public dtypes.
     """
     fn.require_scipy()
+    if fn.frontend is not None:  # the spec's frontend: SciPy's checks and modes that are not a SciPy call
+        return fn.frontend_callable()(fn, args, functools.partial(_core_call, fn))
+    return _core_call(fn, args)
+
+
+def refuse_numpy_keywords(fn: Function, keywords: dict) -> None:
+    """SciPy forwards ``**kwargs`` to a numpy ufunc (softplus's to np.logaddexp); jaxsci cannot honour them."""
+    short = fn.qualname.rpartition(".")[2]
+    if "out" in keywords:
+        raise TypeError(f"{fn.public_name}: out= is not supported: JAX arrays are immutable, so jaxsci cannot write "
+                        f"into one; use the array it returns (y = {short}(x)), or y = y.at[index].set({short}(x)) to "
+                        f"replace part of a JAX array. {fn.numpy_keywords}")
+    if keywords:
+        named = ", ".join(f"{k}=" for k in sorted(keywords))
+        raise TypeError(f"{fn.public_name}: the numpy ufunc keywords {named} are not supported: jaxsci returns a new "
+                        "JAX array, to which jax.numpy applies a mask (jnp.where) or a dtype (.astype). "
+                        f"{fn.numpy_keywords}")
+
+
+def _core_call(fn: Function, args: tuple):
     args = whole_statics(fn, args)
     for position, (spec, value) in enumerate(zip(fn.args, args)):
         if spec.sum_of is not None and isinstance(value, (bool, np.bool_)) and bool(value):

@@ -115,6 +115,10 @@ class Function:
     # to that order with its value, as SciPy's diff_n does (derived.py)
     derivative_outputs: tuple | None = None
     scipy_since: tuple | None = None  # the SciPy release (major, minor) that added the function
+    # "jaxsci._core.<module>.<function>": every call goes through it first (the spec's frontend), as
+    # function(fn, args, proceed), proceed(args) being the core's own call
+    frontend: str | None = None
+    numpy_keywords: str | None = None  # why SciPy takes **kwargs: the numpy ufunc it forwards them to
 
     @property
     def public_name(self) -> str:
@@ -132,6 +136,10 @@ class Function:
         # static booleans, and optional arguments left out (zeta(x) without q: the spec's when_omitted rules)
         condition = tuple(sorted((k, v) for k, v in statics if isinstance(v, bool) or v is None))
         return self.rules.get(condition, {})
+
+    def frontend_callable(self) -> Callable:
+        module, _, name = self.frontend.rpartition(".")
+        return getattr(importlib.import_module(module), name)
 
     def require_scipy(self) -> None:
         """Raise ``NotImplementedError`` where the installed SciPy is older than the function."""

@@ -28,10 +28,11 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('n', 'real', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices='exact=True returns arbitrary-precision Python integers, which cannot be traced; use exact=False', eager=True, why_eager="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is"),
-            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="extend='complex' continues n! through gamma to negative and complex n, a different function; use jaxsci.special.gamma(n + 1)", scipy_since=(1, 15)),
+            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="SciPy computes extend='zero'; extend='complex' is computed in JAX by the frontend (above), and any other value is SciPy's ValueError", scipy_since=(1, 15)),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        frontend='jaxsci._core.factorials.factorial',
         rules={
             (('exact', False),): {
                 0: _core.Rule((_factorial_exact_false_n_needs, ), _factorial_exact_false_n_derivative),
@@ -48,13 +49,15 @@ def factorial(n, exact=False, extend='zero'):
     ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
     (and one per derivative order).
 
+    Every call goes through ``jaxsci._core.factorials.factorial`` first: SciPy's argument checks, as its ValueErrors (extend must be 'zero' or 'complex'; exact=True excludes 'complex'; n must be integers or floats, complex n only with extend='complex'); an empty n returned unchanged, in its own dtype, as SciPy returns it; and extend='complex', computed in JAX from jaxsci.special.gamma so that it is differentiable in real and complex n at every order, Gamma(n + 1) (DLMF 5.2.1), NaN at the poles (n = -1, -2, ...) as in SciPy. Unlike SciPy, a scalar gives a 0-d JAX array (SciPy: a numpy scalar), and integers promote to JAX's default float.
+
     Args:
-      n: real array. Argument; SciPy returns 0 for n < 0.
+      n: real array. Argument; SciPy returns 0 for n < 0 (extend='zero'). Complex values with extend='complex' only.
         Differentiable: Piecewise((0, n < 0), (factorial(n) * digamma(n + 1), True)) (when exact=False) (DLMF 5.2.2 (digamma is gamma'/gamma); agrees with sympy's derivative of gamma(n + 1) at 3 sample points)
       exact: static Python bool (default False). False computes in floating point, elementwise and traceable; True returns SciPy's exact integers (concrete inputs only).
         exact=True calls SciPy directly on concrete (not traced) inputs and returns what it returns; under jit, vmap or grad it raises TypeError (exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is).
-      extend: static Python str (default 'zero'). Only 'zero' (n! = 0 for n < 0) is supported.
-        Supported values: 'zero' (extend='complex' continues n! through gamma to negative and complex n, a different function; use jaxsci.special.gamma(n + 1)).
+      extend: static Python str (default 'zero'). 'zero' (n! = 0 for n < 0) or 'complex' (Gamma(n + 1) for real and complex n, differentiable; NaN at the poles n = -1, -2, ...)
+        Supported values: 'zero' (SciPy computes extend='zero'; extend='complex' is computed in JAX by the frontend (above), and any other value is SciPy's ValueError).
 
     Returns:
       out: array of the promoted input dtype

@@ -14,10 +14,11 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is", eager=True, why_eager="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is"),
-            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="extend='complex' continues n!! through the gamma function to non-integer and complex n, a different function (rescaled at even integers) that jaxsci does not wrap yet", scipy_since=(1, 15)),
+            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="SciPy computes extend='zero'; extend='complex' is computed in JAX by the frontend (above), and any other value is SciPy's ValueError", scipy_since=(1, 15)),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        frontend='jaxsci._core.factorials.factorial2',
         rules={
             (('exact', False),): {
             },
@@ -36,12 +37,14 @@ def factorial2(n, exact=False, extend='zero'):
     n!! = n (n - 2) (n - 4) ..., 1 for n = 0, and 0 for negative n (extend='zero'). exact=True
     (arbitrary-precision Python integers) is served for concrete inputs only.
 
+    Every call goes through ``jaxsci._core.factorials.factorial2`` first: SciPy's argument checks, as its ValueErrors (extend must be 'zero' or 'complex'; exact=True excludes 'complex'; n must be integers, non-integer and complex n only with extend='complex'); an empty n returned unchanged, in its own dtype, as SciPy returns it; and extend='complex', computed in JAX from jaxsci.special.gamma so that it is differentiable in real and complex n at every order, n!! = 2^((n - 1)/2) Gamma(n/2 + 1) / Gamma(3/2) (SciPy's continuation, exact at odd n; at even n it is sqrt(2/pi) times n!!), NaN at the poles (where n/k is a negative integer) as in SciPy. Unlike SciPy, a scalar gives a 0-d JAX array (SciPy: a numpy scalar), and integers promote to JAX's default float.
+
     Args:
-      n: integer array. Integers; SciPy rejects floats with extend='zero'.
+      n: integer array. Integers; floats and complex numbers with extend='complex' only (SciPy's ValueError otherwise).
       exact: static Python bool (default False). False computes in floating point, elementwise and traceable; True returns SciPy's exact integers.
         exact=True calls SciPy directly on concrete (not traced) inputs and returns what it returns; under jit, vmap or grad it raises TypeError (exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is).
-      extend: static Python str (default 'zero'). Only 'zero' (n!! = 0 for n < 0) is supported.
-        Supported values: 'zero' (extend='complex' continues n!! through the gamma function to non-integer and complex n, a different function (rescaled at even integers) that jaxsci does not wrap yet).
+      extend: static Python str (default 'zero'). 'zero' (n!! = 0 for n < 0) or 'complex' (continued through the gamma function to real and complex n, differentiable; it differs from n!! at even n by the factor sqrt(2/pi))
+        Supported values: 'zero' (SciPy computes extend='zero'; extend='complex' is computed in JAX by the frontend (above), and any other value is SciPy's ValueError).
 
     Returns:
       out: array of the promoted input dtype

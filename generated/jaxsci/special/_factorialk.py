@@ -15,10 +15,11 @@ _FUNCTION = _core.register(
             _core.Arg('n', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('k', 'static_int', differentiable=False, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('exact', 'static_bool', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=(False,), why_choices="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is", eager=True, why_eager="exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is"),
-            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="extend='complex' continues the multifactorial through the gamma function to non-integer and complex n, a different function that jaxsci does not wrap yet", scipy_since=(1, 15)),
+            _core.Arg('extend', 'static_str', differentiable=False, why=None, accepts_float=False, truncates_float=False, choices=('zero',), why_choices="SciPy computes extend='zero'; extend='complex' is computed in JAX by the frontend (above), and any other value is SciPy's ValueError", scipy_since=(1, 15)),
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        frontend='jaxsci._core.factorials.factorialk',
         rules={
             (('exact', False),): {
             },
@@ -35,16 +36,18 @@ def factorialk(n, k, exact=False, extend='zero'):
     (and one per derivative order).
 
     n (n - k) (n - 2k) ... down to 1..k, 1 for n = 0, and 0 for negative n (extend='zero'); k is a
-    static Python int (SciPy takes a scalar k only). exact=True (arbitrary-precision Python integers)
+    static Python number (SciPy takes a scalar k only): an int for extend='zero', also a float or complex number for extend='complex'. exact=True (arbitrary-precision Python integers)
     is served for concrete inputs only.
 
+    Every call goes through ``jaxsci._core.factorials.factorialk`` first: SciPy's argument checks, as its ValueErrors (extend must be 'zero' or 'complex'; exact=True excludes 'complex'; k an int >= 1 (a float or complex number, not 0, with extend='complex'); n must be integers, non-integer and complex n only with extend='complex'); an empty n returned unchanged, in its own dtype, as SciPy returns it; and extend='complex', computed in JAX from jaxsci.special.gamma so that it is differentiable in real and complex n at every order, n!(k) = k^((n - 1)/k) Gamma(n/k + 1) / Gamma(1/k + 1) (SciPy's continuation, with f(1) = 1), NaN at the poles (where n/k is a negative integer) as in SciPy. Unlike SciPy, a scalar gives a 0-d JAX array (SciPy: a numpy scalar), and integers promote to JAX's default float.
+
     Args:
-      n: integer array. Integers; SciPy rejects floats with extend='zero'.
-      k: static Python int. Order of the multifactorial, k >= 1.
+      n: integer array. Integers; floats and complex numbers with extend='complex' only (SciPy's ValueError otherwise).
+      k: static Python int. Order of the multifactorial, an int k >= 1 (with extend='complex', any nonzero int, float or complex number).
       exact: static Python bool (default False). False computes in floating point, elementwise and traceable; True returns SciPy's exact integers.
         exact=True calls SciPy directly on concrete (not traced) inputs and returns what it returns; under jit, vmap or grad it raises TypeError (exact=True returns arbitrary-precision Python integers, which JAX cannot trace; with concrete inputs jaxsci returns SciPy's result as it is).
-      extend: static Python str (default 'zero'). Only 'zero' (0 for n < 0) is supported.
-        Supported values: 'zero' (extend='complex' continues the multifactorial through the gamma function to non-integer and complex n, a different function that jaxsci does not wrap yet).
+      extend: static Python str (default 'zero'). 'zero' (0 for n < 0) or 'complex' (continued through the gamma function to real and complex n and real or complex k, differentiable in n)
+        Supported values: 'zero' (SciPy computes extend='zero'; extend='complex' is computed in JAX by the frontend (above), and any other value is SciPy's ValueError).
 
     Returns:
       out: array of the promoted input dtype

@@ -7,12 +7,12 @@ import jax.numpy as jnp
 from .. import _core
 
 
-def _lambertw_z_needs(z, k, values, needs):
+def _lambertw_z_needs(z, k, tol, values, needs):
     """Evaluations d lambertw / d z uses besides lambertw itself."""
     return ()
 
 
-def _lambertw_z_derivative(z, k, values, needs):
+def _lambertw_z_derivative(z, k, tol, values, needs):
     """d lambertw / d z: exp(-lambertw(z, k, tol)) / (1 + lambertw(z, k, tol)) [DLMF 4.13.4 with W exp(W) = z]"""
     (w,) = values
     return (jnp.exp(-w)/(w + 1), )
@@ -25,7 +25,7 @@ _FUNCTION = _core.register(
         args=(
             _core.Arg('z', 'complex', differentiable=True, why=None, accepts_float=False, truncates_float=False),
             _core.Arg('k', 'integer', differentiable=False, why=None, accepts_float=False, truncates_float=False),
-            _core.Arg('tol', 'static_float', differentiable=False, why=None, accepts_float=False, truncates_float=False),
+            _core.Arg('tol', 'real', differentiable=False, why="the tolerance of SciPy's Halley iteration: W does not depend on it beyond its last digits, so there is no derivative to give", accepts_float=False, truncates_float=False),
         ),
         outputs=(_core.Output('w', 'complex'), ),
         vmap_method='expand_dims',
@@ -51,7 +51,8 @@ def lambertw(z, k=0, tol=1e-08):
       z: real or complex array. Argument.
         Differentiable: exp(-lambertw(z, k, tol)) / (1 + lambertw(z, k, tol)) (DLMF 4.13.4 with W exp(W) = z; agrees with sympy's derivative of LambertW(z, k) at 9 sample points)
       k: integer array (default 0). Branch index (an integer array; 0 is the principal branch).
-      tol: static Python float (default 1e-08). Tolerance of SciPy's Halley iteration.
+      tol: real array (default 1e-08). Tolerance of SciPy's Halley iteration (an array, as SciPy's ufunc takes it, broadcast with z and k).
+        Not differentiable: the tolerance of SciPy's Halley iteration: W does not depend on it beyond its last digits, so there is no derivative to give. A tangent on it raises NonDifferentiableError.
 
     Returns:
       w: complex array of the promoted input precision W_k(z).

@@ -31,6 +31,7 @@ _FUNCTION = _core.register(
         ),
         outputs=(_core.Output('out', 'promoted'), ),
         vmap_method='expand_dims',
+        numpy_keywords="SciPy's softplus(x, **kwargs) forwards numpy ufunc keywords (out=, where=, dtype=, ...) to np.logaddexp.",
         rules={
             (): {
                 0: _core.Rule((_softplus_x_needs, ), _softplus_x_derivative),
@@ -40,15 +41,16 @@ _FUNCTION = _core.register(
 )
 
 
-def softplus(x):
+def softplus(x, **numpy_keywords):
     """Softplus, log(1 + exp(x)), computed stably (SciPy's np.logaddexp(0, x)).
 
     Wraps ``scipy.special.softplus`` for JAX: usable under ``jit``, ``vmap``, ``grad``, ``jvp``,
     ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
     (and one per derivative order).
 
-    SciPy's softplus(x, **kwargs) forwards ufunc keywords (out, where, dtype) to np.logaddexp; jaxsci's
-    takes x only, since a JAX function returns a new array.
+    Keyword arguments: SciPy's softplus(x, **kwargs) forwards numpy ufunc keywords (out=, where=, dtype=, ...) to np.logaddexp.
+    jaxsci takes none of them: out= would write into an array, and JAX arrays are immutable, so each
+    is a TypeError saying so; use the returned array.
 
     Args:
       x: real array. Argument (SciPy's np.logaddexp has no complex loop).
@@ -67,4 +69,5 @@ def softplus(x):
 
     SciPy documentation: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.softplus.html
     """
+    _core.refuse_numpy_keywords(_FUNCTION, numpy_keywords)
     return _core.call(_FUNCTION, x)
