@@ -57,7 +57,9 @@ class Distribution:
 
     # ---- arguments ------------------------------------------------------------------------------
     def _arrays(self, method: str, values: dict) -> list:
-        """The arguments promoted together the JAX way (integers to the default float) and broadcast."""
+        """The arguments promoted together the JAX way (integers to the default float), each in its own
+        shape: the formulas broadcast them, so that a term in the shape parameters alone (gamma's
+        ``gammaln(a)``) is evaluated once per parameter, not once per point (benchmarks/RESULTS_stats.md)."""
         for name, value in values.items():
             if value is None or isinstance(value, (str, bytes)):
                 raise TypeError(f"{self.qualname(method)}: argument {name!r} must be a number or an array, "
@@ -67,8 +69,7 @@ class Distribution:
             raise TypeError(f"{self.qualname(method)}: the arguments must be real, got {dtype}")
         if not jnp.issubdtype(dtype, jnp.floating):
             dtype = _inexact(dtype)
-        arrays = jnp.broadcast_arrays(*(jnp.asarray(v, dtype) for v in values.values()))
-        named = dict(zip(values, arrays))
+        named = {name: jnp.asarray(v, dtype) for name, v in values.items()}
         for name, why in self.integer_shapes.items():
             named[name] = no_tangent(self.qualname(method), name, why, named[name])
         return list(named.values())
@@ -85,9 +86,10 @@ class Distribution:
         return ok
 
     def _support(self, shapes, like):
-        lower, upper = self.support(*shapes)
-        return (jnp.broadcast_to(jnp.asarray(lower, like.dtype), like.shape),
-                jnp.broadcast_to(jnp.asarray(upper, like.dtype), like.shape))
+        """The support's ends, in the broadcast shape of ``like`` and the shape parameters."""
+        lower, upper = (jnp.asarray(end, like.dtype) for end in self.support(*shapes))
+        shape = jnp.broadcast_shapes(like.shape, lower.shape, upper.shape, *(jnp.shape(s) for s in shapes))
+        return jnp.broadcast_to(lower, shape), jnp.broadcast_to(upper, shape)
 
     # ---- sampling ---------------------------------------------------------------------------------------
     def _sample_shape(self, size, shape) -> tuple:
@@ -168,6 +170,9 @@ class Continuous(Distribution):
 
     def _standard(self, method, x, shapes, loc, scale):
         x, *shapes, loc, scale = self._arrays(method, {"x": x, **dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
+        # in one shape, as SciPy divides: XLA may divide by a scalar as a multiplication by its reciprocal,
+        # an ulp off, which a formula such as pareto's 1 - x**-b near its lower end would magnify
+        x, loc, scale = jnp.broadcast_arrays(x, loc, scale)
         positive = scale > 0
         scale = jnp.where(positive, scale, 1)
         z = (x - loc) / scale
@@ -260,7 +265,7 @@ class Continuous(Distribution):
     # ---- sampling with implicit reparameterization gradients ------------------------------------------
     def rvs(self, key, *shapes, loc=0, scale=1, size=None):
         *shapes, loc, scale = self._arrays("rvs", {**dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
-        shape = self._sample_shape(size, loc.shape)
+        shape = self._sample_shape(size, jnp.broadcast_shapes(*(a.shape for a in (*shapes, loc, scale))))
         shapes, loc, scale = ([jnp.broadcast_to(s, shape) for s in shapes], jnp.broadcast_to(loc, shape),
                               jnp.broadcast_to(scale, shape))
         positive = scale > 0
@@ -396,7 +401,7 @@ class Discrete(Distribution):
         *shapes, loc = self._arrays("rvs", {**dict(zip(self.shapes, shapes)), "loc": loc})
         shapes = [no_tangent(self.qualname("rvs"), name, DISCRETE_SAMPLE_WHY, s) for name, s in zip(self.shapes, shapes)]
         loc = no_tangent(self.qualname("rvs"), "loc", DISCRETE_SAMPLE_WHY, loc)
-        shape = self._sample_shape(size, loc.shape)
+        shape = self._sample_shape(size, jnp.broadcast_shapes(*(a.shape for a in (*shapes, loc))))
         shapes, loc = [jnp.broadcast_to(s, shape) for s in shapes], jnp.broadcast_to(loc, shape)
         ok = self._valid(shapes) & (loc == loc)
         return jnp.where(ok, self._draw(key, shapes, shape, loc.dtype) + loc, jnp.nan)
