@@ -34,6 +34,11 @@ def _support():
     return (-jnp.inf, jnp.inf)
 
 
+def _pdf(x):
+    """pdf in standard form: 1 / pi / (1 + x * x)"""
+    return 1 / jnp.pi / (1 + x * x)
+
+
 def _logpdf(x):
     """logpdf in standard form: where(abs(x) < 1, -log(pi) - log1p(minimum(abs(x), 1)**2), -log(pi) - (2 * log(maximum(abs(x), 1)) + log1p((1 / maximum(abs(x), 1))**2)))"""
     return jnp.where(jnp.abs(x) < 1, -jnp.log(jnp.pi) - jnp.log1p(jnp.minimum(jnp.abs(x), 1) ** 2), -jnp.log(jnp.pi) - (2 * jnp.log(jnp.maximum(jnp.abs(x), 1)) + jnp.log1p((1 / jnp.maximum(jnp.abs(x), 1)) ** 2)))
@@ -89,7 +94,7 @@ _DISTRIBUTION = distributions.Continuous(
     shapes=(),
     valid=_valid,
     support=_support,
-    methods={'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'logcdf': _logcdf, 'logsf': _logsf, 'ppf': _ppf, 'isf': _isf},
+    methods={'pdf': _pdf, 'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'logcdf': _logcdf, 'logsf': _logsf, 'ppf': _ppf, 'isf': _isf},
     moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
@@ -99,7 +104,7 @@ _DISTRIBUTION = distributions.Continuous(
 def pdf(x, loc=0, scale=1):
     """Probability density function at x.
 
-    Computed as SciPy's ``scipy.stats.cauchy.pdf`` computes it: SciPy's default, exp(logpdf), with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.cauchy.pdf`` computes it: ``1 / pi / (1 + x * x)``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
