@@ -54,7 +54,7 @@ assert abs(df - TRUE_DF) < 1.0 and abs(loc - TRUE_LOC) < 0.1 and abs(scale - TRU
 
 # A ppf-based quantity differentiated in a shape parameter: the 99% quantile's sensitivity to df.
 quantile = t.ppf(0.99, df, loc=loc, scale=scale)
-d_quantile_d_df = jax.grad(t.ppf, argnums=1)(0.99, df, loc, scale)
+d_quantile_d_df = jax.jit(jax.grad(t.ppf, argnums=1))(0.99, df, loc, scale)
 step = 1e-5 * df
 central = (scipy.stats.t.ppf(0.99, df + step, loc, scale) - scipy.stats.t.ppf(0.99, df - step, loc, scale)) / (2 * step)
 print(f"99% quantile {float(quantile):.6f}; d/d df = {float(d_quantile_d_df):.8f} "

@@ -22,7 +22,7 @@ import jaxsci
 import jaxsci.stats
 from generator import ROOT
 from generator.distribution import collect_distributions
-from specdata import SPECS, in_default_share, params
+from specdata import SPECS
 from scipy.stats._distr_params import distcont, distdiscrete
 
 DISTRIBUTIONS, _ = collect_distributions(ROOT / "specs", ROOT, SPECS)
@@ -88,12 +88,11 @@ def _implicit(module, x, theta, position):
 
 
 def _gradient_cases():
-    """By default, first order for a fixed eighth of the distributions and gamma (an exact sampler), second
-    order for weibull_min (ppf of a uniform): the custom_jvp rule is the core's, the same for every
-    distribution; every distribution at both orders under -m slow."""
-    return [pytest.param(n, order, id=f"{n}-{order}",
-                         marks=() if (n == "weibull_min" if order == "second" else n == "gamma" or in_default_share(f"{n}-rvs", 8))
-                         else pytest.mark.slow)
+    """By default, gamma (an exact sampler) at first order and weibull_min (ppf of a uniform) at both: the
+    custom_jvp rule is the core's, the same for every distribution; every distribution at both orders
+    under -m slow."""
+    default = {("gamma", "first"), ("weibull_min", "first"), ("weibull_min", "second")}
+    return [pytest.param(n, order, id=f"{n}-{order}", marks=() if (n, order) in default else pytest.mark.slow)
             for n in CONTINUOUS for order in ("first", "second")]
 
 
@@ -148,11 +147,12 @@ def test_discrete_samples_raise_under_grad(name):
         jax.grad(lambda loc: module.rvs(key, *shapes, loc=loc))(jnp.float64(0.0))
 
 
-@pytest.mark.parametrize("name", params(NAMES, ids=lambda n: f"{n}-rvs", share=16))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in ("weibull_min", "poisson") else pytest.mark.slow, id=n)
+                                  for n in NAMES])
 def test_size_dtype_jit_vmap(name):
     """SciPy's size rule, the parameters' dtype (float32 stays float32), NaN for invalid parameters, and
     the same samples eagerly, under jit and under vmap over keys. The core does this for every
-    distribution alike: a fixed sixteenth by default, all under -m slow."""
+    distribution alike: a continuous and a discrete one by default, all under -m slow."""
     d = BY_NAME[name]
     module, shapes = getattr(jaxsci.stats, name), PARAMS[name]
     key = _key(name, "size")
