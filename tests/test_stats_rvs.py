@@ -173,3 +173,46 @@ def test_size_dtype_jit_vmap(name):
     np.testing.assert_allclose(mapped, np.stack([module.rvs(k, *shapes, size=2) for k in keys]), rtol=1e-12)
     scales = {"scale": -1.0} if d.type == "continuous" else {"loc": np.nan}
     assert np.isnan(np.asarray(module.rvs(key, *shapes, **scales, size=2))).all()
+
+
+_SPEC = """\
+name: gamma
+scipy: scipy.stats.gamma
+type: continuous
+summary: A gamma continuous random variable.
+shapes: [{name: a}]
+support: {lower: 0, upper: inf}
+methods:
+  logpdf: xlogy(a - 1, x) - x - gammaln(a)
+  cdf: gammainc(a, x)
+  ppf: gammaincinv(a, q)
+sampler: SAMPLER
+reference:
+  logpdf: (a - 1) * log(x) - x - loggamma(a)
+  cdf: gammainc(a, 0, x, regularized=True)
+"""
+
+
+@pytest.mark.parametrize("sampler, message", [
+    ("random_gamma(a, a)", "sampler: random_gamma takes 1 argument(s) (jax.random.gamma's parameters), got 2"),
+    ("random_gama(a)", "sampler: unknown function 'random_gama'; did you mean 'random_gamma'?"),
+    ("gammaln(a)", "sampler: 'gammaln(a)' draws nothing"),
+    ("random_gamma(x)", "sampler: unknown name 'x'"),
+])
+def test_sampler_errors_are_located(sampler, message):
+    from generator.distribution import parse_distribution, special_arities
+    from generator.errors import SpecError
+
+    with pytest.raises(SpecError) as info:
+        parse_distribution(_SPEC.replace("SAMPLER", sampler), "specs/stats/gamma.yaml", "gamma", special_arities(SPECS))
+    assert message in str(info.value) and str(info.value).startswith("specs/stats/gamma.yaml:11:"), str(info.value)
+
+
+def test_a_sampler_prints_one_key_per_draw():
+    from generator.distribution import parse_distribution, special_arities
+
+    spec = _SPEC.replace("SAMPLER", "random_gamma(a) / (random_gamma(a) + random_exponential())")
+    code = parse_distribution(spec, "specs/stats/gamma.yaml", "gamma", special_arities(SPECS)).sampler
+    assert code.draws == 3
+    assert code.code == ("jax.random.gamma(keys[0], a, shape, dtype) / (jax.random.gamma(keys[1], a, shape, dtype) + "
+                         "jax.random.exponential(keys[2], shape, dtype))")
