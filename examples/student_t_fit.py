@@ -42,12 +42,13 @@ x = np.asarray(data)
 scipy_df, scipy_loc, scipy_scale = scipy.stats.t.fit(x)
 scipy_nll = -scipy.stats.t.logpdf(x, scipy_df, scipy_loc, scipy_scale).sum()
 print(f"jaxsci + BFGS:   df = {df:.5f}, loc = {loc:.5f}, scale = {scale:.5f}, -log L = {result.fun:.6f} "
-      f"({result.nit} iterations)")
+      f"({result.nit} iterations, largest gradient {np.abs(result.jac).max():.1e})")
 print(f"scipy.stats.fit: df = {scipy_df:.5f}, loc = {scipy_loc:.5f}, scale = {scipy_scale:.5f}, -log L = {scipy_nll:.6f}")
 
 # The likelihood's maximum: ours is at least as high as SciPy's (Nelder-Mead stops a little short of it),
 # and the two fits agree to the precision SciPy's optimiser reaches.
-assert result.success, result.message
+# BFGS may stop with "precision loss" at the optimum, where the likelihood is flat to rounding: the gradient says
+assert np.abs(result.jac).max() < 1e-4, (result.message, result.jac)
 assert result.fun <= scipy_nll + 1e-6, (result.fun, scipy_nll)
 np.testing.assert_allclose([df, loc, scale], [scipy_df, scipy_loc, scipy_scale], rtol=2e-3)
 assert abs(df - TRUE_DF) < 1.0 and abs(loc - TRUE_LOC) < 0.1 and abs(scale - TRUE_SCALE) < 0.1
