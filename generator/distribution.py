@@ -7,6 +7,10 @@ distribution, applies SciPy's support and parameter checks, and fills in the met
 exactly as SciPy's ``rv_continuous`` and ``rv_discrete`` do. Derivatives come from the special
 functions' own rules, through JAX, so a formula needs no derivative rules of its own.
 
+An optional ``sampler`` is a formula in the shape parameters over jax.random's exact samplers
+(``random_gamma(a)``, ``RANDOM``) for ``rvs``; without one, the core draws ppf of a uniform. Either way the
+core attaches the implicit reparameterization gradient to a continuous sample.
+
 Formulas are parsed with Python's ``ast`` and printed back unchanged apart from the names (never through
 sympy, which could reorder a tail-accurate form such as ``-expm1(-x)``), in a closed namespace: the
 formula's variable, the shape parameters, jaxsci.special's functions, and ``ELEMENTARY``.
