@@ -7,6 +7,10 @@ distribution, applies SciPy's support and parameter checks, and fills in the met
 exactly as SciPy's ``rv_continuous`` and ``rv_discrete`` do. Derivatives come from the special
 functions' own rules, through JAX, so a formula needs no derivative rules of its own.
 
+An optional ``sampler`` is a formula in the shape parameters over jax.random's exact samplers
+(``random_gamma(a)``, ``RANDOM``) for ``rvs``; without one, the core draws ppf of a uniform. Either way the
+core attaches the implicit reparameterization gradient to a continuous sample.
+
 Formulas are parsed with Python's ``ast`` and printed back unchanged apart from the names (never through
 sympy, which could reorder a tail-accurate form such as ``-expm1(-x)``), in a closed namespace: the
 formula's variable, the shape parameters, jaxsci.special's functions, and ``ELEMENTARY``.
@@ -48,6 +52,12 @@ ELEMENTARY = frozenset({
 CONSTANTS = {"pi": "jnp.pi", "inf": "jnp.inf", "nan": "jnp.nan"}
 # Functions of the runtime core's distributions module a formula may call.
 CORE = frozenset({"as_integer"})
+# jax.random's exact samplers a ``sampler`` formula may call, as ``random_<name>(parameters...)`` -> the
+# number of parameters each takes (jax.random.<name>(key, *parameters, shape, dtype)); each call gets a
+# key of its own.
+RANDOM = {"normal": 0, "exponential": 0, "cauchy": 0, "laplace": 0, "logistic": 0, "gumbel": 0, "uniform": 0,
+          "gamma": 1, "chisquare": 1, "t": 1, "beta": 2}
+RANDOM_PREFIX = "random_"
 _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.BitAnd, ast.BitOr, ast.USub, ast.UAdd,
               ast.Invert, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.Name, ast.Load, ast.Constant,
@@ -65,6 +75,7 @@ class Code:
     code: str
     loc: model.Location
     lets: tuple = ()
+    draws: int = 0  # a sampler's number of jax.random calls, each with its own key (``keys[i]``)
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,7 @@ class Distribution:
     reference: dict  # method -> mpmath expression text
     tests: Tests
     loc: model.Location
+    sampler: Code | None = None  # an exact standard-form sampler over jax.random's; None: rvs is ppf of a uniform
 
     @property
     def variable(self) -> str:
@@ -125,6 +137,10 @@ class Distribution:
     @property
     def public_methods(self) -> tuple:
         return (*self.density, *TAIL_METHODS, *QUANTILE_METHODS)
+
+    @property
+    def public_sampling(self) -> tuple:
+        return ("rvs",)
 
     @property
     def public_moments(self) -> tuple:
@@ -237,6 +253,10 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
                                                   moments_map.value_line(moment), f"moments.{moment}")
         moments_map.done()
 
+    sampler = None
+    if top.has("sampler"):
+        sampler = Namespace(shape_names, arities, draws=True).code(top.get("sampler", str), path, top.value_line("sampler"),
+                                                                  "sampler")
     reference = _reference(top, path, kind, shape_names | {variable})
     tests = _tests(top, path)
     distribution = Distribution(
@@ -244,7 +264,7 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         description=top.get("description", str, default=""),
         references=tuple(top.get("references", list, default=[])), shapes=shapes, valid=valid, lower=lower,
         upper=upper, open_support=open_support, methods=methods, host=host, moments=moments, reference=reference, tests=tests,
-        loc=model.Location(path, 1))
+        loc=model.Location(path, 1), sampler=sampler)
     top.done()
     return distribution
 
@@ -336,9 +356,10 @@ def _host_rules(host: dict, methods: dict, kind: str, shapes: tuple, path: str, 
 class Namespace:
     """The names a formula may use: ``variables``, jaxsci.special's functions, ``ELEMENTARY``, ``CONSTANTS``."""
 
-    def __init__(self, variables: set, arities: dict):
+    def __init__(self, variables: set, arities: dict, draws: bool = False):
         self.variables = variables
         self.arities = arities
+        self.draws = draws  # a sampler's formula: ``random_<name>(...)`` calls jax.random's sampler
 
     def formula(self, value, path: str, line: int | None, what: str) -> Code:
         """A formula: a string, or ``{let: {name: formula, ...}, value: formula}``, each ``let`` name usable
@@ -366,11 +387,15 @@ class Namespace:
             tree = ast.parse(text, mode="eval")
         except SyntaxError as exc:
             raise SpecError(path, line, f"{what}: {text!r} does not parse: {exc.msg}") from None
+        printer = _Printer(self)
         try:
-            printed = ast.unparse(_Printer(self).visit(tree))
+            printed = ast.unparse(printer.visit(tree))
         except _FormulaError as exc:
             raise SpecError(path, line, f"{what}: {exc}") from None
-        return Code(text, printed, model.Location(path, line))
+        if self.draws and not printer.draws:
+            raise SpecError(path, line, f"{what}: {text!r} draws nothing (call one of "
+                                        f"{', '.join(RANDOM_PREFIX + n for n in RANDOM)})")
+        return Code(text, printed, model.Location(path, line), draws=printer.draws)
 
 
 class _FormulaError(Exception):
@@ -382,6 +407,7 @@ class _Printer(ast.NodeTransformer):
 
     def __init__(self, namespace: Namespace):
         self.namespace = namespace
+        self.draws = 0
 
     def generic_visit(self, node):
         if not isinstance(node, _NODES):
@@ -399,6 +425,15 @@ class _Printer(ast.NodeTransformer):
             raise _FormulaError("only calls of named functions with positional arguments are allowed")
         name = node.func.id
         args = [self.visit(a) for a in node.args]
+        if self.namespace.draws and name.startswith(RANDOM_PREFIX) and name.removeprefix(RANDOM_PREFIX) in RANDOM:
+            sampler = name.removeprefix(RANDOM_PREFIX)
+            if len(args) != RANDOM[sampler]:
+                raise _FormulaError(f"{name} takes {RANDOM[sampler]} argument(s) (jax.random.{sampler}'s parameters), "
+                                    f"got {len(args)}")
+            key = ast.Subscript(ast.Name("keys", ast.Load()), ast.Constant(self.draws), ast.Load())
+            self.draws += 1
+            function = ast.Attribute(ast.Attribute(ast.Name("jax", ast.Load()), "random", ast.Load()), sampler, ast.Load())
+            return ast.Call(function, [key, *args, ast.Name("shape", ast.Load()), ast.Name("dtype", ast.Load())], [])
         if name in ELEMENTARY or name in CORE:
             module = "jnp" if name in ELEMENTARY else "distributions"
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
@@ -418,7 +453,8 @@ class _Printer(ast.NodeTransformer):
         raise _FormulaError(self._unknown(node.id, "name"))
 
     def _unknown(self, name: str, what: str) -> str:
-        known = sorted(self.namespace.variables | ELEMENTARY | CORE | set(CONSTANTS) | set(self.namespace.arities))
+        draws = {RANDOM_PREFIX + n for n in RANDOM} if self.namespace.draws else set()
+        known = sorted(self.namespace.variables | ELEMENTARY | CORE | set(CONSTANTS) | set(self.namespace.arities) | draws)
         hint = difflib.get_close_matches(name, known, n=1)
         return (f"unknown {what} {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
                 + f" (the formula's names: {', '.join(sorted(self.namespace.variables))}, jaxsci.special's functions, "
@@ -431,7 +467,9 @@ def _shapes(top: _Mapping, path: str) -> tuple:
         line = top.data["shapes"].item_lines[index] if hasattr(top.data["shapes"], "item_lines") else top.line
         m = _Mapping(item, path, f"shapes[{index}]", line)
         name = m.get("name", str, required=True)
-        if not name.isidentifier() or name in ("loc", "scale", "x", "k", "q", "jnp", "special"):
+        # the generated module's own names, and those of its functions' arguments
+        if not name.isidentifier() or name in ("loc", "scale", "x", "k", "q", "jnp", "jax", "special", "key", "keys",
+                                                "shape", "dtype", "size"):
             raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed")
         kind = m.get("kind", str, default="real")
         if kind not in ("real", "integer"):
@@ -515,7 +553,7 @@ _SUMMARY = {
     "logsf": "Log of the survival function.", "ppf": "Percent point function (inverse of cdf) at q.",
     "isf": "Inverse survival function (inverse of sf) at q.", "mean": "Mean of the distribution.",
     "var": "Variance of the distribution.", "std": "Standard deviation of the distribution.",
-    "median": "Median of the distribution (ppf at 0.5).", "entropy": "Differential entropy of the distribution."
+    "median": "Median of the distribution (ppf at 0.5).", "rvs": "Random variates drawn with a jax.random key.", "entropy": "Differential entropy of the distribution."
                                                                       " (for a discrete one, its Shannon entropy).",
 }
 # SciPy's defaults (rv_generic, rv_continuous, rv_discrete) for the methods a spec leaves out
@@ -582,7 +620,9 @@ def runtime_reasons() -> dict:
 
 # The methods SciPy's default for a method left out uses (rv_generic; the core's Distribution._method).
 _DEFAULT_USES = {"pdf": ("logpdf",), "logpdf": ("pdf",), "pmf": ("logpmf",), "logpmf": ("pmf",), "sf": ("cdf",),
-                 "isf": ("ppf",), "logcdf": ("cdf", "sf", "ppf"), "logsf": ("sf", "cdf", "ppf"), "median": ("ppf",)}
+                 "isf": ("ppf",), "logcdf": ("cdf", "sf", "ppf"), "logsf": ("sf", "cdf", "ppf"), "median": ("ppf",),
+                 # a sample's derivative is -(dF/dθ)/f at it: the tail and the density it is drawn through
+                 "rvs": ("ppf", "cdf", "sf", "pdf")}
 
 
 def host_blocked(d: Distribution, method: str, seen: frozenset = frozenset()) -> dict:
@@ -604,6 +644,8 @@ def not_differentiable(d: Distribution, method: str) -> dict:
     why = {s.name: s.why for s in d.shapes if s.integer}
     if d.type == "continuous":
         return {**host_blocked(d, method), **why}
+    if method == "rvs":
+        return {**{n: reasons["DISCRETE_SAMPLE_WHY"] for n in [s.name for s in d.shapes] + ["loc"]}, **why}
     if method in QUANTILE_METHODS or method == "median":
         first = [PROBABILITY] if method in QUANTILE_METHODS else []
         return {**{n: reasons["DISCRETE_QUANTILE_WHY"] for n in first + [s.name for s in d.shapes]}, **why}
@@ -614,9 +656,11 @@ def not_differentiable(d: Distribution, method: str) -> dict:
 
 def _arguments(d: Distribution, method: str) -> list:
     """The public method's arguments: (name, default or None)."""
-    first = [] if method in (*MOMENTS, "std", "median") else [PROBABILITY if method in QUANTILE_METHODS else d.variable]
+    first = [] if method in (*MOMENTS, "std", "median") else [PROBABILITY if method in QUANTILE_METHODS else
+                                                              "key" if method == "rvs" else d.variable]
     scales = [("loc", 0)] + ([("scale", 1)] if d.type == "continuous" else [])
-    return [(n, None) for n in first] + [(s.name, None) for s in d.shapes] + scales
+    size = [("size", "None")] if method == "rvs" else []
+    return [(n, None) for n in first] + [(s.name, None) for s in d.shapes] + scales + size
 
 
 def _function(d: Distribution, method: str) -> dict:
@@ -625,20 +669,28 @@ def _function(d: Distribution, method: str) -> dict:
     call = ", ".join(n if default is None else f"{n}={n}" for n, default in arguments)
     docs = {s.name: s.doc for s in d.shapes}
     docs.update({d.variable: "Quantiles (the point).", PROBABILITY: "Probabilities.",
-                 "loc": "Location parameter (default 0).", "scale": "Scale parameter (default 1)."})
+                 "loc": "Location parameter (default 0).", "scale": "Scale parameter (default 1).",
+                 "key": "A jax.random key.", "size": "The sample's shape: None for the parameters' broadcast shape, an int "
+                                                     "or a tuple the parameters broadcast to (as in SciPy)."})
     if method in d.public_methods:
         standard = f"({d.variable} - loc) / scale" if d.type == "continuous" else f"{d.variable} - loc"
         how = (how_text(d, method) + (f", with {d.variable} standing for {standard}" if method not in QUANTILE_METHODS else
                                       (", times scale, plus loc" if d.type == "continuous" else ", plus loc")))
     elif method == "median":
         how = "ppf(0.5)"
+    elif method == "rvs":
+        how = sampling_text(d) + (" (times scale) plus loc. A sample's derivative in a shape parameter is the implicit "
+                                  "reparameterization gradient -(dF/dshape) / f at the sample (Figurnov, Mohamed and Mnih, "
+                                  "NeurIPS 2018), from the cdf (sf in the upper half) and the density, at every order"
+                                  if d.type == "continuous" else " plus loc, as floats (ppf's dtype)")
     elif method == "std":
         how = f"sqrt(var), var = ``{d.moments['var'].text}``" + (" times scale squared" if d.type == "continuous" else "")
     else:
         how = f"``{d.moments[method].text}``" + {"mean": " (times scale) plus loc", "var": " (times scale squared)",
                                                  "entropy": " (plus log(scale))"}[method]
     blocked = not_differentiable(d, method)
-    names = [n for n, _ in arguments if n not in blocked and not (d.type == "discrete" and method == "var" and n == "loc")]
+    names = [n for n, _ in arguments if n not in blocked and n not in ("key", "size")
+             and not (d.type == "discrete" and method == "var" and n == "loc")]
     differentiable = ", ".join(names) or "nothing"
     if blocked:
         by_reason = {}
@@ -646,8 +698,14 @@ def _function(d: Distribution, method: str) -> dict:
             by_reason.setdefault(why, []).append(name)
         differentiable += ". Not differentiable (NonDifferentiableError): " + "; ".join(
             f"{', '.join(names)}: {why}" for why, names in by_reason.items())
-    return {"name": method, "signature": signature, "call": call, "summary": _SUMMARY[method], "how": how + ".",
+    lead = "Drawn as" if method == "rvs" else f"Computed as SciPy's ``{d.scipy}.{method}`` computes it:"
+    return {"name": method, "signature": signature, "call": call, "summary": _SUMMARY[method], "how": how + ".", "lead": lead,
             "args": [f"{n}: {docs[n]}" for n, _ in arguments], "differentiable": differentiable}
+
+
+def sampling_text(d: Distribution) -> str:
+    """How rvs draws a standard-form sample."""
+    return f"``{d.sampler.text}`` (jax.random's exact samplers)" if d.sampler else "ppf of a uniform in (0, 1)"
 
 
 def render_distributions(env, distributions: list, uncovered: dict) -> dict:
@@ -655,7 +713,7 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
     table's section on scipy.stats (appended to coverage.md by the caller)."""
     files = {}
     for d in distributions:
-        methods = [*d.public_methods, *d.public_moments]
+        methods = [*d.public_methods, *d.public_moments, *d.public_sampling]
         shape_names = ", ".join(s.name for s in d.shapes)
         valid_text = d.valid.text if d.valid else ("every shape parameter > 0" if d.shapes else "no shape parameters")
         valid_code = d.valid.code if d.valid else (" & ".join(f"({s.name} > 0)" for s in d.shapes) or "True")
@@ -667,7 +725,7 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         names=[d.name for d in distributions])
     rows = []
     for d in distributions:
-        methods = [*d.public_methods, *d.public_moments]
+        methods = [*d.public_methods, *d.public_moments, *d.public_sampling]
         blocked = {}
         for method in methods:
             for name, why in not_differentiable(d, method).items():
@@ -679,6 +737,7 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
                                 if m in d.host) or "–",
             "defaults": ", ".join(m for m in d.public_methods if m not in d.methods and m not in d.host) or "–",
             "moments": ", ".join(d.public_moments),
+            "rvs": f"`{d.sampler.text}`" if d.sampler else "ppf of a uniform",
             "differentiable": ", ".join(d.differentiable),
             "not_differentiable": "<br>".join(f"`{n}` ({', '.join(ms)}): {why}" for (n, why), ms in blocked.items()) or "–",
         })

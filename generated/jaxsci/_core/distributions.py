@@ -20,9 +20,19 @@ sf's) formula, differentiated in the point and then in the argument.
 Derivatives are JAX's, through the special functions' own rules. Every formula is evaluated at a point
 inside the support (points outside are replaced by one inside, and their result discarded), so that the
 branch ``jnp.where`` does not take never turns a zero cotangent into NaN (``0 * inf``).
+
+``rvs`` draws in standard form, by the spec's exact sampler (``jax.random``'s gamma, beta, normal, ...)
+where it has one and otherwise as ppf of a uniform, then applies loc and scale. Whatever drew it, a
+continuous sample's derivative in a shape parameter is the implicit reparameterization gradient
+dx/dtheta = -(dF/dtheta)(x; theta) / f(x; theta) at the sample (Figurnov, Mohamed and Mnih, "Implicit
+Reparameterization Gradients", NeurIPS 2018): a ``jax.custom_jvp`` around the sample evaluates it from
+the spec's cdf (or sf, in the upper half, where 1 - cdf would cancel) and density, never through the
+sampler's internals; the rule calls the sample itself, so the second derivative is that formula's own.
 """
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass, field
 
 import jax
@@ -37,6 +47,8 @@ DISCRETE_POINT_WHY = ("SciPy evaluates a discrete distribution at integers only:
                       "the point k and of loc (its derivative is zero between integers and does not exist at them)")
 DISCRETE_QUANTILE_WHY = ("a discrete distribution's quantile is an integer: a step function of the probability "
                          "and of the shape parameters (its derivative is zero or does not exist)")
+DISCRETE_SAMPLE_WHY = ("a discrete distribution's sample is an integer: a step function of its parameters "
+                       "(its derivative is zero or does not exist)")
 
 
 @dataclass(frozen=True)
@@ -94,6 +106,7 @@ class Distribution:
     integer_shapes: dict = field(default_factory=dict)  # name -> why it is not differentiable
     open_support: bool = False  # the density is 0 at the support's ends (SciPy's _open_support_mask)
     host: dict = field(default_factory=dict)  # method -> Host: SciPy's own method, evaluated on the host
+    sampler: object = None  # (key, shape, dtype, *shapes) -> an exact standard-form sample; None: ppf of a uniform
 
     def __post_init__(self):
         object.__setattr__(self, "_host_functions", {m: self._host_function(m, h) for m, h in self.host.items()})
@@ -152,7 +165,9 @@ class Distribution:
 
     # ---- arguments ------------------------------------------------------------------------------
     def _arrays(self, method: str, values: dict) -> list:
-        """The arguments promoted together the JAX way (integers to the default float) and broadcast."""
+        """The arguments promoted together the JAX way (integers to the default float), each in its own
+        shape: the formulas broadcast them, so that a term in the shape parameters alone (gamma's
+        ``gammaln(a)``) is evaluated once per parameter, not once per point (benchmarks/RESULTS_stats.md)."""
         for name, value in values.items():
             if value is None or isinstance(value, (str, bytes)):
                 raise TypeError(f"{self.qualname(method)}: argument {name!r} must be a number or an array, "
@@ -162,8 +177,7 @@ class Distribution:
             raise TypeError(f"{self.qualname(method)}: the arguments must be real, got {dtype}")
         if not jnp.issubdtype(dtype, jnp.floating):
             dtype = _inexact(dtype)
-        arrays = jnp.broadcast_arrays(*(jnp.asarray(v, dtype) for v in values.values()))
-        named = dict(zip(values, arrays))
+        named = {name: jnp.asarray(v, dtype) for name, v in values.items()}
         for name, why in self.integer_shapes.items():
             named[name] = no_tangent(self.qualname(method), name, why, named[name])
         return list(named.values())
@@ -180,9 +194,39 @@ class Distribution:
         return ok
 
     def _support(self, shapes, like):
-        lower, upper = self.support(*shapes)
-        return (jnp.broadcast_to(jnp.asarray(lower, like.dtype), like.shape),
-                jnp.broadcast_to(jnp.asarray(upper, like.dtype), like.shape))
+        """The support's ends, in the broadcast shape of ``like`` and the shape parameters."""
+        lower, upper = (jnp.asarray(end, like.dtype) for end in self.support(*shapes))
+        shape = jnp.broadcast_shapes(like.shape, lower.shape, upper.shape, *(jnp.shape(s) for s in shapes))
+        return jnp.broadcast_to(lower, shape), jnp.broadcast_to(upper, shape)
+
+    # ---- sampling ---------------------------------------------------------------------------------------
+    def _sample_shape(self, size, shape) -> tuple:
+        """SciPy's rule (rv_generic._argcheck_rvs): size=None is the parameters' broadcast shape; otherwise
+        the parameters must broadcast to size."""
+        if size is None:
+            return tuple(shape)
+        try:
+            size = (operator.index(size),) if np.ndim(size) == 0 else tuple(operator.index(n) for n in size)
+        except TypeError:
+            raise TypeError(f"{self.qualname('rvs')}: size must be None, an int or a tuple of ints, got {size!r}") from None
+        try:
+            fits = jnp.broadcast_shapes(tuple(shape), size) == size
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"{self.qualname('rvs')}: size {size} does not match the parameters' broadcast shape "
+                             f"{tuple(shape)} (as in SciPy, the parameters must broadcast to size)")
+        return size
+
+    def _draw(self, key, shapes, shape, dtype):
+        """A standard-form sample: the spec's exact sampler, or ppf of a uniform in (0, 1). Nothing is
+        differentiated through it (the caller attaches the derivative)."""
+        shapes = [jax.lax.stop_gradient(jnp.broadcast_to(s, shape)) for s in shapes]
+        if self.sampler is not None:
+            return jnp.asarray(self.sampler(key, shape, dtype, *shapes), dtype)
+        # (0, 1), never 0, whose quantile is the support's lower end (an infinity where it is unbounded)
+        uniform = jax.random.uniform(key, shape, dtype, minval=jnp.finfo(dtype).tiny, maxval=1)
+        return self._method("ppf", uniform, shapes)
 
     # ---- standard-form methods, with SciPy's defaults for those a spec leaves out ---------------------
     def _method(self, method: str, z, shapes):
@@ -236,6 +280,9 @@ class Continuous(Distribution):
 
     def _standard(self, method, x, shapes, loc, scale):
         x, *shapes, loc, scale = self._arrays(method, {"x": x, **dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
+        # in one shape, as SciPy divides: XLA may divide by a scalar as a multiplication by its reciprocal,
+        # an ulp off, which a formula such as pareto's 1 - x**-b near its lower end would magnify
+        x, loc, scale = jnp.broadcast_arrays(x, loc, scale)
         positive = scale > 0
         scale = jnp.where(positive, scale, 1)
         z = (x - loc) / scale
@@ -324,6 +371,39 @@ class Continuous(Distribution):
 
     def median(self, *shapes, loc=0, scale=1):
         return self.ppf(0.5, *shapes, loc=loc, scale=scale)
+
+    # ---- sampling with implicit reparameterization gradients ------------------------------------------
+    def rvs(self, key, *shapes, loc=0, scale=1, size=None):
+        *shapes, loc, scale = self._arrays("rvs", {**dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
+        shape = self._sample_shape(size, jnp.broadcast_shapes(*(a.shape for a in (*shapes, loc, scale))))
+        shapes, loc, scale = ([jnp.broadcast_to(s, shape) for s in shapes], jnp.broadcast_to(loc, shape),
+                              jnp.broadcast_to(scale, shape))
+        positive = scale > 0
+        ok = self._valid(shapes) & positive
+        z = self._reparameterized(self._draw(key, shapes, shape, loc.dtype), *shapes)
+        return jnp.where(ok, z * jnp.where(positive, scale, 1) + loc, jnp.nan)
+
+    @functools.cached_property
+    def _reparameterized(self):
+        """``(z, *shapes) -> z``, whose derivative in the shapes is -(dF/dshape)(z) / f(z) (and none in z, a
+        draw): the implicit reparameterization gradient, whatever sampler drew z."""
+
+        @jax.custom_jvp
+        def sample(z, *shapes):
+            return z
+
+        @sample.defjvp
+        def implicit(primals, tangents):
+            z, *shapes = primals
+            _, *shape_tangents = tangents
+            # the sample again, so that at the next order its own dependence on the shapes is seen
+            x = sample(z, *shapes)
+            cdf, d_cdf = jax.jvp(lambda *s: self._method("cdf", x, s), tuple(shapes), tuple(shape_tangents))
+            _, d_sf = jax.jvp(lambda *s: self._method("sf", x, s), tuple(shapes), tuple(shape_tangents))
+            # dF = -dS: the upper half takes the survival function's, which keeps its relative accuracy there
+            return z, jnp.where(cdf > 0.5, d_sf, -d_cdf) / self._method("pdf", x, shapes)
+
+        return sample
 
 
 class Discrete(Distribution):
@@ -426,3 +506,12 @@ class Discrete(Distribution):
 
     def median(self, *shapes, loc=0):
         return self.ppf(0.5, *shapes, loc=loc)
+
+    def rvs(self, key, *shapes, loc=0, size=None):
+        *shapes, loc = self._arrays("rvs", {**dict(zip(self.shapes, shapes)), "loc": loc})
+        shapes = [no_tangent(self.qualname("rvs"), name, DISCRETE_SAMPLE_WHY, s) for name, s in zip(self.shapes, shapes)]
+        loc = no_tangent(self.qualname("rvs"), "loc", DISCRETE_SAMPLE_WHY, loc)
+        shape = self._sample_shape(size, jnp.broadcast_shapes(*(a.shape for a in (*shapes, loc))))
+        shapes, loc = [jnp.broadcast_to(s, shape) for s in shapes], jnp.broadcast_to(loc, shape)
+        ok = self._valid(shapes) & (loc == loc)
+        return jnp.where(ok, self._draw(key, shapes, shape, loc.dtype) + loc, jnp.nan)

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
 
 
 def _valid(n, p):
@@ -270,3 +270,20 @@ def median(n, p, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of trials (binom's _argcheck): the distribution exists only at integers; p: a discrete distribution's quantile is an integer: a step function of the probability and of the shape parameters (its derivative is zero or does not exist).
     """
     return _DISTRIBUTION.median(n, p, loc=loc)
+
+
+def rvs(key, n, p, loc=0, size=None):
+    """Random variates drawn with a jax.random key.
+
+    Drawn as ppf of a uniform in (0, 1) plus loc, as floats (ppf's dtype).
+
+    Args:
+      key: A jax.random key.
+      n: Number of trials (a non-negative integer).
+      p: Probability of success (0 <= p <= 1).
+      loc: Location parameter (default 0).
+      size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
+
+    Differentiable in: nothing. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of trials (binom's _argcheck): the distribution exists only at integers; p, loc: a discrete distribution's sample is an integer: a step function of its parameters (its derivative is zero or does not exist).
+    """
+    return _DISTRIBUTION.rvs(key, n, p, loc=loc, size=size)

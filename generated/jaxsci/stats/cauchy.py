@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid():
@@ -32,6 +32,11 @@ def _valid():
 def _support():
     """The support in standard form: [-inf, inf]."""
     return (-jnp.inf, jnp.inf)
+
+
+def _pdf(x):
+    """pdf in standard form: 1 / pi / (1 + x * x)"""
+    return 1 / jnp.pi / (1 + x * x)
 
 
 def _logpdf(x):
@@ -89,7 +94,7 @@ _DISTRIBUTION = distributions.Continuous(
     shapes=(),
     valid=_valid,
     support=_support,
-    methods={'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'logcdf': _logcdf, 'logsf': _logsf, 'ppf': _ppf, 'isf': _isf},
+    methods={'pdf': _pdf, 'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'logcdf': _logcdf, 'logsf': _logsf, 'ppf': _ppf, 'isf': _isf},
     moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
@@ -99,7 +104,7 @@ _DISTRIBUTION = distributions.Continuous(
 def pdf(x, loc=0, scale=1):
     """Probability density function at x.
 
-    Computed as SciPy's ``scipy.stats.cauchy.pdf`` computes it: SciPy's default, exp(logpdf), with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.cauchy.pdf`` computes it: ``1 / pi / (1 + x * x)``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -292,3 +297,22 @@ def entropy(loc=0, scale=1):
     Differentiable in: loc, scale.
     """
     return _DISTRIBUTION.entropy(loc=loc, scale=scale)
+
+
+def rvs(key, loc=0, scale=1, size=None):
+    """Random variates drawn with a jax.random key.
+
+    Drawn as ppf of a uniform in (0, 1) (times scale) plus loc. A sample's derivative in a shape
+    parameter is the implicit reparameterization gradient -(dF/dshape) / f at the sample
+    (Figurnov, Mohamed and Mnih, NeurIPS 2018), from the cdf (sf in the upper half) and the
+    density, at every order.
+
+    Args:
+      key: A jax.random key.
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+      size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.rvs(key, loc=loc, scale=scale, size=size)

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
 
 
 def _valid(b):
@@ -217,3 +217,23 @@ def median(b, loc=0, scale=1):
     Differentiable in: b, loc, scale.
     """
     return _DISTRIBUTION.median(b, loc=loc, scale=scale)
+
+
+def rvs(key, b, loc=0, scale=1, size=None):
+    """Random variates drawn with a jax.random key.
+
+    Drawn as ppf of a uniform in (0, 1) (times scale) plus loc. A sample's derivative in a shape
+    parameter is the implicit reparameterization gradient -(dF/dshape) / f at the sample
+    (Figurnov, Mohamed and Mnih, NeurIPS 2018), from the cdf (sf in the upper half) and the
+    density, at every order.
+
+    Args:
+      key: A jax.random key.
+      b: Shape parameter (b > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+      size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
+
+    Differentiable in: b, loc, scale.
+    """
+    return _DISTRIBUTION.rvs(key, b, loc=loc, scale=scale, size=size)

@@ -12,12 +12,13 @@ References:
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid():
@@ -70,6 +71,12 @@ def _isf(q):
     return -special.ndtri(q)
 
 
+def _sampler(key, shape, dtype):
+    """An exact sample in standard form: random_normal()"""
+    keys = (key,)
+    return jax.random.normal(keys[0], shape, dtype)
+
+
 def _mean():
     """mean in standard form: 0"""
     return 0
@@ -94,6 +101,7 @@ _DISTRIBUTION = distributions.Continuous(
     moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
+    sampler=_sampler,
 )
 
 
@@ -285,3 +293,22 @@ def entropy(loc=0, scale=1):
     Differentiable in: loc, scale.
     """
     return _DISTRIBUTION.entropy(loc=loc, scale=scale)
+
+
+def rvs(key, loc=0, scale=1, size=None):
+    """Random variates drawn with a jax.random key.
+
+    Drawn as ``random_normal()`` (jax.random's exact samplers) (times scale) plus loc. A sample's
+    derivative in a shape parameter is the implicit reparameterization gradient -(dF/dshape) /
+    f at the sample (Figurnov, Mohamed and Mnih, NeurIPS 2018), from the cdf (sf in the upper
+    half) and the density, at every order.
+
+    Args:
+      key: A jax.random key.
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+      size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.rvs(key, loc=loc, scale=scale, size=size)

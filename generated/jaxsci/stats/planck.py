@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(lambda_):
@@ -273,3 +273,19 @@ def entropy(lambda_, loc=0):
     Differentiable in: lambda_, loc.
     """
     return _DISTRIBUTION.entropy(lambda_, loc=loc)
+
+
+def rvs(key, lambda_, loc=0, size=None):
+    """Random variates drawn with a jax.random key.
+
+    Drawn as ppf of a uniform in (0, 1) plus loc, as floats (ppf's dtype).
+
+    Args:
+      key: A jax.random key.
+      lambda_: Rate parameter (lambda_ > 0).
+      loc: Location parameter (default 0).
+      size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
+
+    Differentiable in: nothing. Not differentiable (NonDifferentiableError): lambda_, loc: a discrete distribution's sample is an integer: a step function of its parameters (its derivative is zero or does not exist).
+    """
+    return _DISTRIBUTION.rvs(key, lambda_, loc=loc, size=size)

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(c):
@@ -289,3 +289,23 @@ def entropy(c, loc=0, scale=1):
     Differentiable in: c, loc, scale.
     """
     return _DISTRIBUTION.entropy(c, loc=loc, scale=scale)
+
+
+def rvs(key, c, loc=0, scale=1, size=None):
+    """Random variates drawn with a jax.random key.
+
+    Drawn as ppf of a uniform in (0, 1) (times scale) plus loc. A sample's derivative in a shape
+    parameter is the implicit reparameterization gradient -(dF/dshape) / f at the sample
+    (Figurnov, Mohamed and Mnih, NeurIPS 2018), from the cdf (sf in the upper half) and the
+    density, at every order.
+
+    Args:
+      key: A jax.random key.
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+      size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.rvs(key, c, loc=loc, scale=scale, size=size)
