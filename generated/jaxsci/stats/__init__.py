@@ -13,6 +13,7 @@ if _TYPE_CHECKING:
     from . import bernoulli as bernoulli
     from . import beta as beta
     from . import binom as binom
+    from . import boltzmann as boltzmann
     from . import burr as burr
     from . import burr12 as burr12
     from . import cauchy as cauchy
@@ -51,6 +52,7 @@ if _TYPE_CHECKING:
     from . import pareto as pareto
     from . import planck as planck
     from . import poisson as poisson
+    from . import randint as randint
     from . import rayleigh as rayleigh
     from . import t as t
     from . import uniform as uniform
@@ -63,6 +65,7 @@ __all__ = [
     'bernoulli',
     'beta',
     'binom',
+    'boltzmann',
     'burr',
     'burr12',
     'cauchy',
@@ -101,6 +104,7 @@ __all__ = [
     'pareto',
     'planck',
     'poisson',
+    'randint',
     'rayleigh',
     't',
     'uniform',
