@@ -52,8 +52,13 @@ if _TYPE_CHECKING:
     from . import pareto as pareto
     from . import planck as planck
     from . import poisson as poisson
+    from . import powerlaw as powerlaw
+    from . import powerlognorm as powerlognorm
+    from . import powernorm as powernorm
     from . import randint as randint
     from . import rayleigh as rayleigh
+    from . import rdist as rdist
+    from . import semicircular as semicircular
     from . import t as t
     from . import uniform as uniform
     from . import weibull_max as weibull_max
@@ -104,8 +109,13 @@ __all__ = [
     'pareto',
     'planck',
     'poisson',
+    'powerlaw',
+    'powerlognorm',
+    'powernorm',
     'randint',
     'rayleigh',
+    'rdist',
+    'semicircular',
     't',
     'uniform',
     'weibull_max',
