@@ -58,8 +58,13 @@ if _TYPE_CHECKING:
     from . import randint as randint
     from . import rayleigh as rayleigh
     from . import rdist as rdist
+    from . import rice as rice
     from . import semicircular as semicircular
+    from . import skewcauchy as skewcauchy
     from . import t as t
+    from . import trapezoid as trapezoid
+    from . import triang as triang
+    from . import truncexpon as truncexpon
     from . import uniform as uniform
     from . import weibull_max as weibull_max
     from . import weibull_min as weibull_min
@@ -115,8 +120,13 @@ __all__ = [
     'randint',
     'rayleigh',
     'rdist',
+    'rice',
     'semicircular',
+    'skewcauchy',
     't',
+    'trapezoid',
+    'triang',
+    'truncexpon',
     'uniform',
     'weibull_max',
     'weibull_min',
