@@ -65,9 +65,12 @@ if _TYPE_CHECKING:
     from . import trapezoid as trapezoid
     from . import triang as triang
     from . import truncexpon as truncexpon
+    from . import truncpareto as truncpareto
+    from . import tukeylambda as tukeylambda
     from . import uniform as uniform
     from . import weibull_max as weibull_max
     from . import weibull_min as weibull_min
+    from . import wrapcauchy as wrapcauchy
 
 __all__ = [
     'anglit',
@@ -127,9 +130,12 @@ __all__ = [
     'trapezoid',
     'triang',
     'truncexpon',
+    'truncpareto',
+    'tukeylambda',
     'uniform',
     'weibull_max',
     'weibull_min',
+    'wrapcauchy',
 ]
 _PUBLIC = frozenset(__all__)
 
