@@ -66,6 +66,7 @@ if _TYPE_CHECKING:
     from . import triang as triang
     from . import truncexpon as truncexpon
     from . import truncpareto as truncpareto
+    from . import truncweibull_min as truncweibull_min
     from . import tukeylambda as tukeylambda
     from . import uniform as uniform
     from . import weibull_max as weibull_max
@@ -131,6 +132,7 @@ __all__ = [
     'triang',
     'truncexpon',
     'truncpareto',
+    'truncweibull_min',
     'tukeylambda',
     'uniform',
     'weibull_max',
