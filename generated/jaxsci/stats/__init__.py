@@ -65,6 +65,7 @@ if _TYPE_CHECKING:
     from . import trapezoid as trapezoid
     from . import triang as triang
     from . import truncexpon as truncexpon
+    from . import truncnorm as truncnorm
     from . import truncpareto as truncpareto
     from . import truncweibull_min as truncweibull_min
     from . import tukeylambda as tukeylambda
@@ -131,6 +132,7 @@ __all__ = [
     'trapezoid',
     'triang',
     'truncexpon',
+    'truncnorm',
     'truncpareto',
     'truncweibull_min',
     'tukeylambda',
