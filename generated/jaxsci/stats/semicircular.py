@@ -44,8 +44,21 @@ def _logpdf(x):
 
 
 def _cdf(x):
-    """cdf in standard form: 0.5 + 1 / pi * (x * sqrt(1 - x * x) + arcsin(x))"""
-    return 0.5 + 1 / jnp.pi * (x * jnp.sqrt(1 - x * x) + jnp.arcsin(x))
+    """cdf in standard form: phi_low = 4 * arcsin(sqrt(where(x <= 0, 1 + x, 1) / 2)); phi_high = 4 * arcsin(sqrt(where(x > 0, 1 - x, 1) / 2)); low = where(phi_low < 0.1, phi_low**3 / 6 * (1 - phi_low**2 / 20 * (1 - phi_low**2 / 42 * (1 - phi_low**2 / 72 * (1 - phi_low**2 / 110)))), phi_low - sin(phi_low)) / (2 * pi); high = where(phi_high < 0.1, phi_high**3 / 6 * (1 - phi_high**2 / 20 * (1 - phi_high**2 / 42 * (1 - phi_high**2 / 72 * (1 - phi_high**2 / 110)))), phi_high - sin(phi_high)) / (2 * pi); where(x <= 0, low, 1 - high)"""
+    phi_low = 4 * jnp.arcsin(jnp.sqrt(jnp.where(x <= 0, 1 + x, 1) / 2))
+    phi_high = 4 * jnp.arcsin(jnp.sqrt(jnp.where(x > 0, 1 - x, 1) / 2))
+    low = jnp.where(phi_low < 0.1, phi_low ** 3 / 6 * (1 - phi_low ** 2 / 20 * (1 - phi_low ** 2 / 42 * (1 - phi_low ** 2 / 72 * (1 - phi_low ** 2 / 110)))), phi_low - jnp.sin(phi_low)) / (2 * jnp.pi)
+    high = jnp.where(phi_high < 0.1, phi_high ** 3 / 6 * (1 - phi_high ** 2 / 20 * (1 - phi_high ** 2 / 42 * (1 - phi_high ** 2 / 72 * (1 - phi_high ** 2 / 110)))), phi_high - jnp.sin(phi_high)) / (2 * jnp.pi)
+    return jnp.where(x <= 0, low, 1 - high)
+
+
+def _sf(x):
+    """sf in standard form: phi_low = 4 * arcsin(sqrt(where(x <= 0, 1 + x, 1) / 2)); phi_high = 4 * arcsin(sqrt(where(x > 0, 1 - x, 1) / 2)); low = where(phi_low < 0.1, phi_low**3 / 6 * (1 - phi_low**2 / 20 * (1 - phi_low**2 / 42 * (1 - phi_low**2 / 72 * (1 - phi_low**2 / 110)))), phi_low - sin(phi_low)) / (2 * pi); high = where(phi_high < 0.1, phi_high**3 / 6 * (1 - phi_high**2 / 20 * (1 - phi_high**2 / 42 * (1 - phi_high**2 / 72 * (1 - phi_high**2 / 110)))), phi_high - sin(phi_high)) / (2 * pi); where(x > 0, high, 1 - low)"""
+    phi_low = 4 * jnp.arcsin(jnp.sqrt(jnp.where(x <= 0, 1 + x, 1) / 2))
+    phi_high = 4 * jnp.arcsin(jnp.sqrt(jnp.where(x > 0, 1 - x, 1) / 2))
+    low = jnp.where(phi_low < 0.1, phi_low ** 3 / 6 * (1 - phi_low ** 2 / 20 * (1 - phi_low ** 2 / 42 * (1 - phi_low ** 2 / 72 * (1 - phi_low ** 2 / 110)))), phi_low - jnp.sin(phi_low)) / (2 * jnp.pi)
+    high = jnp.where(phi_high < 0.1, phi_high ** 3 / 6 * (1 - phi_high ** 2 / 20 * (1 - phi_high ** 2 / 42 * (1 - phi_high ** 2 / 72 * (1 - phi_high ** 2 / 110)))), phi_high - jnp.sin(phi_high)) / (2 * jnp.pi)
+    return jnp.where(x > 0, high, 1 - low)
 
 
 def _ppf(q):
@@ -73,7 +86,7 @@ _DISTRIBUTION = distributions.Continuous(
     shapes=(),
     valid=_valid,
     support=_support,
-    methods={'pdf': _pdf, 'logpdf': _logpdf, 'cdf': _cdf, 'ppf': _ppf},
+    methods={'pdf': _pdf, 'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf},
     moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
@@ -113,8 +126,13 @@ def logpdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.semicircular.cdf`` computes it: ``0.5 + 1 / pi * (x * sqrt(1 - x * x) + arcsin(x))``, with x standing for (x - loc) /
-    scale.
+    Computed as SciPy's ``scipy.stats.semicircular.cdf`` computes it: ``phi_low = 4 * arcsin(sqrt(where(x <= 0, 1 + x, 1) / 2)); phi_high = 4 *
+    arcsin(sqrt(where(x > 0, 1 - x, 1) / 2)); low = where(phi_low < 0.1, phi_low**3 / 6 * (1 -
+    phi_low**2 / 20 * (1 - phi_low**2 / 42 * (1 - phi_low**2 / 72 * (1 - phi_low**2 / 110)))),
+    phi_low - sin(phi_low)) / (2 * pi); high = where(phi_high < 0.1, phi_high**3 / 6 * (1 -
+    phi_high**2 / 20 * (1 - phi_high**2 / 42 * (1 - phi_high**2 / 72 * (1 - phi_high**2 /
+    110)))), phi_high - sin(phi_high)) / (2 * pi); where(x <= 0, low, 1 - high)``, with x
+    standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -145,7 +163,13 @@ def logcdf(x, loc=0, scale=1):
 def sf(x, loc=0, scale=1):
     """Survival function (1 - cdf), computed without cancellation where the spec's formula allows.
 
-    Computed as SciPy's ``scipy.stats.semicircular.sf`` computes it: SciPy's default, 1 - cdf, with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.semicircular.sf`` computes it: ``phi_low = 4 * arcsin(sqrt(where(x <= 0, 1 + x, 1) / 2)); phi_high = 4 *
+    arcsin(sqrt(where(x > 0, 1 - x, 1) / 2)); low = where(phi_low < 0.1, phi_low**3 / 6 * (1 -
+    phi_low**2 / 20 * (1 - phi_low**2 / 42 * (1 - phi_low**2 / 72 * (1 - phi_low**2 / 110)))),
+    phi_low - sin(phi_low)) / (2 * pi); high = where(phi_high < 0.1, phi_high**3 / 6 * (1 -
+    phi_high**2 / 20 * (1 - phi_high**2 / 42 * (1 - phi_high**2 / 72 * (1 - phi_high**2 /
+    110)))), phi_high - sin(phi_high)) / (2 * pi); where(x > 0, high, 1 - low)``, with x
+    standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
