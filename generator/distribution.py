@@ -249,8 +249,9 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         moments_map = _Mapping(top.get("moments", dict), path, "moments", top.value_line("moments"))
         for moment in MOMENTS:
             if moments_map.has(moment):
-                moments[moment] = parameters.code(str(moments_map.get(moment, (str, float))), path,
-                                                  moments_map.value_line(moment), f"moments.{moment}")
+                value = moments_map.get(moment, (str, float, dict))
+                moments[moment] = parameters.formula(value if isinstance(value, dict) else str(value), path,
+                                                     moments_map.value_line(moment), f"moments.{moment}")
         moments_map.done()
 
     sampler = None

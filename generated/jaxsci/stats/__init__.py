@@ -13,6 +13,7 @@ if _TYPE_CHECKING:
     from . import bernoulli as bernoulli
     from . import beta as beta
     from . import binom as binom
+    from . import boltzmann as boltzmann
     from . import burr as burr
     from . import burr12 as burr12
     from . import cauchy as cauchy
@@ -55,11 +56,27 @@ if _TYPE_CHECKING:
     from . import pareto as pareto
     from . import planck as planck
     from . import poisson as poisson
+    from . import powerlaw as powerlaw
+    from . import powerlognorm as powerlognorm
+    from . import powernorm as powernorm
+    from . import randint as randint
     from . import rayleigh as rayleigh
+    from . import rdist as rdist
+    from . import rice as rice
+    from . import semicircular as semicircular
+    from . import skewcauchy as skewcauchy
     from . import t as t
+    from . import trapezoid as trapezoid
+    from . import triang as triang
+    from . import truncexpon as truncexpon
+    from . import truncnorm as truncnorm
+    from . import truncpareto as truncpareto
+    from . import truncweibull_min as truncweibull_min
+    from . import tukeylambda as tukeylambda
     from . import uniform as uniform
     from . import weibull_max as weibull_max
     from . import weibull_min as weibull_min
+    from . import wrapcauchy as wrapcauchy
 
 __all__ = [
     'anglit',
@@ -67,6 +84,7 @@ __all__ = [
     'bernoulli',
     'beta',
     'binom',
+    'boltzmann',
     'burr',
     'burr12',
     'cauchy',
@@ -109,11 +127,27 @@ __all__ = [
     'pareto',
     'planck',
     'poisson',
+    'powerlaw',
+    'powerlognorm',
+    'powernorm',
+    'randint',
     'rayleigh',
+    'rdist',
+    'rice',
+    'semicircular',
+    'skewcauchy',
     't',
+    'trapezoid',
+    'triang',
+    'truncexpon',
+    'truncnorm',
+    'truncpareto',
+    'truncweibull_min',
+    'tukeylambda',
     'uniform',
     'weibull_max',
     'weibull_min',
+    'wrapcauchy',
 ]
 _PUBLIC = frozenset(__all__)
 

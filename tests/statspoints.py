@@ -1,0 +1,27 @@
+"""The points tests/test_stats.py compares jaxsci.stats with scipy.stats at, shared with
+tests/tools/make_stats_references.py, which records the mpmath value wherever SciPy's own is off there."""
+import numpy as np
+import scipy.stats
+
+PROBABILITIES = np.array([1e-12, 1e-3, 0.05, 0.3, 0.5, 0.8, 0.99, 1 - 1e-9])
+# the (loc, scale) pairs of the value comparison: the standard form, and a moved and stretched one
+VALUE_SCALES = ((0, 1), (0.75, 2.5))
+
+
+def scales(d, loc=0.75, scale=2.5):
+    return {"loc": loc, "scale": scale} if d.type == "continuous" else {"loc": float(loc != 0)}
+
+
+def points(d, shapes, at):
+    """Points across the support (SciPy's quantiles), its edges, outside it, and NaN."""
+    dist = getattr(scipy.stats, d.name)
+    inner = dist.ppf(PROBABILITIES, *shapes, **at)
+    lower, upper = dist.support(*shapes, **at)
+    if d.type == "discrete":
+        start = lower if np.isfinite(lower) else at["loc"] - 6  # an unbounded support (dlaplace): its centre
+        edges = np.arange(start - 2, min(upper, start + 12) + 2, 0.5)
+    else:
+        # just inside the lower end; a normal number, as XLA on CPU flushes subnormals to zero
+        inside = np.nextafter(lower, np.inf) if lower != 0 else 1e-300
+        edges = [lower, upper, lower - 1.0, upper + 1.0, inside, at["loc"]]
+    return np.concatenate([inner, edges, [-np.inf, np.inf, np.nan]])
