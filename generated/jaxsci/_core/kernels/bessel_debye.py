@@ -12,8 +12,8 @@ serves large orders at any x off the turning point and moderate orders at large 
 Every result comes with an error bound: the last two terms kept (the series are asymptotic, and
 DLMF 10.41(iv) bounds the remainder of the I/K series by a multiple of the first term left out) plus
 the rounding of the polynomials and, for the oscillatory J, Y above the turning point, of the phase
-xi ~ v. The callers keep a result only where that bound is below their target (1e-11 of the first
-derivative, 1e-9 of the second) and fall back to another method, or NaN, elsewhere.
+xi ~ v. The callers keep a result only where that bound is below their target (1e-10 of the first
+derivative, 1e-8 of the second) and fall back to another method, or NaN, elsewhere.
 """
 from fractions import Fraction
 
@@ -291,9 +291,10 @@ def jy(v, x):
     return (j_jet, j_err), (y_jet, y_err)
 
 
-def accepted(jet, err, tol1=1e-11, tol2=1e-9):
-    """(f1, f2) of the Jet where the error bound meets the targets (relative 1e-11 for the first
-    derivative, 1e-9 for the second), NaN elsewhere."""
+def accepted(jet, err, tol1=1e-10, tol2=1e-8):
+    """(f1, f2) of the Jet where the error bound meets the targets (relative 1e-10 for the first
+    derivative, 1e-8 for the second: a bound, not an estimate, a tenth of what the kernels promise),
+    NaN elsewhere."""
     with np.errstate(invalid="ignore"):
         f1 = np.where(err.f1 <= tol1 * np.abs(jet.f1), jet.f1, np.nan)
         f2 = np.where(err.f2 <= tol2 * np.abs(jet.f2), jet.f2, np.nan)
