@@ -43,7 +43,32 @@ POINTS = [
                              (0.5, 2.5, 20.0)]),
 ]
 
-ARGUMENTS = {"jv": ("v", "z"), "yv": ("v", "z"), "kv": ("v", "z"), "iv": ("v", "z"), "hankel1": ("v", "z"),
+
+def _large_orders():
+    """Bessel order derivatives beyond the tuned |v| <= 50 (issue 23): below, near and above the
+    turning point z = |v|, negative orders, and the scaled ive/kve at large z, where iv and kv overflow."""
+    orders = (60.0, 100.0, 200.0, 500.0, 1000.0)
+    # no point where the function over- or underflows (Y_1000(300) is -inf, I_500(1000) inf)
+    turning = [(v, round(v * f, 6)) for v in orders for f in (0.3, 0.95, 1.0, 1.05, 2.0) if (v, f) != (1000.0, 0.3)]
+    # z << v, and negative orders (J_-v, Y_-v by DLMF 10.4.7, I_-v by 10.27.2)
+    small_z = [(100.0, 10.0), (200.0, 50.0), (1000.0, 700.0), (60.0, 0.5)]
+    negative = [(-60.5, 30.0), (-100.25, 150.0), (-200.5, 100.0), (-500.5, 510.0), (-999.5, 2000.0)]
+    ik = [(v, round(v * f, 6)) for v in orders for f in (0.3, 1.0, 2.0) if v < 500 or f == 1.0]
+    ik += [(500.0, 200.0), (1000.0, 500.0), (-60.5, 30.0), (-100.25, 150.0)]
+    at_200 = [(v, 200.0) for v in (0.5, 10.0, 30.0, 100.0)]
+    scaled = [(v, z) for z in (200.0, 800.0, 2000.0) for v in (0.5, 2.5, 10.0, 30.0, 100.0)]
+    return [("jv", "v", (1, 2), turning + small_z + negative),
+            ("yv", "v", (1, 2), turning + small_z + negative),
+            ("iv", "v", (1, 2), ik + at_200),
+            ("kv", "v", (1, 2), ik + at_200 + [(-200.5, 100.0)]),
+            ("ive", "v", (1, 2), scaled + [(-30.5, 200.0), (1000.0, 800.0)]),
+            ("kve", "v", (1, 2), scaled + [(-30.5, 200.0), (1000.0, 800.0)])]
+
+
+# All by default: the kernels take 0.3 s for the whole set (the composite rules sum blocks of nodes).
+POINTS += _large_orders()
+
+ARGUMENTS = {"jv": ("v", "z"), "ive": ("v", "z"), "kve": ("v", "z"), "yv": ("v", "z"), "kv": ("v", "z"), "iv": ("v", "z"), "hankel1": ("v", "z"),
              "hankel1e": ("v", "z"), "hankel2e": ("v", "z"), "stdtr": ("df", "t"), "gammaincinv": ("a", "y"),
              "betainc": ("a", "b", "x"), "gammainc": ("a", "x"), "hyperu": ("a", "b", "x")}
 

@@ -91,7 +91,7 @@ def test_integer_order_closed_forms(which):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
-ALL = [getattr(bessel, w + "v_dv" + s) for w in "jyik" for s in ("", "2")]
+ALL = [getattr(bessel, w + "_dv" + s) for w in ("jv", "yv", "iv", "kv", "ive", "kve") for s in ("", "2")]
 
 
 @pytest.mark.parametrize("f", ALL, ids=lambda f: f.__name__)
@@ -116,7 +116,22 @@ def test_edges(f):
         assert np.isnan(f(1.5, complex(np.nan, 1.0)))
         assert np.isfinite(f(1.5, 2 + 0j))
         np.testing.assert_allclose(f(1.5, 2 + 0j).real, f(1.5, 2.0), rtol=1e-10)
-        assert np.isnan(f(100.0, 2.0))  # |v| > 50: outside the supported range, NaN
+        assert np.isnan(f(1500.0, 2000.0))  # |v| > 1000: outside the supported range, NaN
+
+
+@pytest.mark.parametrize("which", ["i", "k"])
+def test_scaled_kernels_are_the_unscaled_times_the_factor(which):
+    """ive_dv and kve_dv fold exp(-+z) into Debye's exponent: where iv_dv and kv_dv are finite, the same
+    numbers; where they over- or underflow (z = 800), finite (the hard points hold the references)."""
+    v = np.array([0.5, 3.0, 30.0, 100.0, -2.5, 60.0, 2.0])
+    z = np.array([30.0, 200.0, 200.0, 300.0, 40.0, 700.0, 1.5 + 2j])
+    sign = -1.0 if which == "i" else 1.0
+    factor = np.exp(sign * np.abs(z.real) if which == "i" else z)
+    for order in ("", "2"):
+        plain = getattr(bessel, which + "v_dv" + order)(v, z)
+        scaled = getattr(bessel, which + "ve_dv" + order)(v, z)
+        np.testing.assert_allclose(scaled, plain * factor, rtol=1e-11)
+        assert np.isfinite(getattr(bessel, which + "ve_dv" + order)(np.array([0.5, 100.0]), np.array([800.0, 2000.0]))).all()
 
 
 def test_zero_argument_limits():

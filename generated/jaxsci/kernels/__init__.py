@@ -87,6 +87,8 @@ if _TYPE_CHECKING:
     from ._hyperu_db2 import hyperu_db2 as hyperu_db2
     from ._iv_dv import iv_dv as iv_dv
     from ._iv_dv2 import iv_dv2 as iv_dv2
+    from ._ive_dv import ive_dv as ive_dv
+    from ._ive_dv2 import ive_dv2 as ive_dv2
     from ._ivp_dv import ivp_dv as ivp_dv
     from ._ivp_dv2 import ivp_dv2 as ivp_dv2
     from ._jv_dv import jv_dv as jv_dv
@@ -95,6 +97,8 @@ if _TYPE_CHECKING:
     from ._jvp_dv2 import jvp_dv2 as jvp_dv2
     from ._kv_dv import kv_dv as kv_dv
     from ._kv_dv2 import kv_dv2 as kv_dv2
+    from ._kve_dv import kve_dv as kve_dv
+    from ._kve_dv2 import kve_dv2 as kve_dv2
     from ._kvp_dv import kvp_dv as kvp_dv
     from ._kvp_dv2 import kvp_dv2 as kvp_dv2
     from ._lpmv_dv import lpmv_dv as lpmv_dv
@@ -245,6 +249,8 @@ __all__ = [
     'hyperu_db2',
     'iv_dv',
     'iv_dv2',
+    'ive_dv',
+    'ive_dv2',
     'ivp_dv',
     'ivp_dv2',
     'jv_dv',
@@ -253,6 +259,8 @@ __all__ = [
     'jvp_dv2',
     'kv_dv',
     'kv_dv2',
+    'kve_dv',
+    'kve_dv2',
     'kvp_dv',
     'kvp_dv2',
     'lpmv_dv',

@@ -66,14 +66,16 @@ def iv_dv(v, z):
     jaxsci's order kernels (templates/runtime/kernels/bessel.py): closed forms at integer order (DLMF
     10.15.4, 10.38.4), the ascending series differentiated in the order for small |z|, integral
     representations (DLMF 10.9.6, 10.32.4, 10.32.9) for larger real z, and a contour integral of K for
-    complex z (with J, Y, I from K and H by DLMF 10.27 and reflection); NaN where no regime meets its
-    accuracy target. Measured against mpmath in tests/test_kernels_bessel.py (1e-10 first order, 1e-8 second).
+    complex z (with J, Y, I from K and H by DLMF 10.27 and reflection); for real z, Debye's expansions
+    (DLMF 10.19.3, 10.19.6, 10.41.3-10.41.4, templates/runtime/kernels/bessel_debye.py) wherever their
+    error bound allows, which carry real z to orders |v| <= 1000 (complex z: |v| <= 50); NaN where no
+    regime meets its accuracy target. Measured against mpmath in tests/test_kernels_bessel.py (1e-10 first order, 1e-8 second).
 
     Args:
       v: real array.
-        Differentiable: iv_dv2(v, z) (the second derivative in v, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: iv_dv2(v, z) (the second derivative in v, by the same extrapolation; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       z: real or complex array.
-        Differentiable: (iv_dv(v - 1, z) + iv_dv(v + 1, z)) / 2 (DLMF 10.29.1 (I_v' = (I_(v-1) + I_(v+1)) / 2), differentiated in v; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: (iv_dv(v - 1, z) + iv_dv(v + 1, z)) / 2 (DLMF 10.29.1 (I_v' = (I_(v-1) + I_(v+1)) / 2), differentiated in v; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

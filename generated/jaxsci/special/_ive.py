@@ -10,15 +10,15 @@ from .. import _core
 def _ive_v_needs(v, z, values, needs):
     """Evaluations d ive / d v uses besides ive itself."""
     return (
-        _core.Need('kernels.iv_dv', (), (0, 1, )),
+        _core.Need('kernels.ive_dv', (), (0, 1, )),
     )
 
 
 def _ive_v_derivative(v, z, values, needs):
-    """d ive / d v: iv_dv(v, z) * exp(-abs(re(z))) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel iv_dv, times ive's factor exp(-abs(re(z)))]"""
+    """d ive / d v: ive_dv(v, z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel ive_dv, which folds the factor into Debye's expansion (DLMF 10.41) where iv overflows]"""
     (out,) = values
-    (iv_dv_1,) = needs
-    return (iv_dv_1*jnp.exp(-abs(jnp.real(z))), )
+    (ive_dv_1,) = needs
+    return (ive_dv_1, )
 
 
 def _ive_z_needs(v, z, values, needs):
@@ -72,7 +72,7 @@ def ive(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: iv_dv(v, z) * exp(-abs(re(z))) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel iv_dv, times ive's factor exp(-abs(re(z))); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: ive_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel ive_dv, which folds the factor into Debye's expansion (DLMF 10.41) where iv overflows; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       z: real or complex array. Argument.
         Differentiable: ive(v - 1, z) - v / z * ive(v, z) - sign(re(z)) / 2 * ive(v, z) (DLMF 10.29.2 and the product rule for exp(-abs(re(z))); agrees with sympy's derivative of exp(-Abs(re(z)))*besseli(v, z) at 18 sample points)
 

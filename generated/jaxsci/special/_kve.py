@@ -10,15 +10,15 @@ from .. import _core
 def _kve_v_needs(v, z, values, needs):
     """Evaluations d kve / d v uses besides kve itself."""
     return (
-        _core.Need('kernels.kv_dv', (), (0, 1, )),
+        _core.Need('kernels.kve_dv', (), (0, 1, )),
     )
 
 
 def _kve_v_derivative(v, z, values, needs):
-    """d kve / d v: kv_dv(v, z) * exp(z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kv_dv, times kve's factor exp(z)]"""
+    """d kve / d v: kve_dv(v, z) [no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kve_dv, which folds the factor into Debye's expansion (DLMF 10.41) where kv underflows]"""
     (out,) = values
-    (kv_dv_1,) = needs
-    return (kv_dv_1*jnp.exp(z), )
+    (kve_dv_1,) = needs
+    return (kve_dv_1, )
 
 
 def _kve_z_needs(v, z, values, needs):
@@ -64,7 +64,7 @@ def kve(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: kv_dv(v, z) * exp(z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kv_dv, times kve's factor exp(z); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: kve_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kve_dv, which folds the factor into Debye's expansion (DLMF 10.41) where kv underflows; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       z: real or complex array. Argument.
         Differentiable: -kve(v - 1, z) - v / z * kve(v, z) + kve(v, z) (DLMF 10.29.2 (with e^(i pi v) K_v in place of the cylinder function) and the product rule for exp(z); agrees with sympy's derivative of exp(z)*besselk(v, z) at 9 sample points)
 

@@ -25,6 +25,13 @@ Methods (regime by regime; the notes file lists the measured errors):
   plane from the continuation formulas DLMF 10.11.1-10.11.2 and 10.34.1-10.34.2.
 * Large |z| (|z| > 45, beyond every spec domain): Hankel's expansions DLMF 10.17.3-10.17.6 and
   10.40.1-10.40.2 with their coefficients a_k(v) differentiated in v exactly.
+* Real z, first wherever max(|v|, z) >= 20: Debye's expansions (DLMF 10.19.3 and 10.19.6 for J and Y
+  off the turning point z = |v|, 10.41.3-10.41.4 for I and K at every z) in truncated Taylor
+  arithmetic in v, each with an error bound that decides whether it is used (kernels/bessel_debye.py).
+  They carry the real-z kernels to |v| <= 1000 (the methods above are tuned for |v| <= 50, and serve
+  larger orders only for J and Y: the series below the turning point, the Schlaefli integrals on
+  composite rules near it); ive_dv and kve_dv fold exp(-+z) into the expansion's exponent.
+  Complex z stays at |v| <= 50.
 
 Real z < 0: SciPy's real jv/iv are finite there only at integer v (J_n(-x) = (-1)^n J_n(x)); the kernels
 return the derivative of the real part of the principal branch, i.e. of cos(v pi) J_v(|z|), which is
@@ -34,7 +41,10 @@ where SciPy's real functions give NaN).  Complex z on the negative real axis fol
 import numpy as np
 from scipy import special as sc
 
-__all__ = ["jv_dv", "jv_dv2", "yv_dv", "yv_dv2", "iv_dv", "iv_dv2", "kv_dv", "kv_dv2"]
+from . import bessel_debye
+
+__all__ = ["jv_dv", "jv_dv2", "yv_dv", "yv_dv2", "iv_dv", "iv_dv2", "kv_dv", "kv_dv2", "ive_dv", "ive_dv2",
+           "kve_dv", "kve_dv2"]
 
 _PI = np.pi
 _TINY = 1e-300
@@ -238,23 +248,59 @@ def _theta_nodes(s):
 _FINER_THETA = {32: 48, 48: 64, 64: 96, 96: 128, 128: 192}
 
 
+# Beyond this turn of the theta integral's phase (large orders near the turning point), a composite
+# rule: panels of 48 Gauss-Legendre nodes, one per 30 (the check: per 20) units of x + |v|.
+_PANEL_TURN = 150.0
+
+
+def _theta_rule(s, finer):
+    """Gauss-Legendre nodes and weights on [0, 1] for a phase turn s: a key per element and the rules."""
+    single = _theta_nodes(s)
+    if finer:
+        single = np.vectorize(_FINER_THETA.get, otypes=[int])(single) if s.size else single
+    panels = np.ceil(s / (20.0 if finer else 30.0)).astype(np.int64)
+    key = np.where(s > _PANEL_TURN, -panels, single)
+    rules = {}
+    for k in np.unique(key):
+        if k > 0:
+            rules[k] = _GL[int(k)]
+        else:
+            u, w = _GL[48]
+            m = int(-k)
+            rules[k] = (((np.arange(m)[:, None] + u[None, :]) / m).ravel(), np.tile(w / m, m))
+    return key, rules
+
+
 def _schlaefli3(v, x, want_j=True, want_y=True, nt=48, finer=False):
     """(J, dJ, d2J), (Y, dY, d2Y) at real x > 0 from DLMF 10.9.6/10.9.7 differentiated in v.
-    finer: the next larger Gauss-Legendre rule for the theta integral and 96 nodes for the t integral."""
+    finer: the next larger Gauss-Legendre rule (or more panels) for the theta integral and 96 nodes
+    for the t integral."""
     n = v.size
     A = [np.zeros(n) for _ in range(3)]
     Bq = [np.zeros(n) for _ in range(3)]
-    nth = _theta_nodes(x + np.abs(v))
+    nth, rules = _theta_rule(x + np.abs(v), finer)
     if finer:
-        nth = np.vectorize(_FINER_THETA.get, otypes=[int])(nth) if n else nth
         nt = 96
     for N in np.unique(nth):
         sel = np.nonzero(nth == N)[0]
         vs, xs = v[sel], x[sel]
-        u, wq = _GL[int(N)]
+        u, wq = rules[N]
         a0 = np.zeros(sel.size); a1 = np.zeros(sel.size); a2 = np.zeros(sel.size)
         b0 = np.zeros(sel.size); b1 = np.zeros(sel.size); b2 = np.zeros(sel.size)
-        for uj, wj in zip(u, wq):
+        if N < 0:  # composite rules (thousands of nodes): blocks of nodes at once, elements x nodes
+            for start in range(0, u.size, 512):
+                th = _PI * u[start:start + 512]
+                wj = wq[start:start + 512]
+                ph = xs[:, None] * np.sin(th) - vs[:, None] * th
+                cp = wj * np.cos(ph)
+                sp = wj * np.sin(ph)
+                a0 += cp.sum(axis=1)
+                a1 += sp @ th
+                a2 -= cp @ (th * th)
+                b0 += sp.sum(axis=1)
+                b1 -= cp @ th
+                b2 -= sp @ (th * th)
+        for uj, wj in zip(u, wq) if N > 0 else ():
             th = _PI * uj
             ph = xs * np.sin(th) - vs * th
             cp = wj * np.cos(ph)
@@ -268,26 +314,32 @@ def _schlaefli3(v, x, want_j=True, want_y=True, nt=48, finer=False):
         A[0][sel], A[1][sel], A[2][sel] = a0, a1, a2
         Bq[0][sel], Bq[1][sel], Bq[2][sel] = b0, b1, b2
     # t-integrals E^{+-}_m = int_0^T t^m exp(+-v t - x sinh t) dt
-    T = _tail_T(np.abs(v), x, False)
+    # each on its own interval: the growing exp(|v| t - x sinh t) to _tail_T, the decaying
+    # exp(-|v| t - x sinh t) only to 46/(|v| + x) (on the longer one 48 nodes missed its e-folding
+    # width 1/(|v| + x) at v = x = 1000: 1e-3 off)
+    t_grow = _tail_T(np.abs(v), x, False)
+    t_decay = np.minimum(t_grow, 46.0 / (np.abs(v) + x))
+    Tm = np.where(v >= 0, t_decay, t_grow)
+    Tp = np.where(v >= 0, t_grow, t_decay)
     u, wq = _GL[nt]
     Ep = [np.zeros(n) for _ in range(3)]
     Em = [np.zeros(n) for _ in range(3)]
     with np.errstate(all="ignore"):
         for uj, wj in zip(u, wq):
-            t = T * uj
-            sh = x * np.sinh(t)
-            em = wj * np.exp(-v * t - sh)
+            t = Tm * uj
+            em = wj * np.exp(-v * t - x * np.sinh(t))
             Em[0] += em
             Em[1] += t * em
             Em[2] += t * t * em
             if want_y:
-                ep = wj * np.exp(v * t - sh)
+                t = Tp * uj
+                ep = wj * np.exp(v * t - x * np.sinh(t))
                 Ep[0] += ep
                 Ep[1] += t * ep
                 Ep[2] += t * t * ep
         for m in range(3):
-            Em[m] *= T
-            Ep[m] *= T
+            Em[m] *= Tm
+            Ep[m] *= Tp
         s = _sinpi(v)
         c = _cospi(v)
         J = Y = None
@@ -302,16 +354,23 @@ def _schlaefli3(v, x, want_j=True, want_y=True, nt=48, finer=False):
     return J, Y
 
 
-def _schlaefli_checked(v, x, want_j):
+def _schlaefli_checked(v, x, want_j, relative=False):
     """J's (want_j) or Y's (f, df/dv, d2f/dv2) by _schlaefli3 with its finer rules, NaN where the two
     rules differ by more than 1e-11 (first derivative) or 1e-9 (second) of the scale |f| + |df/dv|
     (+ |d2f/dv2|), the size of the integrals' rounding: the rules' node counts follow x alone, and
-    near the turning point or for large orders they can fall short."""
+    near the turning point or for large orders they can fall short.
+    relative: each derivative against its own size instead, 1e-10 (first) and 1e-8 (second), and NaN
+    for that derivative alone (large orders: at v = x = 1000 d2J/dv2 is 1.4e-6 while the integrands
+    are of order 10, so the rounding of 3000 nodes alone is 1e-8 of it)."""
     coarse = _schlaefli3(v, x, want_j, not want_j)[0 if want_j else 1]
     fine = _schlaefli3(v, x, want_j, not want_j, finer=True)[0 if want_j else 1]
     out = [f.copy() for f in fine]
-    scale1 = np.abs(fine[0]) + np.abs(fine[1])
     with np.errstate(invalid="ignore"):
+        if relative:
+            out[1][~(np.abs(fine[1] - coarse[1]) <= 1e-10 * np.abs(fine[1]))] = np.nan
+            out[2][~(np.abs(fine[2] - coarse[2]) <= 1e-8 * np.abs(fine[2]))] = np.nan
+            return out
+        scale1 = np.abs(fine[0]) + np.abs(fine[1])
         bad = ((np.abs(fine[1] - coarse[1]) > 1e-11 * scale1)
                | (np.abs(fine[2] - coarse[2]) > 1e-9 * (scale1 + np.abs(fine[2]))))
     for f in out:
@@ -633,10 +692,7 @@ def _j_real_pos(v, x):
     # Hankel's expansion only where x > 2|v| too, as for Y: at v = 45, x = 46 it was 2.5e-8 off
     big = ~ser & (x > np.maximum(_XBIG, 2.0 * np.abs(v)))
     mid = ~ser & ~big
-    if mid.any():
-        r = _schlaefli_checked(v[mid], x[mid], True)
-        for m in range(3):
-            f[m][mid] = r[m]
+    _schlaefli_into(f, v, x, mid, True)
     if big.any():
         r = _hankel_asym_jy(v[big], x[big])[0]
         for m in range(3):
@@ -644,15 +700,22 @@ def _j_real_pos(v, x):
     return f
 
 
+def _schlaefli_into(f, v, x, where, want_j):
+    """f[m][where] = J's (want_j) or Y's triple by _schlaefli_checked: beyond the tuned orders checked
+    derivative by derivative against the finer rules' relative difference."""
+    for relative in (False, True):
+        sel = where & ((np.abs(v) > _V_TUNED) == relative)
+        if sel.any():
+            r = _schlaefli_checked(v[sel], x[sel], want_j, relative)
+            for m in range(3):
+                f[m][sel] = r[m]
+
+
 def _y_real_pos(v, x):
     n = v.size
     f = [np.full(n, np.nan) for _ in range(3)]
     big = x > np.maximum(_XBIG, 2.0 * np.abs(v))
-    mid = ~big
-    if mid.any():
-        r = _schlaefli_checked(v[mid], x[mid], False)
-        for m in range(3):
-            f[m][mid] = r[m]
+    _schlaefli_into(f, v, x, ~big, False)
     if big.any():
         r = _hankel_asym_jy(v[big], x[big])[1]
         for m in range(3):
@@ -724,14 +787,60 @@ def _i_real_integral3(v, x, nth=None, nt=24):
             a2 + _PI * s * E0 + 2.0 * c * E1 - s / _PI * E2)
 
 
-def _real_driver(which, v, x):
-    """(d1, d2) for real z."""
+# The methods above are tuned for |v| <= 50; beyond, Debye's expansions (and for J, Y near the
+# turning point the Schlaefli integrals on composite rules) take over, up to this order.
+_V_TUNED = 50.0
+_V_MAX = 1000.0
+# Debye's expansions are tried first wherever max(|v|, x) reaches this (their error bound decides).
+_DEBYE_FROM = 20.0
+
+
+def _debye_real(which, v, x, scaled):
+    """(f, df/dv, d2f/dv2) from Debye's expansions (kernels/bessel_debye.py), NaN in each derivative
+    where its error bound misses the target."""
+    if which in "jy":
+        jet, err = bessel_debye.jy(v, x)["jy".index(which)]
+    else:
+        jet, err = bessel_debye.ik(v, x, scaled)["ik".index(which)]
+    d1, d2 = bessel_debye.accepted(jet, err)
+    return [jet.f0, d1, d2]
+
+
+def _pos_any_order(which, v, x, scaled=False):
+    """(f, df/dv, d2f/dv2) at real x > 0 for |v| <= _V_MAX (times e^-x for I, e^x for K when scaled):
+    Debye's expansions where they meet their target, the tuned methods for |v| <= 50 elsewhere, and
+    for J and Y at larger orders J's and Y's own methods (near the turning point x = |v|, the
+    Schlaefli integrals on composite rules, checked derivative by derivative against finer rules)."""
+    n = v.size
+    f = [np.full(n, np.nan) for _ in range(3)]
+    debye = np.maximum(np.abs(v), x) >= _DEBYE_FROM
+    if debye.any():
+        r = _debye_real(which, v[debye], x[debye], scaled)
+        for m in range(3):
+            f[m][debye] = r[m]
+    rest = np.isnan(f[1]) | np.isnan(f[2])
+    # J and Y beyond the tuned orders: the series below the turning point, the Schlaefli integrals
+    # (relative check) near it, Hankel's expansion where it converges
+    tuned = rest & ((np.abs(v) <= _V_TUNED) | (which in "jy"))
+    if tuned.any():
+        pos_fn = {"j": _j_real_pos, "y": _y_real_pos, "i": _i_real_pos, "k": _k_real_pos}[which]
+        r = pos_fn(v[tuned], x[tuned])
+        factor = (np.exp(-x[tuned]) if which == "i" else np.exp(x[tuned])) if scaled else 1.0
+        for m in range(3):
+            f[m][tuned] = np.where(np.isnan(f[m][tuned]), r[m] * factor, f[m][tuned])
+    return f
+
+
+def _real_driver(which, v, x, scaled=False):
+    """(d1, d2) for real z (of ive, kve when ``scaled``)."""
     n = v.size
     d1 = np.full(n, np.nan)
     d2 = np.full(n, np.nan)
-    ok = np.isfinite(v) & ~np.isnan(x) & (np.abs(v) <= 50.0)
+    ok = np.isfinite(v) & ~np.isnan(x) & (np.abs(v) <= _V_MAX)
     pos = ok & (x > 0) & np.isfinite(x)
-    pos_fn = {"j": _j_real_pos, "y": _y_real_pos, "i": _i_real_pos, "k": _k_real_pos}[which]
+
+    def pos_fn(v_, x_):
+        return _pos_any_order(which, v_, x_, scaled)
     if pos.any():
         f = pos_fn(v[pos], x[pos])
         d1[pos], d2[pos] = f[1], f[2]
@@ -855,13 +964,16 @@ def _hankel_asym_ik(v, z):
 # public kernels
 
 
-def _public(which, order, v, z):
+def _public(which, order, v, z, scaled=False):
     with np.errstate(all="ignore"):
         vf, zf, shape, cplx = _prep(v, z)
         if cplx:
             d1, d2 = _complex_driver(which, vf, zf)
+            if scaled:
+                factor = np.exp(-np.abs(zf.real)) if which == "i" else np.exp(zf)
+                d1, d2 = d1 * factor, d2 * factor
         else:
-            d1, d2 = _real_driver(which, vf, zf)
+            d1, d2 = _real_driver(which, vf, zf, scaled)
         out = d1 if order == 1 else d2
         return out.reshape(shape)
 
@@ -915,6 +1027,30 @@ def kv_dv2(v, z):
     return _public("k", 2, v, z)
 
 
+def ive_dv(v, z):
+    """d/dv of scipy.special.ive(v, z) = iv(v, z) exp(-|Re z|).  Real z: Debye's expansion (DLMF
+    10.41.3) with the factor exp(-z) folded into its exponent, so it stays finite where iv overflows
+    (z = 800), else iv_dv's methods times the factor; complex z: iv_dv times the factor."""
+    return _public("i", 1, v, z, scaled=True)
+
+
+def ive_dv2(v, z):
+    """d^2/dv^2 of scipy.special.ive(v, z); methods as ive_dv."""
+    return _public("i", 2, v, z, scaled=True)
+
+
+def kve_dv(v, z):
+    """d/dv of scipy.special.kve(v, z) = kv(v, z) exp(z).  Real z: Debye's expansion (DLMF 10.41.4)
+    with the factor exp(z) folded into its exponent, so it stays finite where kv underflows, else
+    kv_dv's methods times the factor; complex z: kv_dv times the factor."""
+    return _public("k", 1, v, z, scaled=True)
+
+
+def kve_dv2(v, z):
+    """d^2/dv^2 of scipy.special.kve(v, z); methods as kve_dv."""
+    return _public("k", 2, v, z, scaled=True)
+
+
 def _hankel_public(kind, order, v, z, scaled):
     """d^order/dv^order of H^(kind)_v(z) (times exp(-+ i z) when ``scaled``).
 
@@ -932,7 +1068,7 @@ def _hankel_public(kind, order, v, z, scaled):
             out = out * np.exp(-sign * 1j * zc)
         vf, zf, shape, cplx = _prep(v, zc)
         out = np.broadcast_to(out, shape).ravel().copy()
-        decaying = np.isfinite(vf) & np.isfinite(zf) & (np.abs(vf) <= 50.0) & (sign * np.imag(zf) > 0)
+        decaying = np.isfinite(vf) & np.isfinite(zf) & (np.abs(vf) <= _V_TUNED) & (sign * np.imag(zf) > 0)
         if decaying.any():
             vd, zd = vf[decaying], zf[decaying]
             # H1 through K at -i z (phase ph z - pi/2), H2 through K at i z (ph z + pi/2)
@@ -991,7 +1127,7 @@ def _complex_driver(which, v, z):
     n = v.size
     d1 = np.full(n, np.nan + 0j)
     d2 = np.full(n, np.nan + 0j)
-    ok = np.isfinite(v) & np.isfinite(z) & (np.abs(v) <= 50.0)
+    ok = np.isfinite(v) & np.isfinite(z) & (np.abs(v) <= _V_TUNED)
     nz = ok & (z != 0)
     if nz.any():
         vv, zz = v[nz], z[nz]
