@@ -723,7 +723,7 @@ def _trigamma(x):
     return acc + ser
 
 
-_U_NODES = 321          # odd: every other node is the rule with twice the step (the error estimate)
+_U_NODES = 641          # odd: every other node is the rule with twice the step (the error estimate)
 _U_COARSE = 160         # grid that finds where the integrand lives
 _U_DROP = 55.0          # the integrand is cut where it is below e^-55 of its peak
 
