@@ -722,9 +722,52 @@ def _trigamma(x):
     return acc + ser
 
 
-_U_NODES = 641          # odd: every other node is the rule with twice the step (the error estimate)
-_U_COARSE = 160         # grid that finds where the integrand lives
-_U_DROP = 55.0          # the integrand is cut where it is below e^-55 of its peak
+_LIVE_NODES = 641       # odd: every other node is the rule with twice the step (the error estimate)
+_LIVE_COARSE = 160      # grid that finds where the integrand lives
+_LIVE_DROP = 55.0       # the integrand is cut where it is below e^-55 of its peak
+
+
+def _live_trapezoid(phi, factors, vlo, vhi):
+    """The trapezoidal rule for int e^phi(v) F_k(v) dv over the part of [vlo, vhi] (per element) where
+    phi is within 55 of its peak, found on a coarse grid: a sharp peak gets as many nodes as a broad
+    one.  For integrands analytic in a strip about the real axis the rule converges geometrically
+    (Trefethen & Weideman, SIAM Review 56 (2014) 385), so the difference between the rules with
+    steps 2h and h bounds the error of the finer one; the bound adds the integrand at the range's ends
+    and the rounding of the sum of |terms| (the F_k may change sign).  factors(v) gives the dict of
+    the F_k.  Returns (peak, h, sums, bounds): the integral of F_k is e^peak h sums[k], its error
+    bound e^peak h bounds[k]."""
+    grid = np.array([vlo + (vhi - vlo) * j / (_LIVE_COARSE - 1) for j in range(_LIVE_COARSE)])
+    values = np.array([phi(v) for v in grid])
+    values = np.where(np.isnan(values), -np.inf, values)
+    peak = values.max(axis=0)
+    alive = values > peak - _LIVE_DROP
+    first = np.maximum(np.argmax(alive, axis=0) - 1, 0)
+    last = np.minimum(_LIVE_COARSE - np.argmax(alive[::-1], axis=0), _LIVE_COARSE - 1)
+    cols = np.arange(grid.shape[1])
+    lo, hi = grid[first, cols], grid[last, cols]
+    h = (hi - lo) / (_LIVE_NODES - 1)
+    fine = coarse = mag = ends = None
+    for j in range(_LIVE_NODES):
+        v = lo + j * h
+        g = np.exp(phi(v) - peak)
+        edge = j in (0, _LIVE_NODES - 1)
+        w = 0.5 if edge else 1.0
+        terms = {k: g * f for k, f in factors(v).items()}
+        if fine is None:
+            fine = {k: np.zeros_like(g) for k in terms}
+            coarse = {k: np.zeros_like(g) for k in terms}
+            mag = {k: np.zeros_like(g) for k in terms}
+            ends = {k: np.zeros_like(g) for k in terms}
+        for k, t in terms.items():
+            fine[k] += w * t
+            if j % 2 == 0:
+                coarse[k] += 2.0 * w * t
+            mag[k] += np.abs(t)
+            if edge:
+                ends[k] += np.abs(t)
+    bounds = {k: np.abs(fine[k] - coarse[k]) + 4.0 * ends[k]
+              + 4.0 * _EPS * (np.sqrt(_LIVE_NODES) + np.abs(peak)) * mag[k] for k in fine}
+    return peak, h, fine, bounds
 
 
 def _hyperu_integral(a, b, x, keys):
@@ -732,69 +775,27 @@ def _hyperu_integral(a, b, x, keys):
 
     U = 1/Gamma(a) int_0^inf e^(-xt) t^(a-1) (1+t)^(b-a-1) dt (DLMF 13.4.4); with t = e^v the
     integrand e^phi(v), phi = a v + (b-a-1) log(1+e^v) - x e^v, decays like e^(a v) as v -> -inf and
-    double-exponentially beyond v = log(1/x): it is analytic in the strip |Im v| < pi/2, so the
-    trapezoidal rule in v converges geometrically (Trefethen & Weideman, SIAM Review 56 (2014) 385).
-    The range is where phi is within 55 of its peak (found on a coarse grid), so a sharp peak (large b
-    or a) gets the same number of nodes as a broad one.  d/da brings log(t/(1+t)) - psi(a), d/db
-    log(1+t), d2/da2 also -psi'(a).  Error bound: the rule with step 2h against step h (the error
-    falls geometrically, so that difference bounds the finer rule's), the integrand at the range's
-    ends, and the rounding of the sum of |terms| (the derivative integrands change sign)."""
+    double-exponentially beyond v = log(1/x), and is analytic in the strip |Im v| < pi/2: the
+    trapezoidal rule over its live range (_live_trapezoid).  d/da brings log(t/(1+t)) - psi(a), d/db
+    log(1+t), d2/da2 also -psi'(a)."""
     lx = np.log(x)
-    vlo = -_U_DROP / a - 4.0
+    vlo = -_LIVE_DROP / a - 4.0
     big = np.maximum(b - 1.0, 0.0)
-    vhi = np.maximum(np.log(big + _U_DROP + 12.0 * np.sqrt(big) + 5.0) - lx, vlo + 1.0)
+    vhi = np.maximum(np.log(big + _LIVE_DROP + 12.0 * np.sqrt(big) + 5.0) - lx, vlo + 1.0)
+    psi = _sp.psi(a)
+    trig = _trigamma(a) if (0, 0) in keys else 0.0
 
     def phi(v):
         return a * v + (b - a - 1.0) * np.logaddexp(0.0, v) - np.exp(v + lx)
 
-    grid = [vlo + (vhi - vlo) * j / (_U_COARSE - 1) for j in range(_U_COARSE)]
-    values = np.array([phi(v) for v in grid])
-    peak = values.max(axis=0)
-    alive = values > peak - _U_DROP
-    first = np.maximum(np.argmax(alive, axis=0) - 1, 0)
-    last = np.minimum(_U_COARSE - np.argmax(alive[::-1], axis=0), _U_COARSE - 1)
-    grid = np.array(grid)
-    cols = np.arange(a.shape[0])
-    lo, hi = grid[first, cols], grid[last, cols]
-    h = (hi - lo) / (_U_NODES - 1)
-    psi = _sp.psi(a)
-    trig = _trigamma(a) if (0, 0) in keys else 0.0
-    fine = {k: np.zeros_like(a) for k in keys}
-    coarse = {k: np.zeros_like(a) for k in keys}
-    mag = {k: np.zeros_like(a) for k in keys}
-    ends = {k: np.zeros_like(a) for k in keys}
-    for j in range(_U_NODES):
-        v = lo + j * h
-        g = np.exp(phi(v) - peak)
+    def factors(v):
         l2 = np.logaddexp(0.0, v)                   # log(1 + t)
         l1 = -np.logaddexp(0.0, -v) - psi           # log(t / (1 + t)) - psi(a)
-        for k in keys:
-            if k == ():
-                t = g
-            elif k == (0,):
-                t = g * l1
-            elif k == (1,):
-                t = g * l2
-            elif k == (0, 0):
-                t = g * (l1 * l1 - trig)
-            elif k == (0, 1):
-                t = g * (l1 * l2)
-            else:
-                t = g * (l2 * l2)
-            w = 0.5 if j in (0, _U_NODES - 1) else 1.0
-            fine[k] += w * t
-            if j % 2 == 0:
-                coarse[k] += 2.0 * w * t
-            mag[k] += np.abs(t)
-            if j in (0, _U_NODES - 1):
-                ends[k] += np.abs(t)
+        table = {(): 1.0, (0,): l1, (1,): l2, (0, 0): l1 * l1 - trig, (0, 1): l1 * l2, (1, 1): l2 * l2}
+        return {k: table[k] for k in keys}
+    peak, h, sums, bounds = _live_trapezoid(phi, factors, vlo, vhi)
     scale = np.exp(peak - _sp.gammaln(a)) * h
-    value, error = {}, {}
-    for k in keys:
-        value[k] = scale * fine[k]
-        error[k] = scale * (np.abs(fine[k] - coarse[k]) + 4.0 * ends[k]
-                            + 4.0 * _EPS * (np.sqrt(_U_NODES) + np.abs(peak)) * mag[k])
-    return value, error
+    return {k: scale * sums[k] for k in keys}, {k: scale * bounds[k] for k in keys}
 
 
 def _hyperu_core(a, b, x, key):
