@@ -368,7 +368,8 @@ def _hyp1f1_core(a, b, x, key):
     rec = fin & ~cplx & np.isnan(out) & ~term & (b > 0) & (first < 0) & (first > -200.0)
     if np.any(rec):
         i = np.nonzero(rec)[0]
-        out[i] = _hyp1f1_recurrence(first[i], b[i], x[i].real, key, tol)
+        # held to the tolerance of hyperu's bound (1e-10, 1e-8): this bound is first order and term by term
+        out[i] = _hyp1f1_recurrence(first[i], b[i], x[i].real, key, 1e-10 if len(key) == 1 else 1e-8)
     return out
 
 
@@ -558,6 +559,11 @@ def _hyp2f1_core(a, b, c, z, key):
         _hyp2f1_part(a, b, c, z, key, fin & ~swap, out, tol, cplx)
     if np.any(fin & swap):
         _hyp2f1_part(b, a, c, z, _SWAP_AB[key], fin & swap, out, tol, cplx)
+    # Pfaff's other form (1-z)^-b F(b, c-a; c; w), F being symmetric in a and b: where the first one's
+    # series cancelled (a negative a or c - b) this one's may not
+    retry = fin & np.isnan(out) & ~ta & ~tb
+    if np.any(retry):
+        _hyp2f1_part(b, a, c, z, _SWAP_AB[key], retry, out, tol, cplx)
     # c = -k a non-positive integer: SciPy's value is inf/NaN unless the series stops before the
     # pole (a or b = -m, m < k, as a polynomial whose derivative is asked for in the others only)
     cp = _is_nonpos_int(c)
