@@ -430,6 +430,11 @@ _H1_DOC = """{what} of Kummer's function scipy.special.hyp1f1(a, b, x) (x real o
     the Pochhammer symbols, exact for terminating a = -m); for Re x < 0 Kummer's transformation
     M(a, b, x) = e^x M(b - a, b, -x) (DLMF 13.2.39) first, differentiated by the chain rule.  Sources:
     DLMF 13.2.2, 13.2.39; Stan Math grad_pFq; JAX _hyp1f1_a_derivative / _hyp1f1_b_derivative.
+    Where that series cancels (a x < 0 with |a| large: its first parameter p = a or b - a negative),
+    real x and b > 0: the series at p + m and p + m + 1 (m = floor(-p) + 1, all terms positive) and m
+    steps of the recurrence M(p-1) = (p M(p+1) - (2p - b + |x|) M(p)) / (b - p) (DLMF 13.3.1) on jets
+    in (p, b), with a first-order error bound (adjoint sensitivities), NaN above 1e-10 (1e-8 second
+    order): still NaN where that recurrence is unstable too (|x| beyond about 2|a|).
     NaN where b is a non-positive integer (SciPy: inf), for non-finite inputs, and where the
     rounding-error estimate of the series (cancellation, large |x|) exceeds the accuracy target.
     """
@@ -626,7 +631,8 @@ _H2_DOC = """{what} of the Gauss function scipy.special.hyp2f1(a, b, c, z) (z re
     the Pochhammer symbols; exact for terminating a or b = -m, where the derivatives in the other
     parameters are finite polynomials evaluated at z itself, any z), in whichever of z and
     w = z/(z-1) is smaller in modulus, the latter through Pfaff's transformation
-    F(a,b;c;z) = (1-z)^-a F(a, c-b; c; w) (DLMF 15.8.1) differentiated by the chain rule.  Where
+    F(a,b;c;z) = (1-z)^-a F(a, c-b; c; w) (DLMF 15.8.1) differentiated by the chain rule, or where
+    that series cancels (a or c - b negative) its other form (1-z)^-b F(b, c-a; c; w).  Where
     both |z| and |z/(z-1)| exceed 0.97 (real z in (0.97, 1), z < -32, complex z near the unit
     circle around exp(+-i pi/3)) the last resort is Ridders' extrapolated central differences of
     scipy.special.hyp2f1 in the parameter (NaN where its error estimate exceeds 1e-9 relative).
