@@ -17,6 +17,16 @@ import numpy as np
 DATA = Path(__file__).resolve().parent / "data" / "hard_points.json"
 RTOL = {1: 1e-9, 2: 1e-7}  # first and second derivatives, relative to the reference
 
+# a from -20.5 to 40, x from 1e-6 to 100 (a < 0 by the recurrence in a; a x < 0 for hyp1f1, where its series cancels)
+HYPERU_WIDE = [(-0.5, 1.0, 1.0), (-7.3, 2.5, 3.0), (-20.5, 1.5, 10.0), (-20.5, 1.5, 100.0), (-7.3, -3.5, 1e-6),
+               (-0.5, 8.0, 0.01), (15.0, 3.0, 1e-6), (40.0, 0.5, 2.0), (1e-3, -2.0, 50.0), (-7.3, 0.5, 0.1)]
+HYP1F1_WIDE = [(-20.5, 1.5, 10.0), (-7.3, 2.0, 5.0), (-20.5, 3.0, 1e-6), (15.0, 2.5, -10.0), (40.0, 5.0, -30.0),
+               (-0.5, 1.5, 100.0), (1e-3, 0.5, -50.0), (-7.3, 0.7, 60.0), (15.0, 4.0, 100.0), (-40.0, 6.0, 20.0)]
+# z < -1 (Pfaff's w = z/(z-1) in (1/2, 1), where a series with a negative parameter cancels), z near 1
+HYP2F1_WIDE = [(-5.718, -5.353, 4.402, -4.486), (-5.904, -3.556, 3.206, -1.242), (4.675, 4.978, -2.965, -4.867),
+               (0.5, 0.5, 1.0, 0.5), (1.5, -2.5, 3.2, 0.9), (2.0, 3.0, 5.5, -3.0), (-2.2, 1.3, 0.7, 0.95),
+               (3.3, -4.1, 1.9, -0.9)]
+
 # (function, argument, orders, [arguments, ...])
 POINTS = [
     ("jv", "v", (1, 2), [(50.0, 49.9), (45.0, 46.0), (30.0, 30.5), (10.0, 10.2), (20.0, 5.0), (3.5, 0.01),
@@ -30,7 +40,8 @@ POINTS = [
     ("hankel1e", "v", (1, 2), [(2.5, 20j), (2.5, 800j), (1.0, 5 + 50j), (3.0, 0.5 + 0j)]),
     ("hankel2e", "v", (1, 2), [(2.5, -20j), (1.5, -60j), (0.2, 10 - 10j)]),
     ("stdtr", "df", (1,), [(10.0, -30.0), (2.0, 1e5), (1.0, -1e3), (100.0, 5.0), (0.5, 10.0), (30.0, -8.0),
-                          (1e4, 2.0)]),
+                             (1e4, 2.0), (4e4, 6.7), (8.9e4, -6.8), (2549.3, -2.97), (1e5, 14.2), (1e3, 25.0),
+                             (3e4, -0.4)]),
     ("gammaincinv", "a", (1,), [(1e7, 0.5), (1e4, 0.1), (0.05, 0.5), (0.5, 1e-6), (100.0, 0.999), (3.0, 0.5)]),
     ("betainc", "a", (1,), [(1e-8, 2.0, 0.5), (2.0, 1e-8, 0.5), (300.0, 300.0, 0.45), (1e6, 3.0, 0.9999995),
                             (1e-8, 1e-8, 0.3), (5.0, 1e6, 1e-6), (0.5, 0.5, 1e-12)]),
@@ -38,9 +49,20 @@ POINTS = [
                             (3.0, 1e-6, 0.999)]),
     ("gammainc", "a", (1, 2), [(1e-8, 1.0), (1e4, 1e4), (1e4, 9.9e3), (50.0, 1e-3), (0.5, 700.0)]),
     ("hyperu", "a", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (1.0, 150.0, 1.0), (0.01, 1.0, 1.0),
-                             (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)]),
+                             (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)] + HYPERU_WIDE),
     ("hyperu", "b", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (2.0, 1.0, 1e-8), (0.2, -3.0, 1e-4),
-                             (0.5, 2.5, 20.0)]),
+                             (0.5, 2.5, 20.0)] + HYPERU_WIDE),
+    ("hyp1f1", "a", (1, 2), HYP1F1_WIDE),
+    ("hyp1f1", "b", (1, 2), HYP1F1_WIDE),
+    ("hyp2f1", "a", (1, 2), HYP2F1_WIDE),
+    ("hyp2f1", "c", (1, 2), HYP2F1_WIDE),
+]
+
+# Checked under -m slow only (compiling stdtr's twice-differentiated rule takes about 13 s); the tool checks them too.
+SLOW_POINTS = [
+    ("stdtr", "df", (2,), [(10.0, -30.0), (2.0, 1e5), (1.0, -1e3), (100.0, 5.0), (0.5, 10.0), (30.0, -8.0),
+                           (1e4, 2.0), (4e4, 6.7), (8.9e4, -6.8), (2549.3, -2.97), (1e5, 14.2), (1e3, 25.0),
+                           (3e4, -0.4)]),
 ]
 
 
@@ -70,12 +92,15 @@ POINTS += _large_orders()
 
 ARGUMENTS = {"jv": ("v", "z"), "ive": ("v", "z"), "kve": ("v", "z"), "yv": ("v", "z"), "kv": ("v", "z"), "iv": ("v", "z"), "hankel1": ("v", "z"),
              "hankel1e": ("v", "z"), "hankel2e": ("v", "z"), "stdtr": ("df", "t"), "gammaincinv": ("a", "y"),
-             "betainc": ("a", "b", "x"), "gammainc": ("a", "x"), "hyperu": ("a", "b", "x")}
+             "betainc": ("a", "b", "x"), "gammainc": ("a", "x"), "hyperu": ("a", "b", "x"),
+             "hyp1f1": ("a", "b", "x"), "hyp2f1": ("a", "b", "c", "z")}
 
 
-def entries():
-    """Every (function, argument, order, arguments) point."""
-    return [(f, arg, order, tuple(p)) for f, arg, orders, points in POINTS for order in orders for p in points]
+def entries(slow=None):
+    """Every (function, argument, order, arguments) point: the default ones (slow=False), the -m slow ones
+    (slow=True) or both (None)."""
+    table = {False: POINTS, True: SLOW_POINTS, None: POINTS + SLOW_POINTS}[slow]
+    return [(f, arg, order, tuple(p)) for f, arg, orders, points in table for order in orders for p in points]
 
 
 def key(entry) -> str:
@@ -118,18 +143,18 @@ def classify(got, reference, order) -> str:
     return "PASS" if abs(got - reference) <= RTOL[order] * abs(reference) else "FAIL"
 
 
-def groups():
+def groups(slow=None):
     out = {}
-    for entry in entries():
+    for entry in entries(slow):
         out.setdefault(entry[:3], []).append(entry)
     return list(out.values())
 
 
-def results():
-    """[(entry, got, reference, verdict)] for every point."""
+def results(slow=None):
+    """[(entry, got, reference, verdict)] for every point (of entries(slow))."""
     stored = load()
     rows = []
-    for group in groups():
+    for group in groups(slow):
         values = evaluate(group)
         for entry, got in zip(group, values):
             ref = stored[key(entry)]

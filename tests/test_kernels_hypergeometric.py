@@ -130,22 +130,25 @@ def test_hyperu(key):
         mpmath.mp.dps = 40
 
 
-# Where the fixed double-exponential rule is not accurate the error estimate makes hyperu's kernels NaN:
-# a -> 0 (hyperu_da(1e-3, 1, 1) was 1.65, truth -0.0015), x << 1 with b - a - 1 < 0 (1.2e-4 off at
-# (1, 0.5, 1e-6)), large b (1.2e-6 off at (1, 150, 1)).
+# Points where an earlier fixed double-exponential rule was wrong: a -> 0 (hyperu_da(1e-3, 1, 1) was 1.65,
+# truth -0.0015), x << 1 with b - a - 1 < 0 (1.2e-4 off at (1, 0.5, 1e-6)), large b (1.2e-6 off at
+# (1, 150, 1)); and a < 0 (the recurrence in a): right or NaN, and the points named below right.
 @pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
 def test_hyperu_right_or_nan_at_hard_points(key):
     n = (key.count("a"), key.count("b"))
     fn = getattr(H, "hyperu_d" + SUFFIX[key])
     hard = [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (1.0, 150.0, 1.0), (0.01, 1.0, 1.0), (1e-5, 2.0, 3.0),
-            (3.0, 40.0, 0.5), (0.2, -3.0, 1e-4), (2.0, 1.0, 1e-8)]
+            (3.0, 40.0, 0.5), (0.2, -3.0, 1e-4), (2.0, 1.0, 1e-8), (-0.5, 1.0, 1.0), (-7.3, 2.5, 3.0),
+            (-20.5, 1.5, 100.0), (-7.3, -3.5, 1e-6)]
     tolerance = 1e-10 if len(key) == 1 else 1e-8
     with mpmath.workdps(30):
         for a, b, x in hard:
             got = float(fn(a, b, x))
             want = float(mpmath.diff(lambda A, B: mpmath.hyperu(A, B, x), (a, b), n))
             assert np.isnan(got) or abs(got - want) <= tolerance * abs(want), (key, a, b, x, got, want)
-    assert np.isnan(H.hyperu_da(1e-3, 1.0, 1.0))
+        for a, b, x in [(1e-3, 1.0, 1.0), (1.0, 150.0, 1.0), (2.0, 1.0, 1e-8), (-7.3, 2.5, 3.0)]:
+            want = float(mpmath.diff(lambda A, B: mpmath.hyperu(A, B, x), (a, b), n))
+            assert abs(fn(a, b, x) - want) <= tolerance * abs(want), (key, a, b, x)
 
 
 @pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
@@ -200,6 +203,6 @@ def test_complex_output_types():
 
 
 def test_out_of_domain():
-    assert np.isnan(H.hyperu_da(-0.5, 1.0, 1.0)) and np.isnan(H.hyperu_db(0.5, 1.0, -1.0))
+    assert np.isnan(H.hyperu_da(-250.5, 1.0, 1.0)) and np.isnan(H.hyperu_db(0.5, 1.0, -1.0))
     assert np.isnan(H.wright_bessel_da(-0.5, 1.0, 1.0)) and np.isnan(H.wright_bessel_db(0.5, 1.0, -1.0))
     assert np.isnan(H.hyp0f1_dv(-2.0, 0.5)) and np.isnan(H.hyp1f1_da(0.5, 0.0, 0.5))

@@ -37,7 +37,8 @@ def _mpmath_function(name):
 
     def stdtr(df, t):  # A&S 26.7.1 through the incomplete beta function
         tail = mp.betainc(df / 2, mp.mpf(1) / 2, 0, df / (df + t * t), regularized=True) / 2
-        return tail if t < 0 else 1 - tail
+        # for t > 0, -tail: the same derivatives in df as 1 - tail, whose digits a tail of 1e-50 would take
+        return tail if t < 0 else -tail
 
     return {
         "jv": mp.besselj, "yv": mp.bessely, "iv": mp.besseli,
@@ -48,7 +49,7 @@ def _mpmath_function(name):
         "gammainc": _lower_gamma,
         # beyond the median, -Q(a, x): 1 - Q would leave P's derivative to the last of the digits
         "gammainc upper": lambda a, x: -mp.gammainc(a, x, mp.inf, regularized=True),
-        "hyperu": mp.hyperu,
+        "hyperu": mp.hyperu, "hyp1f1": mp.hyp1f1, "hyp2f1": mp.hyp2f1,
     }[name]
 
 

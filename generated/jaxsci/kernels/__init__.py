@@ -152,6 +152,8 @@ if _TYPE_CHECKING:
     from ._smirnov_dd import smirnov_dd as smirnov_dd
     from ._smirnov_dd2 import smirnov_dd2 as smirnov_dd2
     from ._sph_legendre_p_dtheta import sph_legendre_p_dtheta as sph_legendre_p_dtheta
+    from ._stdtr_ddf import stdtr_ddf as stdtr_ddf
+    from ._stdtr_ddf2 import stdtr_ddf2 as stdtr_ddf2
     from ._struve_dv import struve_dv as struve_dv
     from ._struve_dv2 import struve_dv2 as struve_dv2
     from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
@@ -314,6 +316,8 @@ __all__ = [
     'smirnov_dd',
     'smirnov_dd2',
     'sph_legendre_p_dtheta',
+    'stdtr_ddf',
+    'stdtr_ddf2',
     'struve_dv',
     'struve_dv2',
     'wright_bessel_da',

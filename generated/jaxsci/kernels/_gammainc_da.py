@@ -70,9 +70,9 @@ def gammainc_da(a, x):
 
     Args:
       a: real array.
-        Differentiable: gammainc_da2(a, x) (the second derivative in a, by the same extrapolation; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: gammainc_da2(a, x) (the second derivative in a, by the same extrapolation; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real array. x > 0
-        Differentiable: Piecewise((exp((a - 1) * log(x) - x - gammaln(a)) * (log(x) - digamma(a)), x > 0), (0, True)) (d/dx P = x^(a-1) e^(-x) / Gamma(a) (DLMF 8.2.4 differentiated), differentiated in a; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: Piecewise((exp((a - 1) * log(x) - x - gammaln(a)) * (log(x) - digamma(a)), x > 0), (0, True)) (d/dx P = x^(a-1) e^(-x) / Gamma(a) (DLMF 8.2.4 differentiated), differentiated in a; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

@@ -34,7 +34,8 @@ def hyperu_db2(a, b, x):
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
     U(a, b, x) = integral of e^(-xt) t^(a-1) (1+t)^(b-a-1) dt / Gamma(a) (DLMF 13.4.4), differentiated in a and b
-    under the integral and evaluated by double-exponential quadrature (templates/runtime/kernels/hypergeometric.py).
+    under the integral and evaluated by the trapezoidal rule in log t for a >= 1; for a < 1 from a + m and a + m + 1 by the
+    recurrence in a (DLMF 13.3.7), with an error bound (templates/runtime/kernels/hypergeometric.py).
 
     Args:
       a: real array.
@@ -53,6 +54,7 @@ def hyperu_db2(a, b, x):
     own dtype.
 
     References:
-      - DLMF 13.4.4 (the integral representation), differentiated under the integral; double-exponential quadrature
+      - DLMF 13.4.4 (the integral representation), differentiated under the integral; trapezoidal rule in log t
+      - DLMF 13.3.7 (the recurrence in a), differentiated in a and b
     """
     return _core.call(_FUNCTION, a, b, x)

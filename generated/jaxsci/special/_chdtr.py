@@ -67,7 +67,7 @@ def chdtr(v, x):
 
     Args:
       v: real array. Degrees of freedom, v > 0.
-        Differentiable: gammainc_da(v / 2, x / 2) / 2 (chdtr(v, x) = P(v/2, x/2): jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: gammainc_da(v / 2, x / 2) / 2 (chdtr(v, x) = P(v/2, x/2): jaxsci's kernel gammainc_da; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real array. Upper bound of the integral, x >= 0.
         Differentiable: exp((v/2 - 1) * log(x/2) - x/2 - loggamma(v/2)) / 2 (DLMF 8.8.13 (dP(a, z)/dz = z^(a-1) exp(-z) / Gamma(a)) with a = v/2, z = x/2: the chi-square density; agrees with sympy's derivative of lowergamma(v/2, x/2)/gamma(v/2) at 9 sample points)
 

@@ -88,7 +88,7 @@ def gammainc(a, x):
 
     Args:
       a: real array. Positive parameter.
-        Differentiable: gammainc_da(a, x) (jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: gammainc_da(a, x) (jaxsci's kernel gammainc_da; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real array. Nonnegative argument.
         Differentiable: Piecewise(
       (sqrt((1 - Piecewise((1 - a, a >= 10), (-9, True))) / (2 * pi)) / (1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True)))

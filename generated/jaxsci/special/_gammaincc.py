@@ -77,7 +77,7 @@ def gammaincc(a, x):
 
     Args:
       a: real array. Positive parameter.
-        Differentiable: -gammainc_da(a, x) (Q = 1 - P (DLMF 8.2.5): jaxsci's kernel gammainc_da; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: -gammainc_da(a, x) (Q = 1 - P (DLMF 8.2.5): jaxsci's kernel gammainc_da; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real array. Nonnegative argument.
         Differentiable: -Piecewise(
       (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x

@@ -20,6 +20,8 @@ Transformations (DLMF 13.2.39 Kummer, 15.8.1 Pfaff) keep the series argument sma
 of the transformed form follow by the chain rule (documented in each kernel).
 """
 
+import itertools
+
 import numpy as np
 from scipy import special as _sp
 
@@ -233,6 +235,85 @@ def _finish(res, shape, cplx):
 
 
 # --------------------------------------------------------------------------------------------
+# second-order jets: a value with its partial derivatives in the parameters, and a bound on the
+# rounding error of each, carried through products and three-term recurrences
+# --------------------------------------------------------------------------------------------
+
+def _jet_keys(key):
+    """The derivative tuples the product rule for `key` needs (every sub-multiset, () first)."""
+    out = {()}
+    for r in range(1, len(key) + 1):
+        out.update(tuple(sorted(c)) for c in itertools.combinations(key, r))
+    return sorted(out, key=lambda t: (len(t), t))
+
+
+def _splits(k):
+    """(left, right) for each subset of k's positions: the terms of Leibniz's rule for d^k (f g)."""
+    for mask in range(1 << len(k)):
+        yield (tuple(k[i] for i in range(len(k)) if mask >> i & 1),
+               tuple(k[i] for i in range(len(k)) if not mask >> i & 1))
+
+
+def _jet_mul(f, g):
+    return {k: sum(f[left] * g[right] for left, right in _splits(k)) for k in f}
+
+
+def _jet_abs_mul(f, g):
+    """Leibniz's rule on the moduli: a bound on |d^k (f g)| term by term."""
+    return {k: sum(np.abs(f[left]) * np.abs(g[right]) for left, right in _splits(k)) for k in f}
+
+
+def _jet_poly(keys, value, gradient, hessian):
+    """The jet of a polynomial coefficient: its value, gradient and (constant) Hessian in the
+    parameters (entries scalars or arrays)."""
+    shape = np.shape(value)
+    out = {}
+    for k in keys:
+        if k == ():
+            out[k] = value
+        elif len(k) == 1:
+            out[k] = np.broadcast_to(np.asarray(gradient[k[0]], dtype=np.float64), shape)
+        else:
+            out[k] = np.broadcast_to(np.asarray(hessian[k[0]][k[1]], dtype=np.float64), shape)
+    return out
+
+
+def _recur_down(low, high, low_err, high_err, steps, coefficients):
+    """Three-term recurrence f_(j+1) = C1_j f_j + C2_j f_(j-1) (f_0 = low, f_(-1) = high) run for
+    `steps` steps (per element) on jets; coefficients(j) gives the jets (C1_j, C2_j).  Returns the
+    last jet and a first-order bound on its error: the start's error bounds and each step's rounding
+    (4 eps of the terms) times their signed sensitivities, found by the adjoint recurrence
+    lambda_j = lambda_(j+1) C1_j + mu_(j+1), mu_j = lambda_(j+1) C2_j run backwards in the jet
+    algebra.  Unlike term-by-term moduli this does not count as growth the cancellations that a
+    stable direction of the recurrence makes (Wimp, "Computation with recurrence relations", 1984,
+    ch. 2)."""
+    keys = list(low)
+    nmax = int(steps.max()) if steps.size else 0
+    rounding = []
+    for j in range(nmax):
+        act = j < steps
+        c1, c2 = coefficients(j)
+        t1, t2 = _jet_mul(c1, low), _jet_mul(c2, high)
+        a1, a2 = _jet_abs_mul(c1, low), _jet_abs_mul(c2, high)
+        rounding.append({k: np.where(act, 4.0 * _EPS * (a1[k] + a2[k]), 0.0) for k in keys})
+        high = {k: np.where(act, low[k], high[k]) for k in keys}
+        low = {k: np.where(act, t1[k] + t2[k], low[k]) for k in keys}
+    unit = {k: (np.ones_like(steps) if k == () else np.zeros_like(steps)) for k in keys}
+    lam, mu = unit, {k: np.zeros_like(steps) for k in keys}
+    err = {k: np.zeros_like(steps) for k in keys}
+    for j in reversed(range(nmax)):
+        act = j < steps
+        spread = _jet_abs_mul(lam, rounding[j])
+        err = {k: err[k] + spread[k] for k in keys}
+        c1, c2 = coefficients(j)
+        lam_c1, lam_c2 = _jet_mul(lam, c1), _jet_mul(lam, c2)
+        lam, mu = ({k: np.where(act, lam_c1[k] + mu[k], lam[k]) for k in keys},
+                   {k: np.where(act, lam_c2[k], mu[k]) for k in keys})
+    start_low, start_high = _jet_abs_mul(lam, low_err), _jet_abs_mul(mu, high_err)
+    return low, {k: err[k] + start_low[k] + start_high[k] for k in keys}
+
+
+# --------------------------------------------------------------------------------------------
 # 1F1
 # --------------------------------------------------------------------------------------------
 
@@ -280,7 +361,56 @@ def _hyp1f1_core(a, b, x, key):
         err = 2 * _EPS * 4 * _combine([abs(c[0]) for c in comb], mags[1:])
         bad = err > tol * np.maximum(np.abs(val), np.abs(sums[0]))
         out[i] = np.where(bad, np.nan, val)
+    # where the series cancels (a x < 0 and |a| large): the recurrence in a from a positive first
+    # parameter, where every term has one sign
+    first = np.where(x.real < 0, b - a, a)
+    rec = fin & ~cplx & np.isnan(out) & ~term & (b > 0) & (first < 0) & (first > -200.0)
+    if np.any(rec):
+        i = np.nonzero(rec)[0]
+        # held to the tolerance of hyperu's bound (1e-10, 1e-8): this bound is first order and term by term
+        out[i] = _hyp1f1_recurrence(first[i], b[i], x[i].real, key, 1e-10 if len(key) == 1 else 1e-8)
     return out
+
+
+def _hyp1f1_recurrence(p, b, x, key, tol):
+    """d^key M(a, b, x) with p = a (x > 0) or p = b - a (x < 0, Kummer's M = e^x M(b-a, b, -x),
+    DLMF 13.2.39) negative, b > 0: M(p, b, |x|) and its derivatives from the series at p + m and
+    p + m + 1 (m = floor(-p) + 1, all terms positive), then m steps down of
+    M(p-1) = (p M(p+1) - (2p - b + |x|) M(p)) / (b - p) (DLMF 13.3.1) on jets in (p, b), with the
+    recurrence's first-order error bound; NaN where that exceeds tol of the result."""
+    y = np.abs(x)
+    kummer = x < 0
+    comb = _H1_KUMMER[key]
+    keys = sorted(set().union(*[_jet_keys(w) for w in [c[1] for c in comb] + [_H1_KEYS[key]]]),
+                  key=lambda t: (len(t), t))
+    steps = np.floor(-p) + 1.0
+    top = p + steps
+    n = p.shape[0]
+    sums, mags, _ = _pfq_series([np.concatenate([top, top + 1.0])], [np.concatenate([b, b])],
+                                np.concatenate([y, y]), keys, want_mag=True)
+    low = {k: s_[:n] for k, s_ in zip(keys, sums)}
+    high = {k: s_[n:] for k, s_ in zip(keys, sums)}
+    low_err = {k: 8 * _EPS * m_[:n] for k, m_ in zip(keys, mags)}
+    high_err = {k: 8 * _EPS * m_[n:] for k, m_ in zip(keys, mags)}
+
+    def coefficients(j):
+        cur = top - j                                   # M(cur - 1) from M(cur), M(cur + 1)
+        den = b - cur
+        # 1/(b - cur): gradient (1, -1)/den^2 in (p, b), Hessian 2 g_i g_j / den^3 with g = (-1, 1)
+        inv = _jet_poly(keys, 1.0 / den, (1.0 / den ** 2, -1.0 / den ** 2),
+                        ((2.0 / den ** 3, -2.0 / den ** 3), (-2.0 / den ** 3, 2.0 / den ** 3)))
+        c1 = _jet_mul(_jet_poly(keys, -(2.0 * cur - b + y), (-2.0, 1.0), ((0.0, 0.0), (0.0, 0.0))), inv)
+        c2 = _jet_mul(_jet_poly(keys, cur, (1.0, 0.0), ((0.0, 0.0), (0.0, 0.0))), inv)
+        return c1, c2
+    jet, jet_err = _recur_down(low, high, low_err, high_err, steps, coefficients)
+    direct_d = _H1_KEYS[key]
+    value = np.where(kummer, _combine([c[0] for c in comb], [jet[c[1]] for c in comb]), jet[direct_d])
+    error = np.where(kummer, _combine([abs(c[0]) for c in comb], [jet_err[c[1]] for c in comb]),
+                     jet_err[direct_d])
+    scale = np.where(kummer, np.exp(x), 1.0)
+    value, error = value * scale, error * scale
+    good = np.isfinite(value) & (error <= tol * np.abs(value))
+    return np.where(good, value, np.nan)
 
 
 def _hyp1f1(a, b, x, key):
@@ -300,6 +430,11 @@ _H1_DOC = """{what} of Kummer's function scipy.special.hyp1f1(a, b, x) (x real o
     the Pochhammer symbols, exact for terminating a = -m); for Re x < 0 Kummer's transformation
     M(a, b, x) = e^x M(b - a, b, -x) (DLMF 13.2.39) first, differentiated by the chain rule.  Sources:
     DLMF 13.2.2, 13.2.39; Stan Math grad_pFq; JAX _hyp1f1_a_derivative / _hyp1f1_b_derivative.
+    Where that series cancels (a x < 0 with |a| large: its first parameter p = a or b - a negative),
+    real x and b > 0: the series at p + m and p + m + 1 (m = floor(-p) + 1, all terms positive) and m
+    steps of the recurrence M(p-1) = (p M(p+1) - (2p - b + |x|) M(p)) / (b - p) (DLMF 13.3.1) on jets
+    in (p, b), with a first-order error bound (adjoint sensitivities), NaN above 1e-10 (1e-8 second
+    order): still NaN where that recurrence is unstable too (|x| beyond about 2|a|).
     NaN where b is a non-positive integer (SciPy: inf), for non-finite inputs, and where the
     rounding-error estimate of the series (cancellation, large |x|) exceeds the accuracy target.
     """
@@ -428,6 +563,11 @@ def _hyp2f1_core(a, b, c, z, key):
         _hyp2f1_part(a, b, c, z, key, fin & ~swap, out, tol, cplx)
     if np.any(fin & swap):
         _hyp2f1_part(b, a, c, z, _SWAP_AB[key], fin & swap, out, tol, cplx)
+    # Pfaff's other form (1-z)^-b F(b, c-a; c; w), F being symmetric in a and b: where the first one's
+    # series cancelled (a negative a or c - b) this one's may not
+    retry = fin & np.isnan(out) & ~ta & ~tb
+    if np.any(retry):
+        _hyp2f1_part(b, a, c, z, _SWAP_AB[key], retry, out, tol, cplx)
     # c = -k a non-positive integer: SciPy's value is inf/NaN unless the series stops before the
     # pole (a or b = -m, m < k, as a polynomial whose derivative is asked for in the others only)
     cp = _is_nonpos_int(c)
@@ -491,7 +631,8 @@ _H2_DOC = """{what} of the Gauss function scipy.special.hyp2f1(a, b, c, z) (z re
     the Pochhammer symbols; exact for terminating a or b = -m, where the derivatives in the other
     parameters are finite polynomials evaluated at z itself, any z), in whichever of z and
     w = z/(z-1) is smaller in modulus, the latter through Pfaff's transformation
-    F(a,b;c;z) = (1-z)^-a F(a, c-b; c; w) (DLMF 15.8.1) differentiated by the chain rule.  Where
+    F(a,b;c;z) = (1-z)^-a F(a, c-b; c; w) (DLMF 15.8.1) differentiated by the chain rule, or where
+    that series cancels (a or c - b negative) its other form (1-z)^-b F(b, c-a; c; w).  Where
     both |z| and |z/(z-1)| exceed 0.97 (real z in (0.97, 1), z < -32, complex z near the unit
     circle around exp(+-i pi/3)) the last resort is Ridders' extrapolated central differences of
     scipy.special.hyp2f1 in the parameter (NaN where its error estimate exceeds 1e-9 relative).
@@ -577,22 +718,6 @@ def hyp0f1_dv2(v, z):
 # U (hyperu)
 # --------------------------------------------------------------------------------------------
 
-def _de_nodes(h=0.1, tmin=-9.0, tmax=5.6):
-    """exp-sinh type double-exponential nodes for int_0^inf f(s) e^-s ds (Ooura & Mori, "The double
-    exponential formula for oscillatory functions over the half infinite interval", J. Comput. Appl.
-    Math. 38 (1991), transformation s = exp(tau - exp(-tau))): returns (log s, s, h * ds/dtau / s)."""
-    tau = np.arange(tmin, tmax + h / 2, h)
-    e = np.exp(-tau)
-    ls = tau - e
-    s = np.exp(ls)
-    wgt = h * (1.0 + e)
-    return ls, s, wgt
-
-
-# step 0.05; every other node is the step-0.1 rule, whose difference from it is hyperu's error estimate
-_DE_LS, _DE_S, _DE_W = _de_nodes(h=0.05)
-
-
 def _trigamma(x):
     """psi'(x) for x > 0: recurrence to x >= 8, then the asymptotic series (DLMF 5.15.8)."""
     acc = np.zeros_like(x)
@@ -609,63 +734,120 @@ def _trigamma(x):
     return acc + ser
 
 
+_LIVE_NODES = 641       # odd: every other node is the rule with twice the step (the error estimate)
+_LIVE_COARSE = 160      # grid that finds where the integrand lives
+_LIVE_DROP = 55.0       # the integrand is cut where it is below e^-55 of its peak
+
+
+def _live_trapezoid(phi, factors, vlo, vhi):
+    """The trapezoidal rule for int e^phi(v) F_k(v) dv over the part of [vlo, vhi] (per element) where
+    phi is within 55 of its peak, found on a coarse grid: a sharp peak gets as many nodes as a broad
+    one.  For integrands analytic in a strip about the real axis the rule converges geometrically
+    (Trefethen & Weideman, SIAM Review 56 (2014) 385), so the difference between the rules with
+    steps 2h and h bounds the error of the finer one; the bound adds the integrand at the range's ends
+    and the rounding of the sum of |terms| (the F_k may change sign).  factors(v) gives the dict of
+    the F_k.  Returns (peak, h, sums, bounds): the integral of F_k is e^peak h sums[k], its error
+    bound e^peak h bounds[k]."""
+    grid = np.array([vlo + (vhi - vlo) * j / (_LIVE_COARSE - 1) for j in range(_LIVE_COARSE)])
+    values = np.array([phi(v) for v in grid])
+    values = np.where(np.isnan(values), -np.inf, values)
+    peak = values.max(axis=0)
+    alive = values > peak - _LIVE_DROP
+    first = np.maximum(np.argmax(alive, axis=0) - 1, 0)
+    last = np.minimum(_LIVE_COARSE - np.argmax(alive[::-1], axis=0), _LIVE_COARSE - 1)
+    cols = np.arange(grid.shape[1])
+    lo, hi = grid[first, cols], grid[last, cols]
+    h = (hi - lo) / (_LIVE_NODES - 1)
+    fine = coarse = mag = ends = None
+    for j in range(_LIVE_NODES):
+        v = lo + j * h
+        g = np.exp(phi(v) - peak)
+        edge = j in (0, _LIVE_NODES - 1)
+        w = 0.5 if edge else 1.0
+        terms = {k: g * f for k, f in factors(v).items()}
+        if fine is None:
+            fine = {k: np.zeros_like(g) for k in terms}
+            coarse = {k: np.zeros_like(g) for k in terms}
+            mag = {k: np.zeros_like(g) for k in terms}
+            ends = {k: np.zeros_like(g) for k in terms}
+        for k, t in terms.items():
+            fine[k] += w * t
+            if j % 2 == 0:
+                coarse[k] += 2.0 * w * t
+            mag[k] += np.abs(t)
+            if edge:
+                ends[k] += np.abs(t)
+    bounds = {k: np.abs(fine[k] - coarse[k]) + 4.0 * ends[k]
+              + 4.0 * _EPS * (np.sqrt(_LIVE_NODES) + np.abs(peak)) * mag[k] for k in fine}
+    return peak, h, fine, bounds
+
+
+def _hyperu_integral(a, b, x, keys):
+    """Jets of U(a, b, x) in (a, b) for a >= 1, x > 0, with error bounds.
+
+    U = 1/Gamma(a) int_0^inf e^(-xt) t^(a-1) (1+t)^(b-a-1) dt (DLMF 13.4.4); with t = e^v the
+    integrand e^phi(v), phi = a v + (b-a-1) log(1+e^v) - x e^v, decays like e^(a v) as v -> -inf and
+    double-exponentially beyond v = log(1/x), and is analytic in the strip |Im v| < pi/2: the
+    trapezoidal rule over its live range (_live_trapezoid).  d/da brings log(t/(1+t)) - psi(a), d/db
+    log(1+t), d2/da2 also -psi'(a)."""
+    lx = np.log(x)
+    vlo = -_LIVE_DROP / a - 4.0
+    big = np.maximum(b - 1.0, 0.0)
+    vhi = np.maximum(np.log(big + _LIVE_DROP + 12.0 * np.sqrt(big) + 5.0) - lx, vlo + 1.0)
+    psi = _sp.psi(a)
+    trig = _trigamma(a) if (0, 0) in keys else 0.0
+
+    def phi(v):
+        return a * v + (b - a - 1.0) * np.logaddexp(0.0, v) - np.exp(v + lx)
+
+    def factors(v):
+        l2 = np.logaddexp(0.0, v)                   # log(1 + t)
+        l1 = -np.logaddexp(0.0, -v) - psi           # log(t / (1 + t)) - psi(a)
+        table = {(): 1.0, (0,): l1, (1,): l2, (0, 0): l1 * l1 - trig, (0, 1): l1 * l2, (1, 1): l2 * l2}
+        return {k: table[k] for k in keys}
+    peak, h, sums, bounds = _live_trapezoid(phi, factors, vlo, vhi)
+    scale = np.exp(peak - _sp.gammaln(a)) * h
+    return {k: scale * sums[k] for k in keys}, {k: scale * bounds[k] for k in keys}
+
+
 def _hyperu_core(a, b, x, key):
     out = np.full(a.shape[0], np.nan)
-    ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(x) & (a > 0) & (x > 0)
+    ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(x) & (x > 0) & (a > -200.0)
     if not np.any(ok):
         return out
     i = np.nonzero(ok)[0]
     a, b, x = a[i], b[i], x[i]
-    lx = np.log(x)
-    ix = 1.0 / x
-    psi = _sp.psi(a)
-    trigamma = _trigamma(a) if key == "aa" else 0.0
-    bam1 = b - a - 1.0
-    # U = x^-a / Gamma(a) * int_0^inf e^-s s^(a-1) (1 + s/x)^(b-a-1) ds   (DLMF 13.4.4, t = s/x)
-    # log t - log(1+t) - psi(a) = l1, log(1+t) = l2
-    fine = np.zeros_like(a)       # the rule with step h
-    coarse = np.zeros_like(a)     # every other node: the rule with step 2h
-    magnitude = np.zeros_like(a)  # sum of |terms|: the rounding error of a cancelling sum
-    plain = np.zeros_like(a)      # the integral of U itself, the scale of the derivatives
-    ends = np.zeros_like(a)       # |terms| at the two ends of the tau range: the truncation
-    last = len(_DE_S) - 1
-    for k, (ls, s, w) in enumerate(zip(_DE_LS, _DE_S, _DE_W)):
-        l2 = np.log1p(s * ix)
-        g = np.exp(a * ls - s + bam1 * l2) * w
-        if key == "b":
-            term = g * l2
-        elif key == "bb":
-            term = g * (l2 * l2)
-        else:
-            l1 = ls - lx - l2 - psi
-            if key == "a":
-                term = g * l1
-            elif key == "aa":
-                term = g * (l1 * l1) - trigamma * g
-            else:                                   # "ab"
-                term = g * (l1 * l2)
-        fine += term
-        if k % 2 == 0:
-            coarse += 2.0 * term
-        magnitude += np.abs(term)
-        plain += g
-        if k in (0, last):
-            ends += np.abs(term)
-    pre = np.exp(-a * lx - _sp.gammaln(a))           # x^-a / Gamma(a), a > 0
-    # Error estimate, relative to max(|derivative|, 1e-3 U): the difference between the rules with
-    # steps h = 0.05 and 2h, which bounds the step-2h rule's error and so, generously, the step-h one's
-    # (the double-exponential rule's error falls by far more when the step halves, but not always
-    # quadratically: hyperu_db2(2, 1, 1e-8) has 1e-4 at step 0.2 and 6e-7 at 0.1);
-    # the terms at the ends bound what the truncated tau range leaves out (for a -> 0 the integrand
-    # s^(a-1) puts mass below s = exp(-8103), the first node); and the sum's cancellation (d/da at
-    # a = 1e-3 is -0.0015 from terms of 1e6) multiplies the rounding. Where the estimate exceeds the
-    # tolerance the kernel is NaN: hyperu_da(1e-3, 1, 1) was 1.65 (truth -0.0015), hyperu_da(1, 0.5,
-    # 1e-6) off by 1.2e-4 (the factor (1 + s/x)^(b-a-1) turns at s = x, between nodes), hyperu_da(1,
-    # 150, 1) by 1.2e-6 (a peak at s = 148 one node wide).
-    scale = np.maximum(np.abs(fine), 1e-3 * np.abs(plain))
-    estimate = np.abs(fine - coarse) / scale + 4.0 * ends / scale + 2.2e-16 * np.sqrt(len(_DE_S)) * magnitude / scale
-    tolerance = 1e-10 if len(key) == 1 else 1e-8
-    out[i] = np.where(estimate <= tolerance, pre * fine, np.nan)
+    d = _H1_KEYS[key]
+    keys = _jet_keys(d)
+    # a < 1: the integral at a + m and a + m + 1 (m = ceil(1 - a)), then down to a by the
+    # recurrence U(a-1) = (2a + x - b) U(a) - a (a - b + 1) U(a+1) (DLMF 13.3.7), in the direction in
+    # which U, the solution recessive as a -> +inf, grows (Gautschi, SIAM Review 9 (1967) 24)
+    steps = np.where(a < 1.0, np.ceil(1.0 - a), 0.0)
+    top = a + steps
+    n = a.shape[0]
+    r = np.nonzero(steps > 0)[0]                      # these also need U(top + 1)
+    both, both_err = _hyperu_integral(np.concatenate([top, top[r] + 1.0]), np.concatenate([b, b[r]]),
+                                      np.concatenate([x, x[r]]), keys)
+    low = {k: v[:n] for k, v in both.items()}
+    low_err = {k: v[:n] for k, v in both_err.items()}
+    high = {k: np.zeros(n) for k in keys}
+    high_err = {k: np.zeros(n) for k in keys}
+    for k in keys:
+        high[k][r] = both[k][n:]
+        high_err[k][r] = both_err[k][n:]
+
+    def coefficients(j):
+        ap = top - j                                  # U(ap - 1) from U(ap), U(ap + 1)
+        c1 = _jet_poly(keys, 2.0 * ap + x - b, (2.0, -1.0), ((0.0, 0.0), (0.0, 0.0)))
+        c2 = _jet_poly(keys, -ap * (ap - b + 1.0), (-(2.0 * ap - b + 1.0), ap),
+                       ((-2.0, 1.0), (1.0, 0.0)))
+        return c1, c2
+    if np.any(steps > 0):
+        low, low_err = _recur_down(low, high, low_err, high_err, steps, coefficients)
+    value, error = low[d], low_err[d]
+    tolerance = 1e-10 if len(d) == 1 else 1e-8
+    good = np.isfinite(value) & (error <= tolerance * np.abs(value))
+    out[i] = np.where(good, value, np.nan)
     return out
 
 
@@ -677,17 +859,20 @@ def _hyperu(a, b, x, key):
         return res.reshape(shape)
 
 
-_HU_DOC = """{what} of Tricomi's function scipy.special.hyperu(a, b, x), a > 0, x > 0.
+_HU_DOC = """{what} of Tricomi's function scipy.special.hyperu(a, b, x), x > 0.
 
-    Method: the integral U(a,b,x) = 1/Gamma(a) int_0^inf e^(-xt) t^(a-1) (1+t)^(b-a-1) dt
-    (DLMF 13.4.4) differentiated under the integral sign (d/da brings log(t/(1+t)) - psi(a),
-    d/db brings log(1+t); d2/da2 adds -psi'(a) U), evaluated with t = s/x by the double-exponential
-    rule s = exp(tau - exp(-tau)) (Ooura & Mori 1991), 293 fixed nodes (step 0.05, tau in
-    [-9, 5.6]) shared by all elements, which handles the endpoint singularity t^(a-1) and the log factors.
-    An error estimate (the rule with step 2h against step h, the terms at the ends of the range and the
-    sum's cancellation) makes it NaN where it would be off by more than 1e-10 (1e-8 for second
-    derivatives) of max(|derivative|, 1e-3 U): a -> 0, x far below 1 with b - a - 1 < 0, large b.  NaN for a <= 0 (the integral
-    diverges; SciPy uses other formulas there), x <= 0 (SciPy: NaN on the cut) and non-finite input.
+    Method: for a >= 1 the integral U(a,b,x) = 1/Gamma(a) int_0^inf e^(-xt) t^(a-1) (1+t)^(b-a-1) dt
+    (DLMF 13.4.4) differentiated under the integral sign (d/da brings log(t/(1+t)) - psi(a), d/db
+    brings log(1+t); d2/da2 adds -psi'(a) U), with t = e^v by the trapezoidal rule in v (641 nodes over
+    the range where the integrand is within e^-55 of its peak; geometric convergence, the integrand
+    being analytic in a strip).  For a < 1 (a -> 0 and every a < 0) the integral at a + m and
+    a + m + 1 (m = ceil(1 - a)) and m steps of the recurrence U(a-1) = (2a+x-b) U(a) - a(a-b+1) U(a+1)
+    (DLMF 13.3.7), differentiated in a and b, downward, the direction in which the recessive solution
+    U is stable.  An error bound (step h against 2h, the integrand at the range's ends, the rounding
+    of the sums of |terms|, propagated through the recurrence term by term) makes the kernel NaN
+    where it exceeds 1e-10 of the result (1e-8 for second derivatives): near the derivative's zeros,
+    and where the recurrence cancels.  NaN for x <= 0 (SciPy: NaN on the cut), a <= -200 and
+    non-finite input.
     """
 
 
