@@ -408,7 +408,7 @@ def _gammainc_core(a, x, order):
         lx = np.log(x_s)
         D = np.exp(_gamma_log_prefix(a_s, x_s, lx))
         S, S1, S2 = _gamma_series_sums(a_s, x_s, order)
-        L1 = lx - _sc.digamma(a_s + 1.0)
+        L1 = _gamma_logdensity_da_core(a_s + 1.0, x_s)  # log x - psi(a + 1), without its cancellation
         if order == 1:
             out[ser] = D * (L1 * S + S1)
         else:
@@ -423,7 +423,7 @@ def _gammainc_core(a, x, order):
         #   Q'' = D ((a (N1^2 + N2) + 2 N1) f + 2 (a N1 + 1) f' + a f'')
         # which stays finite and cancellation-free as a -> 0.
         D = np.exp(_gamma_log_prefix(a_c, x_c, lx))
-        N1 = lx - _sc.digamma(a_c + 1.0)
+        N1 = _gamma_logdensity_da_core(a_c + 1.0, x_c)
         rA = 1.0 / a_c
         M1 = N1 + rA
         if order == 1:
