@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/tools/hard_points.py            # the table, from the stored references
     .venv/bin/python tests/tools/hard_points.py --write    # recompute the mpmath references (minutes)
+    .venv/bin/python tests/tools/hard_points.py --write --missing   # only those of points added since
     .venv/bin/python tests/tools/hard_points.py --verbose  # and every point that is not PASS
 
 PASS: within tests/hardpoints.py's RTOL of mpmath; NaN: the kernel declined (an honest NaN); FAIL: a
@@ -47,6 +48,24 @@ def _mpmath_function(name):
         # beyond the median, -Q(a, x): 1 - Q would leave P's derivative to the last of the digits
         "gammainc upper": lambda a, x: -mp.gammainc(a, x, mp.inf, regularized=True),
         "hyperu": mp.hyperu,
+        "gammaincc": lambda a, x: 1 - _lower_gamma(a, x),
+        "chdtrc": lambda v, x: 1 - _lower_gamma(v / 2, x / 2),
+        "gdtr": lambda a, b, x: _lower_gamma(b, a * x),
+        "pdtr": lambda k, m: 1 - _lower_gamma(mp.floor(k) + 1, m),
+    }[name]
+
+
+def _inverse(name):
+    """The equation G(arguments..., root) = 0 that an inverse of the gamma family solves, for the
+    implicit-function rule d root / d t = -G_t / G_root at the root."""
+    import mpmath as mp
+
+    return {
+        "gammaincinv": lambda a, y, x: _lower_gamma(a, x) - y,
+        "gammainccinv": lambda a, y, x: 1 - _lower_gamma(a, x) - y,
+        "chdtri": lambda v, p, x: 1 - _lower_gamma(v / 2, x / 2) - p,
+        "gdtrix": lambda a, b, p, x: _lower_gamma(b, a * x) - p,
+        "pdtri": lambda k, y, m: 1 - _lower_gamma(mp.floor(k) + 1, m) - y,
     }[name]
 
 
@@ -64,16 +83,16 @@ def reference(entry):
     with mp.workdps(50):
         args = [mp.mpc(p) if isinstance(p, complex) else mp.mpf(p) for p in point]
         index = hardpoints.ARGUMENTS[f].index(arg)
-        if f == "gammaincinv":  # the implicit-function rule at the exact root: -P_a / P_x (DLMF 8.2.4, 8.8.13)
-            a, y = args
+        if f in ("gammaincinv", "gammainccinv", "chdtri", "gdtrix", "pdtri"):  # the implicit-function rule at the exact root
             import scipy.special
 
-            start = mp.mpf(float(scipy.special.gammaincinv(float(a), float(y))))  # refined at 40 digits
-            x = mp.findroot(lambda t: _lower_gamma(a, t) - y, (start * (1 - mp.mpf(10) ** -6), start * (1 + mp.mpf(10) ** -6)),
-                            solver="anderson")
-            p_a = mp.diff(lambda s: _lower_gamma(s, x), a)
-            p_x = mp.exp((a - 1) * mp.log(x) - x - mp.loggamma(a))
-            value = -p_a / p_x
+            g = _inverse(f)
+            start = mp.mpf(float(getattr(scipy.special, f)(*point)))  # refined at 50 digits
+            root = mp.findroot(lambda t: g(*args, t), (start * (1 - mp.mpf(10) ** -6), start * (1 + mp.mpf(10) ** -6)),
+                               solver="anderson")
+            g_t = mp.diff(lambda s: g(*args[:index], s, *args[index + 1:], root), args[index])
+            g_root = mp.diff(lambda t: g(*args, t), root)
+            value = -g_t / g_root
         else:
             function = _mpmath_function("gammainc upper" if f == "gammainc" and point[1] > point[0] else f)
             value = mp.diff(lambda t: function(*args[:index], t, *args[index + 1:]), args[index], order)
@@ -81,11 +100,14 @@ def reference(entry):
     return [value.real, value.imag] if isinstance(entry[3][1], complex) or f.startswith("hankel") else value.real
 
 
-def write():
+def write(missing_only: bool):
     entries = hardpoints.entries()
+    references = hardpoints.load() if missing_only else {}
+    todo = [e for e in entries if hardpoints.key(e) not in references]
     with ProcessPoolExecutor(2) as pool:
-        values = list(pool.map(reference, entries))
-    references = {hardpoints.key(e): v for e, v in zip(entries, values)}
+        values = list(pool.map(reference, todo))
+    references.update({hardpoints.key(e): v for e, v in zip(todo, values)})
+    references = {hardpoints.key(e): references[hardpoints.key(e)] for e in entries}
     hardpoints.DATA.write_text(json.dumps({"about": "mpmath references of tests/hardpoints.py (tests/tools/hard_points.py --write)",
                                            "references": references}, indent=1) + "\n")
 
@@ -113,8 +135,9 @@ def table(verbose: bool):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--missing", action="store_true", help="with --write: only the points without a stored reference")
     parser.add_argument("--verbose", action="store_true")
     options = parser.parse_args()
     if options.write:
-        write()
+        write(options.missing)
     table(options.verbose)
