@@ -48,6 +48,16 @@ POINTS = [
     ("betainc", "b", (1,), [(1e-8, 2.0, 0.5), (2.0, 1e-8, 0.5), (300.0, 300.0, 0.45), (5.0, 1e6, 1e-6),
                             (3.0, 1e-6, 0.999)]),
     ("gammainc", "a", (1, 2), [(1e-8, 1.0), (1e4, 1e4), (1e4, 9.9e3), (50.0, 1e-3), (0.5, 700.0)]),
+    # the gamma density at a large shape (its log-space exponent cancels 1e8-fold at 1e7), near the mode
+    # and five standard deviations out, and the inverses whose implicit rules divide by it
+    ("gammaincc", "x", (1, 2), [(1e7, 10015811.388300841), (1e5, 99683.77223398316), (1e3, 1031.6227766016839)]),
+    ("chdtrc", "x", (1,), [(2e7, 19993675.44679663)]),
+    ("gdtr", "a", (1,), [(2.0, 1e6, 500500.0)]),
+    ("pdtr", "m", (1, 2), [(9999999.0, 10003162.0), (99999.0, 99500.0)]),
+    ("gammainccinv", "a", (1,), [(1e7, 0.5), (1e5, 0.01)]),
+    ("chdtri", "v", (1,), [(2e7, 0.5)]),
+    ("gdtrix", "b", (1,), [(2.0, 1e7, 0.5)]),
+    ("pdtri", "y", (1,), [(9999999.0, 0.5)]),
     ("hyperu", "a", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (1.0, 150.0, 1.0), (0.01, 1.0, 1.0),
                              (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)] + HYPERU_WIDE),
     ("hyperu", "b", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (2.0, 1.0, 1e-8), (0.2, -3.0, 1e-4),
@@ -93,7 +103,10 @@ POINTS += _large_orders()
 ARGUMENTS = {"jv": ("v", "z"), "ive": ("v", "z"), "kve": ("v", "z"), "yv": ("v", "z"), "kv": ("v", "z"), "iv": ("v", "z"), "hankel1": ("v", "z"),
              "hankel1e": ("v", "z"), "hankel2e": ("v", "z"), "stdtr": ("df", "t"), "gammaincinv": ("a", "y"),
              "betainc": ("a", "b", "x"), "gammainc": ("a", "x"), "hyperu": ("a", "b", "x"),
-             "hyp1f1": ("a", "b", "x"), "hyp2f1": ("a", "b", "c", "z")}
+             "hyp1f1": ("a", "b", "x"), "hyp2f1": ("a", "b", "c", "z"),
+             "gammaincc": ("a", "x"), "chdtrc": ("v", "x"), "gdtr": ("a", "b", "x"), "pdtr": ("k", "m"),
+             "gammainccinv": ("a", "y"), "chdtri": ("v", "p"), "gdtrix": ("a", "b", "p"), "pdtri": ("k", "y")}
+
 
 
 def entries(slow=None):

@@ -50,6 +50,24 @@ def _mpmath_function(name):
         # beyond the median, -Q(a, x): 1 - Q would leave P's derivative to the last of the digits
         "gammainc upper": lambda a, x: -mp.gammainc(a, x, mp.inf, regularized=True),
         "hyperu": mp.hyperu, "hyp1f1": mp.hyp1f1, "hyp2f1": mp.hyp2f1,
+        "gammaincc": lambda a, x: 1 - _lower_gamma(a, x),
+        "chdtrc": lambda v, x: 1 - _lower_gamma(v / 2, x / 2),
+        "gdtr": lambda a, b, x: _lower_gamma(b, a * x),
+        "pdtr": lambda k, m: 1 - _lower_gamma(mp.floor(k) + 1, m),
+    }[name]
+
+
+def _inverse(name):
+    """The equation G(arguments..., root) = 0 that an inverse of the gamma family solves, for the
+    implicit-function rule d root / d t = -G_t / G_root at the root."""
+    import mpmath as mp
+
+    return {
+        "gammaincinv": lambda a, y, x: _lower_gamma(a, x) - y,
+        "gammainccinv": lambda a, y, x: 1 - _lower_gamma(a, x) - y,
+        "chdtri": lambda v, p, x: 1 - _lower_gamma(v / 2, x / 2) - p,
+        "gdtrix": lambda a, b, p, x: _lower_gamma(b, a * x) - p,
+        "pdtri": lambda k, y, m: 1 - _lower_gamma(mp.floor(k) + 1, m) - y,
     }[name]
 
 
@@ -99,16 +117,16 @@ def reference(entry):
     with mp.workdps(50):
         args = [mp.mpc(p) if isinstance(p, complex) else mp.mpf(p) for p in point]
         index = hardpoints.ARGUMENTS[f].index(arg)
-        if f == "gammaincinv":  # the implicit-function rule at the exact root: -P_a / P_x (DLMF 8.2.4, 8.8.13)
-            a, y = args
+        if f in ("gammaincinv", "gammainccinv", "chdtri", "gdtrix", "pdtri"):  # the implicit-function rule at the exact root
             import scipy.special
 
-            start = mp.mpf(float(scipy.special.gammaincinv(float(a), float(y))))  # refined at 40 digits
-            x = mp.findroot(lambda t: _lower_gamma(a, t) - y, (start * (1 - mp.mpf(10) ** -6), start * (1 + mp.mpf(10) ** -6)),
-                            solver="anderson")
-            p_a = mp.diff(lambda s: _lower_gamma(s, x), a)
-            p_x = mp.exp((a - 1) * mp.log(x) - x - mp.loggamma(a))
-            value = -p_a / p_x
+            g = _inverse(f)
+            start = mp.mpf(float(getattr(scipy.special, f)(*point)))  # refined at 50 digits
+            root = mp.findroot(lambda t: g(*args, t), (start * (1 - mp.mpf(10) ** -6), start * (1 + mp.mpf(10) ** -6)),
+                               solver="anderson")
+            g_t = mp.diff(lambda s: g(*args[:index], s, *args[index + 1:], root), args[index])
+            g_root = mp.diff(lambda t: g(*args, t), root)
+            value = -g_t / g_root
         elif f in ("kv", "kve"):
             x = args[1]
             value = _k_order_derivative(args[0], x, order) * (mp.exp(x) if f == "kve" else 1)

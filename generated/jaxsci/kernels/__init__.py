@@ -50,6 +50,8 @@ if _TYPE_CHECKING:
     from ._eval_sh_jacobi_dpdq import eval_sh_jacobi_dpdq as eval_sh_jacobi_dpdq
     from ._eval_sh_jacobi_dq import eval_sh_jacobi_dq as eval_sh_jacobi_dq
     from ._eval_sh_jacobi_dq2 import eval_sh_jacobi_dq2 as eval_sh_jacobi_dq2
+    from ._gamma_density import gamma_density as gamma_density
+    from ._gamma_logdensity_da import gamma_logdensity_da as gamma_logdensity_da
     from ._gammainc_da import gammainc_da as gammainc_da
     from ._gammainc_da2 import gammainc_da2 as gammainc_da2
     from ._h1vp_dv import h1vp_dv as h1vp_dv
@@ -214,6 +216,8 @@ __all__ = [
     'eval_sh_jacobi_dpdq',
     'eval_sh_jacobi_dq',
     'eval_sh_jacobi_dq2',
+    'gamma_density',
+    'gamma_logdensity_da',
     'gammainc_da',
     'gammainc_da2',
     'h1vp_dv',

@@ -24,16 +24,19 @@ def _gammainc_da_a_derivative(a, x, values, needs):
 def _gammainc_da_x_needs(a, x, values, needs):
     """Evaluations d gammainc_da / d x uses besides gammainc_da itself."""
     return (
-        _core.Need('special.digamma', (), (0, )),
-        _core.Need('special.gammaln', (), (0, )),
+        _core.Need('kernels.gamma_density', (), (0, ('Piecewise((_1, _1 > 0), (1, True))', jnp.where((x > 0), x, 1)), )),
+        _core.Need('kernels.gamma_logdensity_da', (), (0, ('Piecewise((_1, _1 > 0), (1, True))', jnp.where((x > 0), x, 1)), )),
     )
 
 
 def _gammainc_da_x_derivative(a, x, values, needs):
-    """d gammainc_da / d x: Piecewise((exp((a - 1) * log(x) - x - gammaln(a)) * (log(x) - digamma(a)), x > 0), (0, True)) [d/dx P = x^(a-1) e^(-x) / Gamma(a) (DLMF 8.2.4 differentiated), differentiated in a]"""
+    """d gammainc_da / d x: Piecewise(
+  (gamma_density(a, Piecewise((x, x > 0), (1, True))) * gamma_logdensity_da(a, Piecewise((x, x > 0), (1, True))), x > 0),
+  (0, Eq(x, 0) & (a > 1)),
+  (nan, True)) [d/dx P = x^(a-1) e^(-x) / Gamma(a) (DLMF 8.2.4 differentiated), differentiated in a: jaxsci's kernels gamma_density and gamma_logdensity_da]"""
     (out,) = values
-    (digamma_1, gammaln_1) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), (-digamma_1 + jnp.log(jnp.where(x == jnp.inf, 1, x)))*jnp.exp(-gammaln_1 + (a - 1)*jnp.log(jnp.where(x == jnp.inf, 1, x)) - jnp.where(x == jnp.inf, 1, x)), 0)), )
+    (gamma_density_1, gamma_logdensity_da_1) = needs
+    return (jnp.where((x > 1.7976931348623157e+308), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), gamma_density_1*gamma_logdensity_da_1, jnp.where(jnp.logical_and((jnp.where(x == jnp.inf, 1, x) == 0), (a > 1)), 0, jnp.nan))), )
 
 
 _FUNCTION = _core.register(
@@ -72,7 +75,10 @@ def gammainc_da(a, x):
       a: real array.
         Differentiable: gammainc_da2(a, x) (the second derivative in a, by the same extrapolation; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real array. x > 0
-        Differentiable: Piecewise((exp((a - 1) * log(x) - x - gammaln(a)) * (log(x) - digamma(a)), x > 0), (0, True)) (d/dx P = x^(a-1) e^(-x) / Gamma(a) (DLMF 8.2.4 differentiated), differentiated in a; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: Piecewise(
+      (gamma_density(a, Piecewise((x, x > 0), (1, True))) * gamma_logdensity_da(a, Piecewise((x, x > 0), (1, True))), x > 0),
+      (0, Eq(x, 0) & (a > 1)),
+      (nan, True)) (d/dx P = x^(a-1) e^(-x) / Gamma(a) (DLMF 8.2.4 differentiated), differentiated in a: jaxsci's kernels gamma_density and gamma_logdensity_da; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

@@ -24,15 +24,15 @@ def _chdtrc_v_derivative(v, x, values, needs):
 def _chdtrc_x_needs(v, x, values, needs):
     """Evaluations d chdtrc / d x uses besides chdtrc itself."""
     return (
-        _core.Need('special.loggamma', (), (('_0/2', (1/2)*v), )),
+        _core.Need('kernels.gamma_density', (), (('_0/2', (1/2)*v), ('_1/2', (1/2)*x), )),
     )
 
 
 def _chdtrc_x_derivative(v, x, values, needs):
-    """d chdtrc / d x: -exp((v/2 - 1) * log(x/2) - x/2 - loggamma(v/2)) / 2 [DLMF 8.8.13 (dQ(a, z)/dz = -z^(a-1) exp(-z) / Gamma(a)) with a = v/2, z = x/2: minus the chi-square density]"""
+    """d chdtrc / d x: -gamma_density(v / 2, x / 2) / 2 [DLMF 8.8.13 (dQ(a, z)/dz = -z^(a-1) exp(-z) / Gamma(a)) with a = v/2, z = x/2: minus the chi-square density, jaxsci's kernel gamma_density]"""
     (out,) = values
-    (loggamma_1,) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) == 0), -1/2*jnp.where((jnp.where(x == jnp.inf, 1, x) < 1), ((1/2)*jnp.minimum(1, jnp.where(x == jnp.inf, 1, x)))**((1/2)*v - 1)*jnp.exp(-loggamma_1 - 1/2*jnp.minimum(1, jnp.where(x == jnp.inf, 1, x))), jnp.exp(-loggamma_1 + ((1/2)*v - 1)*jnp.log((1/2)*jnp.maximum(1, jnp.where(x == jnp.inf, 1, x))) - 1/2*jnp.maximum(1, jnp.where(x == jnp.inf, 1, x)))), -1/2*jnp.exp(-loggamma_1 + ((1/2)*v - 1)*jnp.log((1/2)*jnp.where(jnp.where(x == jnp.inf, 1, x) == 0, 1, jnp.where(x == jnp.inf, 1, x))) - 1/2*jnp.where(jnp.where(x == jnp.inf, 1, x) == 0, 1, jnp.where(x == jnp.inf, 1, x))))), )
+    (gamma_density_1,) = needs
+    return (jnp.where((x > 1.7976931348623157e+308), 0, -1/2*gamma_density_1), )
 
 
 _FUNCTION = _core.register(
@@ -69,7 +69,7 @@ def chdtrc(v, x):
       v: real array. Degrees of freedom, v > 0.
         Differentiable: -gammainc_da(v / 2, x / 2) / 2 (chdtrc(v, x) = Q(v/2, x/2): jaxsci's kernel gammainc_da; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real array. Lower bound of the integral, x >= 0.
-        Differentiable: -exp((v/2 - 1) * log(x/2) - x/2 - loggamma(v/2)) / 2 (DLMF 8.8.13 (dQ(a, z)/dz = -z^(a-1) exp(-z) / Gamma(a)) with a = v/2, z = x/2: minus the chi-square density; agrees with sympy's derivative of uppergamma(v/2, x/2)/gamma(v/2) at 9 sample points)
+        Differentiable: -gamma_density(v / 2, x / 2) / 2 (DLMF 8.8.13 (dQ(a, z)/dz = -z^(a-1) exp(-z) / Gamma(a)) with a = v/2, z = x/2: minus the chi-square density, jaxsci's kernel gamma_density; agrees with sympy's derivative of uppergamma(v/2, x/2)/gamma(v/2) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

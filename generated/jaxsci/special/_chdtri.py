@@ -9,39 +9,43 @@ from .. import _core
 
 def _chdtri_v_needs(v, p, values, needs):
     """Evaluations d chdtri / d v uses besides chdtri itself."""
-    return (
-        _core.Need('special.loggamma', (), (('_0/2', (1/2)*v), )),
-    )
+    return ()
 
 
 def _chdtri_v_needs_stage2(v, p, values, needs):
     """Evaluations d chdtri / d v uses at its values: round trip 2."""
     (out,) = values
-    (loggamma_1,) = needs
     return (
+        _core.Need('kernels.gamma_density', (), (('_0/2', (1/2)*v), ('__value_0/2', (1/2)*out), )),
         _core.Need('kernels.gammainc_da', (), (('_0/2', (1/2)*v), ('__value_0/2', (1/2)*out), )),
     )
 
 
 def _chdtri_v_derivative(v, p, values, needs):
-    """d chdtri / d v: -gammainc_da(v/2, chdtri(v, p)/2)*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) [implicit-function rule on chdtrc: dx/dv = -(dF/dv) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    """d chdtri / d v: -gammainc_da(v/2, chdtri(v, p)/2)/gamma_density(v/2, chdtri(v, p)/2) [implicit-function rule on chdtrc: dx/dv = -(dF/dv) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (loggamma_1, gammainc_da_1) = needs
-    return (-gammainc_da_1*jnp.exp(loggamma_1 + (1/2)*out - ((1/2)*v - 1)*jnp.log((1/2)*out)), )
+    (gamma_density_1, gammainc_da_1) = needs
+    return (-gammainc_da_1/gamma_density_1, )
 
 
 def _chdtri_p_needs(v, p, values, needs):
     """Evaluations d chdtri / d p uses besides chdtri itself."""
+    return ()
+
+
+def _chdtri_p_needs_stage2(v, p, values, needs):
+    """Evaluations d chdtri / d p uses at its values: round trip 2."""
+    (out,) = values
     return (
-        _core.Need('special.loggamma', (), (('_0/2', (1/2)*v), )),
+        _core.Need('kernels.gamma_density', (), (('_0/2', (1/2)*v), ('__value_0/2', (1/2)*out), )),
     )
 
 
 def _chdtri_p_derivative(v, p, values, needs):
-    """d chdtri / d p: -2*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) [implicit-function rule on chdtrc (DLMF 8.8.13): dx/dp = 1 / (d chdtrc / dx), minus the reciprocal of the chi-square density]"""
+    """d chdtri / d p: -2/gamma_density(v/2, chdtri(v, p)/2) [implicit-function rule on chdtrc (DLMF 8.8.13): dx/dp = 1 / (d chdtrc / dx), minus the reciprocal of the chi-square density]"""
     (out,) = values
-    (loggamma_1,) = needs
-    return (-2*jnp.exp(loggamma_1 + (1/2)*out - ((1/2)*v - 1)*jnp.log((1/2)*out)), )
+    (gamma_density_1,) = needs
+    return (-2/gamma_density_1, )
 
 
 _FUNCTION = _core.register(
@@ -57,7 +61,7 @@ _FUNCTION = _core.register(
         rules={
             (): {
                 0: _core.Rule((_chdtri_v_needs, _chdtri_v_needs_stage2, ), _chdtri_v_derivative),
-                1: _core.Rule((_chdtri_p_needs, ), _chdtri_p_derivative),
+                1: _core.Rule((_chdtri_p_needs, _chdtri_p_needs_stage2, ), _chdtri_p_derivative),
             },
         },
     )
@@ -76,9 +80,9 @@ def chdtri(v, p):
 
     Args:
       v: real array. Degrees of freedom, v > 0.
-        Differentiable: -gammainc_da(v/2, chdtri(v, p)/2)*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) (implicit-function rule on chdtrc: dx/dv = -(dF/dv) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtrc(v, chdtri(v, p)), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: -gammainc_da(v/2, chdtri(v, p)/2)/gamma_density(v/2, chdtri(v, p)/2) (implicit-function rule on chdtrc: dx/dv = -(dF/dv) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtrc(v, chdtri(v, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability that the chi-square variable exceeds x, in [0, 1].
-        Differentiable: -2*exp(-(v/2 - 1)*log(chdtri(v, p)/2) + chdtri(v, p)/2 + loggamma(v/2)) (implicit-function rule on chdtrc (DLMF 8.8.13): dx/dp = 1 / (d chdtrc / dx), minus the reciprocal of the chi-square density; implicit-function rule on 'Eq(chdtrc(v, chdtri(v, p)), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: -2/gamma_density(v/2, chdtri(v, p)/2) (implicit-function rule on chdtrc (DLMF 8.8.13): dx/dp = 1 / (d chdtrc / dx), minus the reciprocal of the chi-square density; implicit-function rule on 'Eq(chdtrc(v, chdtri(v, p)), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

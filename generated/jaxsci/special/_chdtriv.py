@@ -36,16 +36,16 @@ def _chdtriv_x_needs_stage2(p, x, values, needs):
     """Evaluations d chdtriv / d x uses at its values: round trip 2."""
     (out,) = values
     return (
+        _core.Need('kernels.gamma_density', (), (('__value_0/2', (1/2)*out), ('_1/2', (1/2)*x), )),
         _core.Need('kernels.gammainc_da', (), (('__value_0/2', (1/2)*out), ('_1/2', (1/2)*x), )),
-        _core.Need('special.loggamma', (), (('__value_0/2', (1/2)*out), )),
     )
 
 
 def _chdtriv_x_derivative(p, x, values, needs):
-    """d chdtriv / d x: -exp(-x/2 + (chdtriv(p, x)/2 - 1)*log(x/2) - loggamma(chdtriv(p, x)/2))/gammainc_da(chdtriv(p, x)/2, x/2) [implicit-function rule on chdtr: dv/dx = -(dF/dx) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    """d chdtriv / d x: -gamma_density(chdtriv(p, x)/2, x/2)/gammainc_da(chdtriv(p, x)/2, x/2) [implicit-function rule on chdtr: dv/dx = -(dF/dx) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (gammainc_da_1, loggamma_1) = needs
-    return (-jnp.exp(-loggamma_1 - 1/2*x + ((1/2)*out - 1)*jnp.log((1/2)*x))/gammainc_da_1, )
+    (gamma_density_1, gammainc_da_1) = needs
+    return (-gamma_density_1/gammainc_da_1, )
 
 
 _FUNCTION = _core.register(
@@ -81,7 +81,7 @@ def chdtriv(p, x):
       p: real array. Probability that the chi-square variable is at most x.
         Differentiable: 2/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dp = -(dF/dp) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtr(chdtriv(p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative input.
-        Differentiable: -exp(-x/2 + (chdtriv(p, x)/2 - 1)*log(x/2) - loggamma(chdtriv(p, x)/2))/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dx = -(dF/dx) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtr(chdtriv(p, x), x), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: -gamma_density(chdtriv(p, x)/2, x/2)/gammainc_da(chdtriv(p, x)/2, x/2) (implicit-function rule on chdtr: dv/dx = -(dF/dx) / (dF/dv), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(chdtr(chdtriv(p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

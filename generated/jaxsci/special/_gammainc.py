@@ -24,23 +24,15 @@ def _gammainc_a_derivative(a, x, values, needs):
 def _gammainc_x_needs(a, x, values, needs):
     """Evaluations d gammainc / d x uses besides gammainc itself."""
     return (
-        _core.Need('special.gammaln', (), (0, )),
-        _core.Need('special.log1p', (), (('(Piecewise((-_0 + 1, _0 >= 10), (-9, True)) - Piecewise((-_1 + 1, (_0 >= 10) & (_1 > 0)), (-9, True)))/(-Piecewise((-_0 + 1, _0 >= 10), (-9, True)) + 1)', (jnp.where((a >= 10), 1 - a, -9) - jnp.where(jnp.logical_and((a >= 10), (x > 0)), 1 - x, -9))/(1 - jnp.where((a >= 10), 1 - a, -9))), )),
+        _core.Need('kernels.gamma_density', (), (0, 1, )),
     )
 
 
 def _gammainc_x_derivative(a, x, values, needs):
-    """d gammainc / d x: Piecewise(
-  (sqrt((1 - Piecewise((1 - a, a >= 10), (-9, True))) / (2 * pi)) / (1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True)))
-   * exp(-(1 - Piecewise((1 - a, a >= 10), (-9, True))) * ((((1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True))) - (1 - Piecewise((1 - a, a >= 10), (-9, True)))) / (1 - Piecewise((1 - a, a >= 10), (-9, True)))) - log1p((((1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True))) - (1 - Piecewise((1 - a, a >= 10), (-9, True)))) / (1 - Piecewise((1 - a, a >= 10), (-9, True)))))) - (1 / (12 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))) - 1 / (360 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**3) + 1 / (1260 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**5) - 1 / (1680 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**7) + 1 / (1188 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**9) - 691 / (360360 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**11) + 1 / (156 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**13))),
-   (x > 0) & (a >= 10)),
-  (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x
-       - Piecewise((gammaln(a), x > 0), (0, True))), x > 0),
-  ((1 - Piecewise((1 - x, x <= 0), (0, True)))**(a - 1)
-   * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) [DLMF 8.2.1 and 8.2.4 (P(a, x) = integral_0^x t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; for a >= 10 with Gamma(a) by Stirling's formula and its series for the remainder (DLMF 5.11.1, 5.11.3)]"""
+    """d gammainc / d x: gamma_density(a, x) [DLMF 8.2.1 and 8.2.4 (P(a, x) = integral_0^x t**(a - 1) exp(-t) dt / Gamma(a)), differentiated: jaxsci's kernel gamma_density]"""
     (out,) = values
-    (gammaln_1, log1p_1) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, jnp.where(jnp.logical_and((jnp.where(x == jnp.inf, 1, x) > 0), (a >= 10)), (1/2)*jnp.sqrt(2)*jnp.sqrt(1 - jnp.where((a >= 10), 1 - a, -9))*jnp.exp((-log1p_1 + (jnp.where((a >= 10), 1 - a, -9) - jnp.where(jnp.logical_and((jnp.where(x == jnp.inf, 1, x) > 0), (a >= 10)), 1 - jnp.where(x == jnp.inf, 1, x), -9))/(1 - jnp.where((a >= 10), 1 - a, -9)))*(jnp.where((a >= 10), 1 - a, -9) - 1) - 1/(12 - 12*jnp.where((a >= 10), 1 - a, -9)) + (1/360)/(1 - jnp.where((a >= 10), 1 - a, -9))**3 - (1/1260)/(1 - jnp.where((a >= 10), 1 - a, -9))**5 + (1/1680)/(1 - jnp.where((a >= 10), 1 - a, -9))**7 - (1/1188)/(1 - jnp.where((a >= 10), 1 - a, -9))**9 + (691/360360)/(1 - jnp.where((a >= 10), 1 - a, -9))**11 - (1/156)/(1 - jnp.where((a >= 10), 1 - a, -9))**13)/(jnp.sqrt(jnp.pi)*(1 - jnp.where(jnp.logical_and((jnp.where(x == jnp.inf, 1, x) > 0), (a >= 10)), 1 - jnp.where(x == jnp.inf, 1, x), -9))), jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), jnp.exp((a - 1)*jnp.log(jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), jnp.where(x == jnp.inf, 1, x), 1)) - jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), gammaln_1, 0) - jnp.where(x == jnp.inf, 1, x)), (1 - jnp.where((jnp.where(x == jnp.inf, 1, x) <= 0), 1 - jnp.where(x == jnp.inf, 1, x), 0))**(a - 1)*jnp.exp(-jnp.where((jnp.where(x == jnp.inf, 1, x) <= 0), gammaln_1 + jnp.where(x == jnp.inf, 1, x), 0))))), )
+    (gamma_density_1,) = needs
+    return (jnp.where((x > 1.7976931348623157e+308), 0, gamma_density_1), )
 
 
 _FUNCTION = _core.register(
@@ -70,34 +62,17 @@ def gammainc(a, x):
     ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
     (and one per derivative order).
 
-    The derivative in x is the gamma density x**(a - 1) exp(-x) / Gamma(a), computed for
-    x > 0 as exp((a - 1) log(x) - x - gammaln(a)), so that it neither overflows nor underflows
-    for large a and x, and at x = 0 as x**(a - 1) exp(-gammaln(a)) (1 / Gamma(a) for a = 1, 0 for
-    a > 1, inf for a < 1), so that JAX's power rule gives its derivatives there. Where a branch is
-    not selected, its x is replaced by 1 and its gammaln(a) by 0, so that neither the branch nor its
-    reciprocal (in gammaincinv's implicit rule) overflows and reverse mode does not see 0 * inf;
-    1 - Piecewise((1 - x, ...), (0, True)) is x or 1 written so that sympy does not distribute the
-    power over the Piecewise. The power rule makes higher derivatives at x = 0 NaN when a - 1 is 0.
-    For a >= 10 the exponent's terms are each about a log(a) and cancel (1e8-fold at a = 1e7, losing
-    eight digits, which gammaincinv's implicit rule divides by), so there the density is
-    sqrt(a / (2 pi)) / x exp(-a (l - log1p(l)) - mu(a)) with l = (x - a)/a (the difference first, since
-    a l is about sqrt(a)) and Gamma(a) = sqrt(2 pi / a) a^a exp(-a + mu(a)) (DLMF 5.11.1), mu(a) =
-    sum B_2k / (2k (2k - 1) a^(2k - 1)) (DLMF 5.11.3) to k = 7, whose next term is below 4e-17 for
-    a >= 10. A branch not selected takes a = x = 10 (written 1 - Piecewise((1 - a, ...), (-9, True)),
-    as above) so that its powers neither overflow nor give reverse mode an infinite factor.
+    The derivative in x is the gamma density x**(a - 1) exp(-x) / Gamma(a), the kernel
+    gamma_density, which keeps its relative accuracy for a large shape (Stirling's form, DLMF 5.11.1,
+    without the cancellation of (a - 1) log x - x - gammaln(a), eight digits at a = 1e7) and is exact at x = 0
+    (there 1 / Gamma(a) for a = 1, 0 for a > 1, inf for a < 1, with its derivatives from the recurrence
+    f(a - 1, x) - f(a, x)); gammaincinv's implicit rule divides by it.
 
     Args:
       a: real array. Positive parameter.
         Differentiable: gammainc_da(a, x) (jaxsci's kernel gammainc_da; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real array. Nonnegative argument.
-        Differentiable: Piecewise(
-      (sqrt((1 - Piecewise((1 - a, a >= 10), (-9, True))) / (2 * pi)) / (1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True)))
-       * exp(-(1 - Piecewise((1 - a, a >= 10), (-9, True))) * ((((1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True))) - (1 - Piecewise((1 - a, a >= 10), (-9, True)))) / (1 - Piecewise((1 - a, a >= 10), (-9, True)))) - log1p((((1 - Piecewise((1 - x, (x > 0) & (a >= 10)), (-9, True))) - (1 - Piecewise((1 - a, a >= 10), (-9, True)))) / (1 - Piecewise((1 - a, a >= 10), (-9, True)))))) - (1 / (12 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))) - 1 / (360 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**3) + 1 / (1260 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**5) - 1 / (1680 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**7) + 1 / (1188 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**9) - 691 / (360360 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**11) + 1 / (156 * (1 - Piecewise((1 - a, a >= 10), (-9, True)))**13))),
-       (x > 0) & (a >= 10)),
-      (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x
-           - Piecewise((gammaln(a), x > 0), (0, True))), x > 0),
-      ((1 - Piecewise((1 - x, x <= 0), (0, True)))**(a - 1)
-       * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) (DLMF 8.2.1 and 8.2.4 (P(a, x) = integral_0^x t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; for a >= 10 with Gamma(a) by Stirling's formula and its series for the remainder (DLMF 5.11.1, 5.11.3); agrees with sympy's derivative of lowergamma(a, x)/gamma(a) at 6 sample points)
+        Differentiable: gamma_density(a, x) (DLMF 8.2.1 and 8.2.4 (P(a, x) = integral_0^x t**(a - 1) exp(-t) dt / Gamma(a)), differentiated: jaxsci's kernel gamma_density; agrees with sympy's derivative of lowergamma(a, x)/gamma(a) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

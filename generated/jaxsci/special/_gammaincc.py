@@ -24,19 +24,15 @@ def _gammaincc_a_derivative(a, x, values, needs):
 def _gammaincc_x_needs(a, x, values, needs):
     """Evaluations d gammaincc / d x uses besides gammaincc itself."""
     return (
-        _core.Need('special.gammaln', (), (0, )),
+        _core.Need('kernels.gamma_density', (), (0, 1, )),
     )
 
 
 def _gammaincc_x_derivative(a, x, values, needs):
-    """d gammaincc / d x: -Piecewise(
-  (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x
-       - Piecewise((gammaln(a), x > 0), (0, True))), x > 0),
-  ((1 - Piecewise((1 - x, x <= 0), (0, True)))**(a - 1)
-   * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) [DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated]"""
+    """d gammaincc / d x: -gamma_density(a, x) [DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated: jaxsci's kernel gamma_density]"""
     (out,) = values
-    (gammaln_1,) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, -jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), jnp.exp((a - 1)*jnp.log(jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), jnp.where(x == jnp.inf, 1, x), 1)) - jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), gammaln_1, 0) - jnp.where(x == jnp.inf, 1, x)), (1 - jnp.where((jnp.where(x == jnp.inf, 1, x) <= 0), 1 - jnp.where(x == jnp.inf, 1, x), 0))**(a - 1)*jnp.exp(-jnp.where((jnp.where(x == jnp.inf, 1, x) <= 0), gammaln_1 + jnp.where(x == jnp.inf, 1, x), 0)))), )
+    (gamma_density_1,) = needs
+    return (jnp.where((x > 1.7976931348623157e+308), 0, -gamma_density_1), )
 
 
 _FUNCTION = _core.register(
@@ -66,24 +62,17 @@ def gammaincc(a, x):
     ``jacfwd``/``jacrev`` and ``hessian``; SciPy evaluates it on the host in one callback per call
     (and one per derivative order).
 
-    The derivative in x is minus the gamma density x**(a - 1) exp(-x) / Gamma(a), computed for
-    x > 0 as -exp((a - 1) log(x) - x - gammaln(a)), so that it neither overflows nor underflows
-    for large a and x, and at x = 0 as -x**(a - 1) exp(-gammaln(a)) (1 / Gamma(a) for a = 1, 0 for
-    a > 1, inf for a < 1), so that JAX's power rule gives its derivatives there. Where a branch is
-    not selected, its x is replaced by 1 and its gammaln(a) by 0, so that neither the branch nor its
-    reciprocal (in gammainccinv's implicit rule) overflows and reverse mode does not see 0 * inf;
-    1 - Piecewise((1 - x, ...), (0, True)) is x or 1 written so that sympy does not distribute the
-    power over the Piecewise. The power rule makes higher derivatives at x = 0 NaN when a - 1 is 0.
+    The derivative in x is minus the gamma density x**(a - 1) exp(-x) / Gamma(a), the kernel
+    gamma_density, which keeps its relative accuracy for a large shape (Stirling's form, DLMF 5.11.1,
+    without the cancellation of (a - 1) log x - x - gammaln(a), eight digits at a = 1e7) and is exact at x = 0
+    (there 1 / Gamma(a) for a = 1, 0 for a > 1, inf for a < 1, with its derivatives from the recurrence
+    f(a - 1, x) - f(a, x)); gammainccinv's implicit rule divides by it.
 
     Args:
       a: real array. Positive parameter.
         Differentiable: -gammainc_da(a, x) (Q = 1 - P (DLMF 8.2.5): jaxsci's kernel gammainc_da; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       x: real array. Nonnegative argument.
-        Differentiable: -Piecewise(
-      (exp((a - 1) * log(Piecewise((x, x > 0), (1, True))) - x
-           - Piecewise((gammaln(a), x > 0), (0, True))), x > 0),
-      ((1 - Piecewise((1 - x, x <= 0), (0, True)))**(a - 1)
-       * exp(-Piecewise((x + gammaln(a), x <= 0), (0, True))), True)) (DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated; agrees with sympy's derivative of uppergamma(a, x)/gamma(a) at 6 sample points)
+        Differentiable: -gamma_density(a, x) (DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated: jaxsci's kernel gamma_density; agrees with sympy's derivative of uppergamma(a, x)/gamma(a) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -9,39 +9,43 @@ from .. import _core
 
 def _gammainccinv_a_needs(a, y, values, needs):
     """Evaluations d gammainccinv / d a uses besides gammainccinv itself."""
-    return (
-        _core.Need('special.gammaln', (), (0, )),
-    )
+    return ()
 
 
 def _gammainccinv_a_needs_stage2(a, y, values, needs):
     """Evaluations d gammainccinv / d a uses at its values: round trip 2."""
     (out,) = values
-    (gammaln_1,) = needs
     return (
+        _core.Need('kernels.gamma_density', (), (0, ('__value_0', out), )),
         _core.Need('kernels.gammainc_da', (), (0, ('__value_0', out), )),
     )
 
 
 def _gammainccinv_a_derivative(a, y, values, needs):
-    """d gammainccinv / d a: -Piecewise((exp(-(a - 1)*log(Piecewise((gammainccinv(a, y), gammainccinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammainccinv(a, y) > 0), (0, True)) + gammainccinv(a, y)), gammainccinv(a, y) > 0), ((1 - Piecewise((1 - gammainccinv(a, y), gammainccinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammainccinv(a, y) + gammaln(a), gammainccinv(a, y) <= 0), (0, True))), True))*gammainc_da(a, gammainccinv(a, y)) [implicit-function rule on gammaincc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    """d gammainccinv / d a: -gammainc_da(a, gammainccinv(a, y))/gamma_density(a, gammainccinv(a, y)) [implicit-function rule on gammaincc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (gammaln_1, gammainc_da_1) = needs
-    return (-gammainc_da_1*jnp.where((out > 0), jnp.exp(out - (a - 1)*jnp.log(jnp.where((out > 0), out, 1)) + jnp.where((out > 0), gammaln_1, 0)), (1 - jnp.where((out <= 0), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((out <= 0), gammaln_1 + out, 0))), )
+    (gamma_density_1, gammainc_da_1) = needs
+    return (-gammainc_da_1/gamma_density_1, )
 
 
 def _gammainccinv_y_needs(a, y, values, needs):
     """Evaluations d gammainccinv / d y uses besides gammainccinv itself."""
+    return ()
+
+
+def _gammainccinv_y_needs_stage2(a, y, values, needs):
+    """Evaluations d gammainccinv / d y uses at its values: round trip 2."""
+    (out,) = values
     return (
-        _core.Need('special.gammaln', (), (0, )),
+        _core.Need('kernels.gamma_density', (), (0, ('__value_0', out), )),
     )
 
 
 def _gammainccinv_y_derivative(a, y, values, needs):
-    """d gammainccinv / d y: -Piecewise((exp(-(a - 1)*log(Piecewise((gammainccinv(a, y), gammainccinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammainccinv(a, y) > 0), (0, True)) + gammainccinv(a, y)), gammainccinv(a, y) > 0), ((1 - Piecewise((1 - gammainccinv(a, y), gammainccinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammainccinv(a, y) + gammaln(a), gammainccinv(a, y) <= 0), (0, True))), True)) [implicit-function rule on gammaincc (DLMF 8.2.4): d/dy = -1 / (gamma density at x)]"""
+    """d gammainccinv / d y: -1/gamma_density(a, gammainccinv(a, y)) [implicit-function rule on gammaincc (DLMF 8.2.4): d/dy = -1 / (gamma density at x)]"""
     (out,) = values
-    (gammaln_1,) = needs
-    return (-jnp.where((out > 0), jnp.exp(out - (a - 1)*jnp.log(jnp.where((out > 0), out, 1)) + jnp.where((out > 0), gammaln_1, 0)), (1 - jnp.where((out <= 0), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((out <= 0), gammaln_1 + out, 0))), )
+    (gamma_density_1,) = needs
+    return (-1/gamma_density_1, )
 
 
 _FUNCTION = _core.register(
@@ -57,7 +61,7 @@ _FUNCTION = _core.register(
         rules={
             (): {
                 0: _core.Rule((_gammainccinv_a_needs, _gammainccinv_a_needs_stage2, ), _gammainccinv_a_derivative),
-                1: _core.Rule((_gammainccinv_y_needs, ), _gammainccinv_y_derivative),
+                1: _core.Rule((_gammainccinv_y_needs, _gammainccinv_y_needs_stage2, ), _gammainccinv_y_derivative),
             },
         },
     )
@@ -73,9 +77,9 @@ def gammainccinv(a, y):
 
     Args:
       a: real array. Positive parameter.
-        Differentiable: -Piecewise((exp(-(a - 1)*log(Piecewise((gammainccinv(a, y), gammainccinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammainccinv(a, y) > 0), (0, True)) + gammainccinv(a, y)), gammainccinv(a, y) > 0), ((1 - Piecewise((1 - gammainccinv(a, y), gammainccinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammainccinv(a, y) + gammaln(a), gammainccinv(a, y) <= 0), (0, True))), True))*gammainc_da(a, gammainccinv(a, y)) (implicit-function rule on gammaincc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'gammaincc(a, gammainccinv(a, y)) - y', from the spec'd derivatives of the functions in it)
+        Differentiable: -gammainc_da(a, gammainccinv(a, y))/gamma_density(a, gammainccinv(a, y)) (implicit-function rule on gammaincc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'gammaincc(a, gammainccinv(a, y)) - y', from the spec'd derivatives of the functions in it)
       y: real array. Probability in [0, 1].
-        Differentiable: -Piecewise((exp(-(a - 1)*log(Piecewise((gammainccinv(a, y), gammainccinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammainccinv(a, y) > 0), (0, True)) + gammainccinv(a, y)), gammainccinv(a, y) > 0), ((1 - Piecewise((1 - gammainccinv(a, y), gammainccinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammainccinv(a, y) + gammaln(a), gammainccinv(a, y) <= 0), (0, True))), True)) (implicit-function rule on gammaincc (DLMF 8.2.4): d/dy = -1 / (gamma density at x); implicit-function rule on 'gammaincc(a, gammainccinv(a, y)) - y', from the spec'd derivatives of the functions in it)
+        Differentiable: -1/gamma_density(a, gammainccinv(a, y)) (implicit-function rule on gammaincc (DLMF 8.2.4): d/dy = -1 / (gamma density at x); implicit-function rule on 'gammaincc(a, gammainccinv(a, y)) - y', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

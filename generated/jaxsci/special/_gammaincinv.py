@@ -9,49 +9,43 @@ from .. import _core
 
 def _gammaincinv_a_needs(a, y, values, needs):
     """Evaluations d gammaincinv / d a uses besides gammaincinv itself."""
-    return (
-        _core.Need('special.gammaln', (), (0, )),
-    )
+    return ()
 
 
 def _gammaincinv_a_needs_stage2(a, y, values, needs):
     """Evaluations d gammaincinv / d a uses at its values: round trip 2."""
     (out,) = values
-    (gammaln_1,) = needs
     return (
+        _core.Need('kernels.gamma_density', (), (0, ('__value_0', out), )),
         _core.Need('kernels.gammainc_da', (), (0, ('__value_0', out), )),
-        _core.Need('special.log1p', (), (('(Piecewise((-_0 + 1, _0 >= 10), (-9, True)) - Piecewise((-__value_0 + 1, (_0 >= 10) & (__value_0 > 0)), (-9, True)))/(-Piecewise((-_0 + 1, _0 >= 10), (-9, True)) + 1)', (-jnp.where(jnp.logical_and((out > 0), (a >= 10)), 1 - out, -9) + jnp.where((a >= 10), 1 - a, -9))/(1 - jnp.where((a >= 10), 1 - a, -9))), )),
     )
 
 
 def _gammaincinv_a_derivative(a, y, values, needs):
-    """d gammaincinv / d a: -Piecewise((sqrt(2)*sqrt(pi)*(1 - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))*exp(-(Piecewise((1 - a, a >= 10), (-9, True)) - 1)*(-log1p((Piecewise((1 - a, a >= 10), (-9, True)) - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))/(1 - Piecewise((1 - a, a >= 10), (-9, True)))) + (Piecewise((1 - a, a >= 10), (-9, True)) - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))/(1 - Piecewise((1 - a, a >= 10), (-9, True)))) + 1/(12 - 12*Piecewise((1 - a, a >= 10), (-9, True))) - 1/(360*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**3) + 1/(1260*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**5) - 1/(1680*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**7) + 1/(1188*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**9) - 691/(360360*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**11) + 1/(156*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**13))/sqrt(1 - Piecewise((1 - a, a >= 10), (-9, True))), (a >= 10) & (gammaincinv(a, y) > 0)), (exp(-(a - 1)*log(Piecewise((gammaincinv(a, y), gammaincinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammaincinv(a, y) > 0), (0, True)) + gammaincinv(a, y)), gammaincinv(a, y) > 0), ((1 - Piecewise((1 - gammaincinv(a, y), gammaincinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammaincinv(a, y) + gammaln(a), gammaincinv(a, y) <= 0), (0, True))), True))*gammainc_da(a, gammaincinv(a, y)) [implicit-function rule on gammainc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    """d gammaincinv / d a: -gammainc_da(a, gammaincinv(a, y))/gamma_density(a, gammaincinv(a, y)) [implicit-function rule on gammainc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (gammaln_1, gammainc_da_1, log1p_1) = needs
-    return (-gammainc_da_1*jnp.where(jnp.logical_and((out > 0), (a >= 10)), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*(1 - jnp.where(jnp.logical_and((out > 0), (a >= 10)), 1 - out, -9))*jnp.exp(-(-log1p_1 + (-jnp.where(jnp.logical_and((out > 0), (a >= 10)), 1 - out, -9) + jnp.where((a >= 10), 1 - a, -9))/(1 - jnp.where((a >= 10), 1 - a, -9)))*(jnp.where((a >= 10), 1 - a, -9) - 1) + (12 - 12*jnp.where((a >= 10), 1 - a, -9))**(-1.0) - (1/360)/(1 - jnp.where((a >= 10), 1 - a, -9))**3 + (1/1260)/(1 - jnp.where((a >= 10), 1 - a, -9))**5 - (1/1680)/(1 - jnp.where((a >= 10), 1 - a, -9))**7 + (1/1188)/(1 - jnp.where((a >= 10), 1 - a, -9))**9 - (691/360360)/(1 - jnp.where((a >= 10), 1 - a, -9))**11 + (1/156)/(1 - jnp.where((a >= 10), 1 - a, -9))**13)/jnp.sqrt(1 - jnp.where((a >= 10), 1 - a, -9)), jnp.where((out > 0), jnp.exp(out - (a - 1)*jnp.log(jnp.where((out > 0), out, 1)) + jnp.where((out > 0), gammaln_1, 0)), (1 - jnp.where((out <= 0), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((out <= 0), gammaln_1 + out, 0)))), )
+    (gamma_density_1, gammainc_da_1) = needs
+    return (-gammainc_da_1/gamma_density_1, )
 
 
 def _gammaincinv_y_needs(a, y, values, needs):
     """Evaluations d gammaincinv / d y uses besides gammaincinv itself."""
-    return (
-        _core.Need('special.gammaln', (), (0, )),
-    )
+    return ()
 
 
 def _gammaincinv_y_needs_stage2(a, y, values, needs):
     """Evaluations d gammaincinv / d y uses at its values: round trip 2."""
     (out,) = values
-    (gammaln_1,) = needs
     return (
-        _core.Need('special.log1p', (), (('(Piecewise((-_0 + 1, _0 >= 10), (-9, True)) - Piecewise((-__value_0 + 1, (_0 >= 10) & (__value_0 > 0)), (-9, True)))/(-Piecewise((-_0 + 1, _0 >= 10), (-9, True)) + 1)', (-jnp.where(jnp.logical_and((out > 0), (a >= 10)), 1 - out, -9) + jnp.where((a >= 10), 1 - a, -9))/(1 - jnp.where((a >= 10), 1 - a, -9))), )),
+        _core.Need('kernels.gamma_density', (), (0, ('__value_0', out), )),
     )
 
 
 def _gammaincinv_y_derivative(a, y, values, needs):
-    """d gammaincinv / d y: Piecewise((sqrt(2)*sqrt(pi)*(1 - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))*exp(-(Piecewise((1 - a, a >= 10), (-9, True)) - 1)*(-log1p((Piecewise((1 - a, a >= 10), (-9, True)) - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))/(1 - Piecewise((1 - a, a >= 10), (-9, True)))) + (Piecewise((1 - a, a >= 10), (-9, True)) - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))/(1 - Piecewise((1 - a, a >= 10), (-9, True)))) + 1/(12 - 12*Piecewise((1 - a, a >= 10), (-9, True))) - 1/(360*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**3) + 1/(1260*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**5) - 1/(1680*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**7) + 1/(1188*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**9) - 691/(360360*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**11) + 1/(156*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**13))/sqrt(1 - Piecewise((1 - a, a >= 10), (-9, True))), (a >= 10) & (gammaincinv(a, y) > 0)), (exp(-(a - 1)*log(Piecewise((gammaincinv(a, y), gammaincinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammaincinv(a, y) > 0), (0, True)) + gammaincinv(a, y)), gammaincinv(a, y) > 0), ((1 - Piecewise((1 - gammaincinv(a, y), gammaincinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammaincinv(a, y) + gammaln(a), gammaincinv(a, y) <= 0), (0, True))), True)) [implicit-function rule on gammainc (DLMF 8.2.4): d/dy = 1 / (gamma density at x)]"""
+    """d gammaincinv / d y: 1/gamma_density(a, gammaincinv(a, y)) [implicit-function rule on gammainc (DLMF 8.2.4): d/dy = 1 / (gamma density at x)]"""
     (out,) = values
-    (gammaln_1, log1p_1) = needs
-    return (jnp.where(jnp.logical_and((out > 0), (a >= 10)), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*(1 - jnp.where(jnp.logical_and((out > 0), (a >= 10)), 1 - out, -9))*jnp.exp(-(-log1p_1 + (-jnp.where(jnp.logical_and((out > 0), (a >= 10)), 1 - out, -9) + jnp.where((a >= 10), 1 - a, -9))/(1 - jnp.where((a >= 10), 1 - a, -9)))*(jnp.where((a >= 10), 1 - a, -9) - 1) + (12 - 12*jnp.where((a >= 10), 1 - a, -9))**(-1.0) - (1/360)/(1 - jnp.where((a >= 10), 1 - a, -9))**3 + (1/1260)/(1 - jnp.where((a >= 10), 1 - a, -9))**5 - (1/1680)/(1 - jnp.where((a >= 10), 1 - a, -9))**7 + (1/1188)/(1 - jnp.where((a >= 10), 1 - a, -9))**9 - (691/360360)/(1 - jnp.where((a >= 10), 1 - a, -9))**11 + (1/156)/(1 - jnp.where((a >= 10), 1 - a, -9))**13)/jnp.sqrt(1 - jnp.where((a >= 10), 1 - a, -9)), jnp.where((out > 0), jnp.exp(out - (a - 1)*jnp.log(jnp.where((out > 0), out, 1)) + jnp.where((out > 0), gammaln_1, 0)), (1 - jnp.where((out <= 0), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((out <= 0), gammaln_1 + out, 0)))), )
+    (gamma_density_1,) = needs
+    return (gamma_density_1**(-1.0), )
 
 
 _FUNCTION = _core.register(
@@ -83,9 +77,9 @@ def gammaincinv(a, y):
 
     Args:
       a: real array. Positive parameter.
-        Differentiable: -Piecewise((sqrt(2)*sqrt(pi)*(1 - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))*exp(-(Piecewise((1 - a, a >= 10), (-9, True)) - 1)*(-log1p((Piecewise((1 - a, a >= 10), (-9, True)) - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))/(1 - Piecewise((1 - a, a >= 10), (-9, True)))) + (Piecewise((1 - a, a >= 10), (-9, True)) - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))/(1 - Piecewise((1 - a, a >= 10), (-9, True)))) + 1/(12 - 12*Piecewise((1 - a, a >= 10), (-9, True))) - 1/(360*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**3) + 1/(1260*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**5) - 1/(1680*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**7) + 1/(1188*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**9) - 691/(360360*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**11) + 1/(156*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**13))/sqrt(1 - Piecewise((1 - a, a >= 10), (-9, True))), (a >= 10) & (gammaincinv(a, y) > 0)), (exp(-(a - 1)*log(Piecewise((gammaincinv(a, y), gammaincinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammaincinv(a, y) > 0), (0, True)) + gammaincinv(a, y)), gammaincinv(a, y) > 0), ((1 - Piecewise((1 - gammaincinv(a, y), gammaincinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammaincinv(a, y) + gammaln(a), gammaincinv(a, y) <= 0), (0, True))), True))*gammainc_da(a, gammaincinv(a, y)) (implicit-function rule on gammainc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'gammainc(a, gammaincinv(a, y)) - y', from the spec'd derivatives of the functions in it)
+        Differentiable: -gammainc_da(a, gammaincinv(a, y))/gamma_density(a, gammaincinv(a, y)) (implicit-function rule on gammainc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'gammainc(a, gammaincinv(a, y)) - y', from the spec'd derivatives of the functions in it)
       y: real array. Probability in [0, 1].
-        Differentiable: Piecewise((sqrt(2)*sqrt(pi)*(1 - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))*exp(-(Piecewise((1 - a, a >= 10), (-9, True)) - 1)*(-log1p((Piecewise((1 - a, a >= 10), (-9, True)) - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))/(1 - Piecewise((1 - a, a >= 10), (-9, True)))) + (Piecewise((1 - a, a >= 10), (-9, True)) - Piecewise((1 - gammaincinv(a, y), (a >= 10) & (gammaincinv(a, y) > 0)), (-9, True)))/(1 - Piecewise((1 - a, a >= 10), (-9, True)))) + 1/(12 - 12*Piecewise((1 - a, a >= 10), (-9, True))) - 1/(360*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**3) + 1/(1260*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**5) - 1/(1680*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**7) + 1/(1188*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**9) - 691/(360360*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**11) + 1/(156*(1 - Piecewise((1 - a, a >= 10), (-9, True)))**13))/sqrt(1 - Piecewise((1 - a, a >= 10), (-9, True))), (a >= 10) & (gammaincinv(a, y) > 0)), (exp(-(a - 1)*log(Piecewise((gammaincinv(a, y), gammaincinv(a, y) > 0), (1, True))) + Piecewise((gammaln(a), gammaincinv(a, y) > 0), (0, True)) + gammaincinv(a, y)), gammaincinv(a, y) > 0), ((1 - Piecewise((1 - gammaincinv(a, y), gammaincinv(a, y) <= 0), (0, True)))**(1 - a)*exp(Piecewise((gammaincinv(a, y) + gammaln(a), gammaincinv(a, y) <= 0), (0, True))), True)) (implicit-function rule on gammainc (DLMF 8.2.4): d/dy = 1 / (gamma density at x); implicit-function rule on 'gammainc(a, gammaincinv(a, y)) - y', from the spec'd derivatives of the functions in it)
+        Differentiable: 1/gamma_density(a, gammaincinv(a, y)) (implicit-function rule on gammainc (DLMF 8.2.4): d/dy = 1 / (gamma density at x); implicit-function rule on 'gammainc(a, gammaincinv(a, y)) - y', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

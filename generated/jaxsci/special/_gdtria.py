@@ -9,39 +9,43 @@ from .. import _core
 
 def _gdtria_p_needs(p, b, x, values, needs):
     """Evaluations d gdtria / d p uses besides gdtria itself."""
+    return ()
+
+
+def _gdtria_p_needs_stage2(p, b, x, values, needs):
+    """Evaluations d gdtria / d p uses at its values: round trip 2."""
+    (out,) = values
     return (
-        _core.Need('special.loggamma', (), (1, )),
+        _core.Need('kernels.gamma_density', (), (('_1 + 1', b + 1), ('_2*__value_0', out*x), )),
     )
 
 
 def _gdtria_p_derivative(p, b, x, values, needs):
-    """d gdtria / d p: exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x [implicit-function rule on gdtr (DLMF 8.8.13): da/dp = 1 / (d gdtr / da)]"""
+    """d gdtria / d p: gdtria(p, b, x)/(b*gamma_density(b + 1, x*gdtria(p, b, x))) [implicit-function rule on gdtr (DLMF 8.8.13): da/dp = 1 / (d gdtr / da)]"""
     (out,) = values
-    (loggamma_1,) = needs
-    return (jnp.exp(loggamma_1 + out*x - (b - 1)*jnp.log(out*x))/x, )
+    (gamma_density_1,) = needs
+    return (out/(gamma_density_1*b), )
 
 
 def _gdtria_b_needs(p, b, x, values, needs):
     """Evaluations d gdtria / d b uses besides gdtria itself."""
-    return (
-        _core.Need('special.loggamma', (), (1, )),
-    )
+    return ()
 
 
 def _gdtria_b_needs_stage2(p, b, x, values, needs):
     """Evaluations d gdtria / d b uses at its values: round trip 2."""
     (out,) = values
-    (loggamma_1,) = needs
     return (
+        _core.Need('kernels.gamma_density', (), (('_1 + 1', b + 1), ('_2*__value_0', out*x), )),
         _core.Need('kernels.gammainc_da', (), (1, ('_2*__value_0', out*x), )),
     )
 
 
 def _gdtria_b_derivative(p, b, x, values, needs):
-    """d gdtria / d b: -gammainc_da(b, x*gdtria(p, b, x))*exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x [implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    """d gdtria / d b: -gammainc_da(b, x*gdtria(p, b, x))*gdtria(p, b, x)/(b*gamma_density(b + 1, x*gdtria(p, b, x))) [implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (loggamma_1, gammainc_da_1) = needs
-    return (-gammainc_da_1*jnp.exp(loggamma_1 + out*x - (b - 1)*jnp.log(out*x))/x, )
+    (gamma_density_1, gammainc_da_1) = needs
+    return (-gammainc_da_1*out/(gamma_density_1*b), )
 
 
 def _gdtria_x_needs(p, b, x, values, needs):
@@ -68,7 +72,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                0: _core.Rule((_gdtria_p_needs, ), _gdtria_p_derivative),
+                0: _core.Rule((_gdtria_p_needs, _gdtria_p_needs_stage2, ), _gdtria_p_derivative),
                 1: _core.Rule((_gdtria_b_needs, _gdtria_b_needs_stage2, ), _gdtria_b_derivative),
                 2: _core.Rule((_gdtria_x_needs, ), _gdtria_x_derivative),
             },
@@ -88,9 +92,9 @@ def gdtria(p, b, x):
 
     Args:
       p: real array. Probability, in [0, 1].
-        Differentiable: exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr (DLMF 8.8.13): da/dp = 1 / (d gdtr / da); implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: gdtria(p, b, x)/(b*gamma_density(b + 1, x*gdtria(p, b, x))) (implicit-function rule on gdtr (DLMF 8.8.13): da/dp = 1 / (d gdtr / da); implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       b: real array. Shape parameter of the gamma distribution, b > 0.
-        Differentiable: -gammainc_da(b, x*gdtria(p, b, x))*exp(x*gdtria(p, b, x) - (b - 1)*log(x*gdtria(p, b, x)) + loggamma(b))/x (implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: -gammainc_da(b, x*gdtria(p, b, x))*gdtria(p, b, x)/(b*gamma_density(b + 1, x*gdtria(p, b, x))) (implicit-function rule on gdtr: da/db = -(dF/db) / (dF/da), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(gdtria(p, b, x), b, x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative quantile.
         Differentiable: -gdtria(p, b, x) / x (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so a = z(b, p) / x: the implicit-function rule on gdtr, simplified; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 

@@ -16,16 +16,16 @@ def _gdtrib_a_needs_stage2(a, p, x, values, needs):
     """Evaluations d gdtrib / d a uses at its values: round trip 2."""
     (out,) = values
     return (
+        _core.Need('kernels.gamma_density', (), (('__value_0 + 1', out + 1), ('_0*_2', a*x), )),
         _core.Need('kernels.gammainc_da', (), (('__value_0', out), ('_0*_2', a*x), )),
-        _core.Need('special.loggamma', (), (('__value_0', out), )),
     )
 
 
 def _gdtrib_a_derivative(a, p, x, values, needs):
-    """d gdtrib / d a: -x*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) [implicit-function rule on gdtr: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    """d gdtrib / d a: -gamma_density(gdtrib(a, p, x) + 1, a*x)*gdtrib(a, p, x)/(a*gammainc_da(gdtrib(a, p, x), a*x)) [implicit-function rule on gdtr: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (gammainc_da_1, loggamma_1) = needs
-    return (-x*jnp.exp(-loggamma_1 - a*x + (out - 1)*jnp.log(a*x))/gammainc_da_1, )
+    (gamma_density_1, gammainc_da_1) = needs
+    return (-gamma_density_1*out/(gammainc_da_1*a), )
 
 
 def _gdtrib_p_needs(a, p, x, values, needs):
@@ -57,16 +57,16 @@ def _gdtrib_x_needs_stage2(a, p, x, values, needs):
     """Evaluations d gdtrib / d x uses at its values: round trip 2."""
     (out,) = values
     return (
+        _core.Need('kernels.gamma_density', (), (('__value_0', out), ('_0*_2', a*x), )),
         _core.Need('kernels.gammainc_da', (), (('__value_0', out), ('_0*_2', a*x), )),
-        _core.Need('special.loggamma', (), (('__value_0', out), )),
     )
 
 
 def _gdtrib_x_derivative(a, p, x, values, needs):
-    """d gdtrib / d x: -a*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) [implicit-function rule on gdtr: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    """d gdtrib / d x: -a*gamma_density(gdtrib(a, p, x), a*x)/gammainc_da(gdtrib(a, p, x), a*x) [implicit-function rule on gdtr: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (gammainc_da_1, loggamma_1) = needs
-    return (-a*jnp.exp(-loggamma_1 - a*x + (out - 1)*jnp.log(a*x))/gammainc_da_1, )
+    (gamma_density_1, gammainc_da_1) = needs
+    return (-gamma_density_1*a/gammainc_da_1, )
 
 
 _FUNCTION = _core.register(
@@ -102,11 +102,11 @@ def gdtrib(a, p, x):
 
     Args:
       a: real array. Rate parameter of the gamma distribution (the reciprocal of the scale), a > 0.
-        Differentiable: -x*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: -gamma_density(gdtrib(a, p, x) + 1, a*x)*gdtrib(a, p, x)/(a*gammainc_da(gdtrib(a, p, x), a*x)) (implicit-function rule on gdtr: db/da = -(dF/da) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability.
         Differentiable: 1/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dp = -(dF/dp) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
       x: real array. Nonnegative quantile.
-        Differentiable: -a*exp(-a*x + (gdtrib(a, p, x) - 1)*log(a*x) - loggamma(gdtrib(a, p, x)))/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: -a*gamma_density(gdtrib(a, p, x), a*x)/gammainc_da(gdtrib(a, p, x), a*x) (implicit-function rule on gdtr: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, gdtrib(a, p, x), x), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

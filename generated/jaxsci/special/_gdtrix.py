@@ -20,39 +20,43 @@ def _gdtrix_a_derivative(a, b, p, values, needs):
 
 def _gdtrix_b_needs(a, b, p, values, needs):
     """Evaluations d gdtrix / d b uses besides gdtrix itself."""
-    return (
-        _core.Need('special.loggamma', (), (1, )),
-    )
+    return ()
 
 
 def _gdtrix_b_needs_stage2(a, b, p, values, needs):
     """Evaluations d gdtrix / d b uses at its values: round trip 2."""
     (out,) = values
-    (loggamma_1,) = needs
     return (
+        _core.Need('kernels.gamma_density', (), (1, ('_0*__value_0', out*a), )),
         _core.Need('kernels.gammainc_da', (), (1, ('_0*__value_0', out*a), )),
     )
 
 
 def _gdtrix_b_derivative(a, b, p, values, needs):
-    """d gdtrix / d b: -gammainc_da(b, a*gdtrix(a, b, p))*exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a [implicit-function rule on gdtr: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
+    """d gdtrix / d b: -gammainc_da(b, a*gdtrix(a, b, p))/(a*gamma_density(b, a*gdtrix(a, b, p))) [implicit-function rule on gdtr: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (loggamma_1, gammainc_da_1) = needs
-    return (-gammainc_da_1*jnp.exp(loggamma_1 + out*a - (b - 1)*jnp.log(out*a))/a, )
+    (gamma_density_1, gammainc_da_1) = needs
+    return (-gammainc_da_1/(gamma_density_1*a), )
 
 
 def _gdtrix_p_needs(a, b, p, values, needs):
     """Evaluations d gdtrix / d p uses besides gdtrix itself."""
+    return ()
+
+
+def _gdtrix_p_needs_stage2(a, b, p, values, needs):
+    """Evaluations d gdtrix / d p uses at its values: round trip 2."""
+    (out,) = values
     return (
-        _core.Need('special.loggamma', (), (1, )),
+        _core.Need('kernels.gamma_density', (), (1, ('_0*__value_0', out*a), )),
     )
 
 
 def _gdtrix_p_derivative(a, b, p, values, needs):
-    """d gdtrix / d p: exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a [implicit-function rule on gdtr (DLMF 8.8.13): dx/dp = 1 / (d gdtr / dx), the reciprocal of the gamma density]"""
+    """d gdtrix / d p: 1/(a*gamma_density(b, a*gdtrix(a, b, p))) [implicit-function rule on gdtr (DLMF 8.8.13): dx/dp = 1 / (d gdtr / dx), the reciprocal of the gamma density]"""
     (out,) = values
-    (loggamma_1,) = needs
-    return (jnp.exp(loggamma_1 + out*a - (b - 1)*jnp.log(out*a))/a, )
+    (gamma_density_1,) = needs
+    return (1/(gamma_density_1*a), )
 
 
 _FUNCTION = _core.register(
@@ -70,7 +74,7 @@ _FUNCTION = _core.register(
             (): {
                 0: _core.Rule((_gdtrix_a_needs, ), _gdtrix_a_derivative),
                 1: _core.Rule((_gdtrix_b_needs, _gdtrix_b_needs_stage2, ), _gdtrix_b_derivative),
-                2: _core.Rule((_gdtrix_p_needs, ), _gdtrix_p_derivative),
+                2: _core.Rule((_gdtrix_p_needs, _gdtrix_p_needs_stage2, ), _gdtrix_p_derivative),
             },
         },
     )
@@ -90,9 +94,9 @@ def gdtrix(a, b, p):
       a: real array. Rate parameter of the gamma distribution (the reciprocal of the scale), a > 0.
         Differentiable: -gdtrix(a, b, p) / a (gdtr(a, b, x) = P(b, a x) (DLMF 8.2.4), so x = z(b, p) / a: the implicit-function rule on gdtr, simplified; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Shape parameter of the gamma distribution, b > 0.
-        Differentiable: -gammainc_da(b, a*gdtrix(a, b, p))*exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a (implicit-function rule on gdtr: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, b, gdtrix(a, b, p)), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: -gammainc_da(b, a*gdtrix(a, b, p))/(a*gamma_density(b, a*gdtrix(a, b, p))) (implicit-function rule on gdtr: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gdtr(a, b, gdtrix(a, b, p)), p)', from the spec'd derivatives of the functions in it)
       p: real array. Probability, in [0, 1].
-        Differentiable: exp(a*gdtrix(a, b, p) - (b - 1)*log(a*gdtrix(a, b, p)) + loggamma(b))/a (implicit-function rule on gdtr (DLMF 8.8.13): dx/dp = 1 / (d gdtr / dx), the reciprocal of the gamma density; implicit-function rule on 'Eq(gdtr(a, b, gdtrix(a, b, p)), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: 1/(a*gamma_density(b, a*gdtrix(a, b, p))) (implicit-function rule on gdtr (DLMF 8.8.13): dx/dp = 1 / (d gdtr / dx), the reciprocal of the gamma density; implicit-function rule on 'Eq(gdtr(a, b, gdtrix(a, b, p)), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

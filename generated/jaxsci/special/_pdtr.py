@@ -10,16 +10,15 @@ from .. import _core
 def _pdtr_m_needs(k, m, values, needs):
     """Evaluations d pdtr / d m uses besides pdtr itself."""
     return (
-        _core.Need('special.gamma', (), (('Max(3, floor(_0)) + 1', jnp.maximum(3, jnp.floor(k)) + 1), )),
-        _core.Need('special.loggamma', (), (('floor(_0) + 1', jnp.floor(k) + 1), )),
+        _core.Need('kernels.gamma_density', (), (('floor(_0) + 1', jnp.floor(k) + 1), 1, )),
     )
 
 
 def _pdtr_m_derivative(k, m, values, needs):
-    """d pdtr / d m: -exp(floor(k) * log(m) - m - loggamma(floor(k) + 1)) [DLMF 8.8.13 with a = floor(k) + 1 (minus the Poisson probability mass at floor(k))]"""
+    """d pdtr / d m: -gamma_density(floor(k) + 1, m) [DLMF 8.8.13 with a = floor(k) + 1 (minus the Poisson probability mass at floor(k)), jaxsci's kernel gamma_density]"""
     (out,) = values
-    (gamma_1, loggamma_1) = needs
-    return (jnp.where((m > 1.7976931348623157e+308), 0, jnp.where((jnp.where(m == jnp.inf, 1, m) == 0), -jnp.where((k < 1), 1, jnp.where((k < 2), jnp.where(m == jnp.inf, 1, m), jnp.where((k < 3), (1/2)*jnp.where(m == jnp.inf, 1, m)**2, jnp.where(m == jnp.inf, 1, m)**jnp.maximum(3, jnp.floor(k))/gamma_1)))*jnp.exp(-jnp.where(m == jnp.inf, 1, m)), -jnp.exp(-loggamma_1 + jnp.log(jnp.where(jnp.where(m == jnp.inf, 1, m) == 0, 1, jnp.where(m == jnp.inf, 1, m)))*jnp.floor(k) - jnp.where(jnp.where(m == jnp.inf, 1, m) == 0, 1, jnp.where(m == jnp.inf, 1, m))))), )
+    (gamma_density_1,) = needs
+    return (jnp.where((m > 1.7976931348623157e+308), 0, -gamma_density_1), )
 
 
 _FUNCTION = _core.register(
@@ -54,7 +53,7 @@ def pdtr(k, m):
       k: real array. Number of occurrences, k >= 0 (SciPy uses floor(k)).
         Not differentiable: SciPy uses floor(k): pdtr is a step function of k (its derivative is zero between integers and does not exist at them). A tangent on it raises NonDifferentiableError.
       m: real array. The mean of the Poisson distribution, m >= 0.
-        Differentiable: -exp(floor(k) * log(m) - m - loggamma(floor(k) + 1)) (DLMF 8.8.13 with a = floor(k) + 1 (minus the Poisson probability mass at floor(k)); agrees with sympy's derivative of uppergamma(floor(k) + 1, m)/gamma(floor(k) + 1) at 9 sample points)
+        Differentiable: -gamma_density(floor(k) + 1, m) (DLMF 8.8.13 with a = floor(k) + 1 (minus the Poisson probability mass at floor(k)), jaxsci's kernel gamma_density; agrees with sympy's derivative of uppergamma(floor(k) + 1, m)/gamma(floor(k) + 1) at 6 sample points)
 
     Returns:
       out: array of the promoted input dtype

@@ -9,16 +9,22 @@ from .. import _core
 
 def _pdtri_y_needs(k, y, values, needs):
     """Evaluations d pdtri / d y uses besides pdtri itself."""
+    return ()
+
+
+def _pdtri_y_needs_stage2(k, y, values, needs):
+    """Evaluations d pdtri / d y uses at its values: round trip 2."""
+    (out,) = values
     return (
-        _core.Need('special.loggamma', (), (('_0 + 1', k + 1), )),
+        _core.Need('kernels.gamma_density', (), (('_0 + 1', k + 1), ('__value_0', out), )),
     )
 
 
 def _pdtri_y_derivative(k, y, values, needs):
-    """d pdtri / d y: -exp(-k*log(pdtri(k, y)) + loggamma(k + 1) + pdtri(k, y)) [implicit-function rule on pdtr (its m-derivative, minus the Poisson probability mass, DLMF 8.8.13)]"""
+    """d pdtri / d y: -1/gamma_density(k + 1, pdtri(k, y)) [implicit-function rule on pdtr (its m-derivative, minus the Poisson probability mass, DLMF 8.8.13)]"""
     (out,) = values
-    (loggamma_1,) = needs
-    return (-jnp.exp(loggamma_1 + out - k*jnp.log(out)), )
+    (gamma_density_1,) = needs
+    return (-1/gamma_density_1, )
 
 
 _FUNCTION = _core.register(
@@ -33,7 +39,7 @@ _FUNCTION = _core.register(
         vmap_method='expand_dims',
         rules={
             (): {
-                1: _core.Rule((_pdtri_y_needs, ), _pdtri_y_derivative),
+                1: _core.Rule((_pdtri_y_needs, _pdtri_y_needs_stage2, ), _pdtri_y_derivative),
             },
         },
     )
@@ -52,7 +58,7 @@ def pdtri(k, y):
     Args:
       k: integer array. Number of occurrences, k >= 0 (SciPy truncates a float k to an integer).
       y: real array. Probability, 0 <= y <= 1.
-        Differentiable: -exp(-k*log(pdtri(k, y)) + loggamma(k + 1) + pdtri(k, y)) (implicit-function rule on pdtr (its m-derivative, minus the Poisson probability mass, DLMF 8.8.13); implicit-function rule on 'pdtr(k, pdtri(k, y)) - y', from the spec'd derivatives of the functions in it)
+        Differentiable: -1/gamma_density(k + 1, pdtri(k, y)) (implicit-function rule on pdtr (its m-derivative, minus the Poisson probability mass, DLMF 8.8.13); implicit-function rule on 'pdtr(k, pdtri(k, y)) - y', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype

@@ -42,16 +42,16 @@ def _pdtrik_m_needs_stage2(p, m, values, needs):
     (out,) = values
     (gammaincc_1,) = needs
     return (
+        _core.Need('kernels.gamma_density', (), (('__value_0 + 1', out + 1), 1, )),
         _core.Need('kernels.gammainc_da', (), (('__value_0 + 1', out + 1), 1, )),
-        _core.Need('special.gammaln', (), (('__value_0 + 1', out + 1), )),
     )
 
 
 def _pdtrik_m_derivative(p, m, values, needs):
-    """d pdtrik / d m: Piecewise((0, p <= gammaincc(1, m)), (-Piecewise((exp(-m - Piecewise((gammaln(pdtrik(p, m) + 1), m > 0), (0, True)) + pdtrik(p, m)*log(Piecewise((m, m > 0), (1, True)))), m > 0), ((1 - Piecewise((1 - m, m <= 0), (0, True)))**pdtrik(p, m)*exp(-Piecewise((m + gammaln(pdtrik(p, m) + 1), m <= 0), (0, True))), True))/gammainc_da(pdtrik(p, m) + 1, m), True)) [implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da]"""
+    """d pdtrik / d m: Piecewise((0, p <= gammaincc(1, m)), (-gamma_density(pdtrik(p, m) + 1, m)/gammainc_da(pdtrik(p, m) + 1, m), True)) [implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da]"""
     (out,) = values
-    (gammaincc_1, gammainc_da_1, gammaln_1) = needs
-    return (jnp.where((gammaincc_1 >= p), 0, -jnp.where((m > 0), jnp.exp(out*jnp.log(jnp.where((m > 0), m, 1)) - m - jnp.where((m > 0), gammaln_1, 0)), (1 - jnp.where((m <= 0), 1 - m, 0))**out*jnp.exp(-jnp.where((m <= 0), gammaln_1 + m, 0)))/gammainc_da_1), )
+    (gammaincc_1, gamma_density_1, gammainc_da_1) = needs
+    return (jnp.where((gammaincc_1 >= p), 0, -gamma_density_1/gammainc_da_1), )
 
 
 _FUNCTION = _core.register(
@@ -87,7 +87,7 @@ def pdtrik(p, m):
       p: real array. Probability, 0 <= p <= 1.
         Differentiable: Piecewise((0, p <= gammaincc(1, m)), (-1/gammainc_da(pdtrik(p, m) + 1, m), True)) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gammaincc(pdtrik(p, m) + 1, m), p)', from the spec'd derivatives of the functions in it)
       m: real array. The mean of the Poisson distribution, m >= 0.
-        Differentiable: Piecewise((0, p <= gammaincc(1, m)), (-Piecewise((exp(-m - Piecewise((gammaln(pdtrik(p, m) + 1), m > 0), (0, True)) + pdtrik(p, m)*log(Piecewise((m, m > 0), (1, True)))), m > 0), ((1 - Piecewise((1 - m, m <= 0), (0, True)))**pdtrik(p, m)*exp(-Piecewise((m + gammaln(pdtrik(p, m) + 1), m <= 0), (0, True))), True))/gammainc_da(pdtrik(p, m) + 1, m), True)) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gammaincc(pdtrik(p, m) + 1, m), p)', from the spec'd derivatives of the functions in it)
+        Differentiable: Piecewise((0, p <= gammaincc(1, m)), (-gamma_density(pdtrik(p, m) + 1, m)/gammainc_da(pdtrik(p, m) + 1, m), True)) (implicit-function rule on pdtr's continuous extension Q(k + 1, m) (DLMF 8.2.5), with jaxsci's kernel gammainc_da; implicit-function rule on 'Eq(gammaincc(pdtrik(p, m) + 1, m), p)', from the spec'd derivatives of the functions in it)
 
     Returns:
       out: array of the promoted input dtype
