@@ -128,7 +128,9 @@ def test_shapes_dtypes_jit_vmap(name):
     # XLA fuses the jitted formula: the last digits may differ from the eager call's
     _compare(jitted, getattr(module, density)(x, *shapes, **scales), d.tests.value_rtol["float64"], f"{name}.{density} jit")
     mapped = jax.vmap(lambda loc: module.cdf(x[:, 0], *shapes, **{**scales, "loc": loc}))(locs)
-    _compare(mapped, cdf.T, 1e-14, f"{name}.cdf vmap")
+    # XLA's vectorised kernels may differ from the scalar ones in the last digit, and a point deep in a
+    # tail multiplies that by the cdf's condition number (alpha's 4e-124 by about 600)
+    _compare(mapped, cdf.T, d.tests.value_rtol["float64"], f"{name}.cdf vmap")
 
 
 def _references(name):

@@ -8,16 +8,20 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from . import alpha as alpha
     from . import anglit as anglit
     from . import arcsine as arcsine
     from . import bernoulli as bernoulli
     from . import beta as beta
+    from . import betaprime as betaprime
     from . import binom as binom
+    from . import bradford as bradford
     from . import burr as burr
     from . import burr12 as burr12
     from . import cauchy as cauchy
     from . import chi as chi
     from . import chi2 as chi2
+    from . import dgamma as dgamma
     from . import dlaplace as dlaplace
     from . import dweibull as dweibull
     from . import erlang as erlang
@@ -58,16 +62,20 @@ if _TYPE_CHECKING:
     from . import weibull_min as weibull_min
 
 __all__ = [
+    'alpha',
     'anglit',
     'arcsine',
     'bernoulli',
     'beta',
+    'betaprime',
     'binom',
+    'bradford',
     'burr',
     'burr12',
     'cauchy',
     'chi',
     'chi2',
+    'dgamma',
     'dlaplace',
     'dweibull',
     'erlang',
