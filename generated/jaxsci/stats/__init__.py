@@ -27,8 +27,11 @@ if _TYPE_CHECKING:
     from . import erlang as erlang
     from . import expon as expon
     from . import exponpow as exponpow
+    from . import exponweib as exponweib
     from . import f as f
+    from . import fatiguelife as fatiguelife
     from . import fisk as fisk
+    from . import foldcauchy as foldcauchy
     from . import gamma as gamma
     from . import genlogistic as genlogistic
     from . import geom as geom
@@ -81,8 +84,11 @@ __all__ = [
     'erlang',
     'expon',
     'exponpow',
+    'exponweib',
     'f',
+    'fatiguelife',
     'fisk',
+    'foldcauchy',
     'gamma',
     'genlogistic',
     'geom',
