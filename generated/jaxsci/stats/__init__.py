@@ -33,6 +33,8 @@ if _TYPE_CHECKING:
     from . import fisk as fisk
     from . import foldcauchy as foldcauchy
     from . import gamma as gamma
+    from . import genexpon as genexpon
+    from . import genextreme as genextreme
     from . import genlogistic as genlogistic
     from . import geom as geom
     from . import gompertz as gompertz
@@ -90,6 +92,8 @@ __all__ = [
     'fisk',
     'foldcauchy',
     'gamma',
+    'genexpon',
+    'genextreme',
     'genlogistic',
     'geom',
     'gompertz',
