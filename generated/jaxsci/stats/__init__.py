@@ -35,7 +35,11 @@ if _TYPE_CHECKING:
     from . import gamma as gamma
     from . import genexpon as genexpon
     from . import genextreme as genextreme
+    from . import gengamma as gengamma
+    from . import genhalflogistic as genhalflogistic
     from . import genlogistic as genlogistic
+    from . import gennorm as gennorm
+    from . import genpareto as genpareto
     from . import geom as geom
     from . import gompertz as gompertz
     from . import gumbel_l as gumbel_l
@@ -94,7 +98,11 @@ __all__ = [
     'gamma',
     'genexpon',
     'genextreme',
+    'gengamma',
+    'genhalflogistic',
     'genlogistic',
+    'gennorm',
+    'genpareto',
     'geom',
     'gompertz',
     'gumbel_l',
