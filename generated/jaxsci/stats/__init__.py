@@ -41,15 +41,19 @@ if _TYPE_CHECKING:
     from . import gennorm as gennorm
     from . import genpareto as genpareto
     from . import geom as geom
+    from . import gibrat as gibrat
     from . import gompertz as gompertz
     from . import gumbel_l as gumbel_l
     from . import gumbel_r as gumbel_r
     from . import halfcauchy as halfcauchy
+    from . import halfgennorm as halfgennorm
     from . import halflogistic as halflogistic
     from . import halfnorm as halfnorm
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
+    from . import johnsonsb as johnsonsb
+    from . import johnsonsu as johnsonsu
     from . import laplace as laplace
     from . import levy as levy
     from . import logistic as logistic
@@ -104,15 +108,19 @@ __all__ = [
     'gennorm',
     'genpareto',
     'geom',
+    'gibrat',
     'gompertz',
     'gumbel_l',
     'gumbel_r',
     'halfcauchy',
+    'halfgennorm',
     'halflogistic',
     'halfnorm',
     'hypsecant',
     'invgamma',
     'invweibull',
+    'johnsonsb',
+    'johnsonsu',
     'laplace',
     'levy',
     'logistic',
