@@ -54,8 +54,12 @@ if _TYPE_CHECKING:
     from . import invweibull as invweibull
     from . import johnsonsb as johnsonsb
     from . import johnsonsu as johnsonsu
+    from . import kappa3 as kappa3
     from . import laplace as laplace
+    from . import laplace_asymmetric as laplace_asymmetric
     from . import levy as levy
+    from . import levy_l as levy_l
+    from . import loggamma as loggamma
     from . import logistic as logistic
     from . import loglaplace as loglaplace
     from . import lognorm as lognorm
@@ -121,8 +125,12 @@ __all__ = [
     'invweibull',
     'johnsonsb',
     'johnsonsu',
+    'kappa3',
     'laplace',
+    'laplace_asymmetric',
     'levy',
+    'levy_l',
+    'loggamma',
     'logistic',
     'loglaplace',
     'lognorm',
