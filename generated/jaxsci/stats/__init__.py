@@ -63,6 +63,7 @@ if _TYPE_CHECKING:
     from . import logistic as logistic
     from . import loglaplace as loglaplace
     from . import lognorm as lognorm
+    from . import loguniform as loguniform
     from . import lomax as lomax
     from . import maxwell as maxwell
     from . import moyal as moyal
@@ -73,6 +74,7 @@ if _TYPE_CHECKING:
     from . import planck as planck
     from . import poisson as poisson
     from . import rayleigh as rayleigh
+    from . import reciprocal as reciprocal
     from . import t as t
     from . import uniform as uniform
     from . import weibull_max as weibull_max
@@ -134,6 +136,7 @@ __all__ = [
     'logistic',
     'loglaplace',
     'lognorm',
+    'loguniform',
     'lomax',
     'maxwell',
     'moyal',
@@ -144,6 +147,7 @@ __all__ = [
     'planck',
     'poisson',
     'rayleigh',
+    'reciprocal',
     't',
     'uniform',
     'weibull_max',
