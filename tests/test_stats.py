@@ -145,11 +145,12 @@ def _references(name):
 
 
 def _gradient_cases():
-    """Every distribution's first derivatives; second derivatives for a fixed share by default (they
+    """Every distribution's first derivatives; second derivatives for a fixed sixth by default (they
     cost most of this file's time, through the special functions' rules that their own suites check at
-    second order), all of them under -m slow."""
+    second order; a sixth keeps the default time as the distributions grow from 48 to 71), all of them
+    under -m slow."""
     return [pytest.param(name, order, id=f"{name}-{order}",
-                         marks=() if order == "first" or in_default_share(f"{name}-{order}", 3) else pytest.mark.slow)
+                         marks=() if order == "first" or in_default_share(f"{name}-{order}", 6) else pytest.mark.slow)
             for name in NAMES for order in ("first", "second")]
 
 
