@@ -71,6 +71,7 @@ if _TYPE_CHECKING:
     from . import nbinom as nbinom
     from . import norm as norm
     from . import pareto as pareto
+    from . import pearson3 as pearson3
     from . import planck as planck
     from . import poisson as poisson
     from . import rayleigh as rayleigh
@@ -144,6 +145,7 @@ __all__ = [
     'nbinom',
     'norm',
     'pareto',
+    'pearson3',
     'planck',
     'poisson',
     'rayleigh',
