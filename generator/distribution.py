@@ -47,7 +47,7 @@ PROBABILITY = "q"
 # Elementary functions a formula may call, printed as jax.numpy's function of the same name.
 ELEMENTARY = frozenset({
     "exp", "log", "log1p", "expm1", "sqrt", "abs", "floor", "ceil", "where", "maximum", "minimum",
-    "isinf", "isfinite", "isnan", "square", "sin", "cos", "tan", "arcsin", "arctan", "arctan2", "arctanh", "sinh", "cosh", "tanh",
+    "isinf", "isfinite", "isnan", "square", "sin", "cos", "tan", "arcsin", "arctan", "arctan2", "arctanh", "sinh", "cosh", "tanh", "arcsinh", "real",
 })
 CONSTANTS = {"pi": "jnp.pi", "inf": "jnp.inf", "nan": "jnp.nan"}
 # Functions of the runtime core's distributions module a formula may call.

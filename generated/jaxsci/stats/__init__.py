@@ -8,42 +8,64 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 if _TYPE_CHECKING:
+    from . import alpha as alpha
     from . import anglit as anglit
     from . import arcsine as arcsine
     from . import bernoulli as bernoulli
     from . import beta as beta
+    from . import betaprime as betaprime
     from . import binom as binom
     from . import boltzmann as boltzmann
+    from . import bradford as bradford
     from . import burr as burr
     from . import burr12 as burr12
     from . import cauchy as cauchy
     from . import chi as chi
     from . import chi2 as chi2
+    from . import dgamma as dgamma
     from . import dlaplace as dlaplace
     from . import dweibull as dweibull
     from . import erlang as erlang
     from . import expon as expon
     from . import exponpow as exponpow
+    from . import exponweib as exponweib
     from . import f as f
+    from . import fatiguelife as fatiguelife
     from . import fisk as fisk
+    from . import foldcauchy as foldcauchy
     from . import gamma as gamma
+    from . import genexpon as genexpon
+    from . import genextreme as genextreme
+    from . import gengamma as gengamma
+    from . import genhalflogistic as genhalflogistic
     from . import genlogistic as genlogistic
+    from . import gennorm as gennorm
+    from . import genpareto as genpareto
     from . import geom as geom
+    from . import gibrat as gibrat
     from . import gompertz as gompertz
     from . import gumbel_l as gumbel_l
     from . import gumbel_r as gumbel_r
     from . import halfcauchy as halfcauchy
+    from . import halfgennorm as halfgennorm
     from . import halflogistic as halflogistic
     from . import halfnorm as halfnorm
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
+    from . import johnsonsb as johnsonsb
+    from . import johnsonsu as johnsonsu
+    from . import kappa3 as kappa3
     from . import kstwobign as kstwobign
     from . import laplace as laplace
+    from . import laplace_asymmetric as laplace_asymmetric
     from . import levy as levy
+    from . import levy_l as levy_l
+    from . import loggamma as loggamma
     from . import logistic as logistic
     from . import loglaplace as loglaplace
     from . import lognorm as lognorm
+    from . import loguniform as loguniform
     from . import lomax as lomax
     from . import maxwell as maxwell
     from . import moyal as moyal
@@ -54,6 +76,7 @@ if _TYPE_CHECKING:
     from . import ncx2 as ncx2
     from . import norm as norm
     from . import pareto as pareto
+    from . import pearson3 as pearson3
     from . import planck as planck
     from . import poisson as poisson
     from . import powerlaw as powerlaw
@@ -62,6 +85,7 @@ if _TYPE_CHECKING:
     from . import randint as randint
     from . import rayleigh as rayleigh
     from . import rdist as rdist
+    from . import reciprocal as reciprocal
     from . import rice as rice
     from . import semicircular as semicircular
     from . import skewcauchy as skewcauchy
@@ -79,42 +103,64 @@ if _TYPE_CHECKING:
     from . import wrapcauchy as wrapcauchy
 
 __all__ = [
+    'alpha',
     'anglit',
     'arcsine',
     'bernoulli',
     'beta',
+    'betaprime',
     'binom',
     'boltzmann',
+    'bradford',
     'burr',
     'burr12',
     'cauchy',
     'chi',
     'chi2',
+    'dgamma',
     'dlaplace',
     'dweibull',
     'erlang',
     'expon',
     'exponpow',
+    'exponweib',
     'f',
+    'fatiguelife',
     'fisk',
+    'foldcauchy',
     'gamma',
+    'genexpon',
+    'genextreme',
+    'gengamma',
+    'genhalflogistic',
     'genlogistic',
+    'gennorm',
+    'genpareto',
     'geom',
+    'gibrat',
     'gompertz',
     'gumbel_l',
     'gumbel_r',
     'halfcauchy',
+    'halfgennorm',
     'halflogistic',
     'halfnorm',
     'hypsecant',
     'invgamma',
     'invweibull',
+    'johnsonsb',
+    'johnsonsu',
+    'kappa3',
     'kstwobign',
     'laplace',
+    'laplace_asymmetric',
     'levy',
+    'levy_l',
+    'loggamma',
     'logistic',
     'loglaplace',
     'lognorm',
+    'loguniform',
     'lomax',
     'maxwell',
     'moyal',
@@ -125,6 +171,7 @@ __all__ = [
     'ncx2',
     'norm',
     'pareto',
+    'pearson3',
     'planck',
     'poisson',
     'powerlaw',
@@ -133,6 +180,7 @@ __all__ = [
     'randint',
     'rayleigh',
     'rdist',
+    'reciprocal',
     'rice',
     'semicircular',
     'skewcauchy',
