@@ -10,7 +10,6 @@ import dataclasses
 
 import cmath
 import random
-import sys
 from dataclasses import dataclass
 
 import sympy
@@ -19,7 +18,7 @@ from sympy.core.function import AppliedUndef
 from . import model, mpcheck, shift
 from .errors import SpecError, SpecErrors
 from .formulas import Catalog, FormulaError, arg_symbols, index_symbols, parse, sympy_namespace
-from .printer import JaxsciPrinter, Mask, PrintError, SafeValue
+from .printer import AtInfinity, JaxsciPrinter, Mask, PrintError, SafeValue
 
 CROSS_CHECK_POINTS = 3  # random points per rule; a wrong formula disagrees at almost every point
 LIMIT_CHECK_NEAR, LIMIT_CHECK_FAR = sympy.Float(10)**8, sympy.Float(10)**16  # where a point at infinity's limit is checked
@@ -673,12 +672,8 @@ def _with_points(per_output_main, per_output_points):
 
 
 def _at(symbol, value):
-    """The condition symbol == value; at ±inf as a comparison beyond float64's largest number, since
-    sympy takes a real symbol to be finite and would make Eq(x, inf) False."""
-    if value.is_finite:
-        return sympy.Eq(symbol, value)
-    largest = sympy.Float(sys.float_info.max, 17)
-    return symbol > largest if value > 0 else symbol < -largest
+    """The condition symbol == value (at ±inf, AtInfinity: sympy would make Eq(x, inf) False)."""
+    return sympy.Eq(symbol, value) if value.is_finite else AtInfinity(symbol, sympy.sign(value))
 
 
 def _special_point_where(traced_values, own_traced) -> tuple:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sympy
+from sympy.logic.boolalg import BooleanFunction
 from sympy.printing.numpy import JaxPrinter, NumPyPrinter
 
 
@@ -23,6 +24,22 @@ class Mask(sympy.Function):
     """
 
     nargs = 2
+
+
+class AtInfinity(BooleanFunction):
+    """``AtInfinity(x, s)``: x is s * inf (s = 1 or -1), a special point at infinity's condition.
+
+    sympy takes a real symbol to be finite and would make ``Eq(x, oo)`` False; and a comparison with
+    float64's largest number would be false at float32's inf (the literal overflows there).
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, x, sign):
+        if x.is_number:
+            return sympy.true if x == sign * sympy.oo else sympy.false
+        return None
 
 
 # SciPy-compatible special functions JAX implements natively, usable in rule formulas.
@@ -107,6 +124,10 @@ class JaxsciPrinter(JaxPrinter):
         x, c = expr.args
         harmless = c + 1 if c.is_finite else sympy.sign(c)  # at infinity, a finite stand-in of its sign
         return f"{self._module_format('jax.numpy.where')}({self._print(x)} == {self._print(c)}, {self._print(harmless)}, {self._print(x)})"
+
+    def _print_AtInfinity(self, expr):
+        x, sign = expr.args
+        return f"({self._print(x)} == {'' if sign > 0 else '-'}{self._module_format('jax.numpy.inf')})"
 
     def _print_Mask(self, expr):
         x, c = (self._print(a) for a in expr.args)

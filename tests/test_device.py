@@ -170,13 +170,14 @@ def _targets(fn, *args) -> list:
 X = jnp.linspace(0.5, 3.0, 6)
 
 
+# gammainc's x-derivative is the host kernel gamma_density (accurate at large a, with no device kernel
+# yet): its gradient in x is not among these
 @pytest.mark.parametrize("fn", [
     lambda a, x: gammainc(a, x),
-    lambda a, x: jax.vmap(jax.grad(gammainc, 1))(a, x),
     lambda a, x: jv(a, x),
     lambda a, x: jax.vmap(jax.grad(jv, 1))(a, x),
     lambda a, x: jax.hessian(lambda t: jv(2.5, t).sum())(x),
-], ids=["gammainc", "grad-x-gammainc", "jv", "grad-z-jv", "hessian-jv"])
+], ids=["gammainc", "jv", "grad-z-jv", "hessian-jv"])
 def test_plans_with_device_kernels_lower_to_the_gpu_buffer_callback_and_nothing_else(every_kernel_passed, fn):
     targets = _targets(fn, X, X)
     assert targets and set(targets) == {device.GPU_TARGET}, targets

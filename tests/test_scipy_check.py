@@ -161,6 +161,14 @@ def _dawsn(jax_since: str) -> str:
     return text.replace('  jax_since: "0.10.2"', f"  jax_since: {jax_since}")
 
 
+def _dawsn_line(key: str) -> int:
+    """The line of dawsn.yaml's ``native.<key>``, which the errors name."""
+    from generator import ROOT
+
+    lines = (ROOT / "specs" / "special" / "dawsn.yaml").read_text().splitlines()
+    return lines.index(next(l for l in lines if l.startswith(f"  {key}:"))) + 1
+
+
 def test_a_native_function_is_checked_against_its_jax_release():
     """With the jax that added it or a later one the function must be there (and match); with an older
     one it must be missing, and SciPy computes the function (tests/test_native.py)."""
@@ -174,10 +182,10 @@ def test_a_native_function_is_checked_against_its_jax_release():
         assert load(_dawsn('"0.6"'), path).native is not None
         later = f"{release[0]}.{release[1] + 1}"
         assert errors_of(_dawsn(f'"{later}"'), path) == [
-            f"{path}:25: native.jax_since: the installed jax {jax.__version__} has jax.scipy.special.dawsn already, before jax {later}"]
+            f"{path}:{_dawsn_line('jax_since')}: native.jax_since: the installed jax {jax.__version__} has jax.scipy.special.dawsn already, before jax {later}"]
     else:
         assert release < (0, 10, 2)
-        assert errors_of(_dawsn('"0.6"'), path) == [f"{path}:24: native.function 'jax.scipy.special.dawsn' is not in the "
+        assert errors_of(_dawsn('"0.6"'), path) == [f"{path}:{_dawsn_line('function')}: native.function 'jax.scipy.special.dawsn' is not in the "
                                                     f"installed jax {jax.__version__}: jax.scipy.special has no attribute 'dawsn'"]
 
 
@@ -193,7 +201,7 @@ def test_malformed_jax_releases_are_located(value, message):
         assert load(_dawsn(value), path).native.function == "jax.scipy.special.dawsn"
     else:
         found = errors_of(_dawsn(value), path)
-        assert len(found) == 1 and found[0].startswith(f"{path}:25: {message}"), found
+        assert len(found) == 1 and found[0].startswith(f"{path}:{_dawsn_line('jax_since')}: {message}"), found
 
 
 def test_a_rule_without_sympy_is_checked_against_mpmaths_derivative():

@@ -22,7 +22,7 @@ def _gamma_density_a_derivative(a, x, values, needs):
   (nan, True)) [d/da log(x**(a - 1) exp(-x) / Gamma(a)) = log(x) - digamma(a): jaxsci's kernel gamma_logdensity_da; at x = 0 the density is 0 for every a > 1 and jumps from inf to 0 at a = 1, so it has no derivative in a there or below]"""
     (out,) = values
     (gamma_density_1, gamma_logdensity_da_1) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), gamma_density_1*gamma_logdensity_da_1, jnp.where(jnp.logical_and((jnp.where(x == jnp.inf, 1, x) == 0), (a > 1)), 0, jnp.nan))), )
+    return (jnp.where((x == jnp.inf), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), gamma_density_1*gamma_logdensity_da_1, jnp.where(jnp.logical_and((jnp.where(x == jnp.inf, 1, x) == 0), (a > 1)), 0, jnp.nan))), )
 
 
 def _gamma_density_x_needs(a, x, values, needs):
@@ -36,7 +36,7 @@ def _gamma_density_x_derivative(a, x, values, needs):
     """d gamma_density / d x: gamma_density(a, x) * (a - 1 - x) / x [d/dx log(x**(a - 1) exp(-x)) = (a - 1) / x - 1]"""
     (out,) = values
     (gamma_density_1,) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) == 0), gamma_density_1 - out, out*(a - jnp.where(jnp.where(x == jnp.inf, 1, x) == 0, 1, jnp.where(x == jnp.inf, 1, x)) - 1)/jnp.where(jnp.where(x == jnp.inf, 1, x) == 0, 1, jnp.where(x == jnp.inf, 1, x)))), )
+    return (jnp.where((x == jnp.inf), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) == 0), gamma_density_1 - out, out*(a - jnp.where(jnp.where(x == jnp.inf, 1, x) == 0, 1, jnp.where(x == jnp.inf, 1, x)) - 1)/jnp.where(jnp.where(x == jnp.inf, 1, x) == 0, 1, jnp.where(x == jnp.inf, 1, x)))), )
 
 
 _FUNCTION = _core.register(

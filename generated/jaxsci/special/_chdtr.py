@@ -32,7 +32,7 @@ def _chdtr_x_derivative(v, x, values, needs):
     """d chdtr / d x: gamma_density(v / 2, x / 2) / 2 [DLMF 8.8.13 (dP(a, z)/dz = z^(a-1) exp(-z) / Gamma(a)) with a = v/2, z = x/2: the chi-square density, jaxsci's kernel gamma_density]"""
     (out,) = values
     (gamma_density_1,) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, (1/2)*gamma_density_1), )
+    return (jnp.where((x == jnp.inf), 0, (1/2)*gamma_density_1), )
 
 
 _FUNCTION = _core.register(

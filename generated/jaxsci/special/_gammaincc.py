@@ -32,7 +32,7 @@ def _gammaincc_x_derivative(a, x, values, needs):
     """d gammaincc / d x: -gamma_density(a, x) [DLMF 8.2.2 and 8.2.4 (Q(a, x) = integral_x^inf t**(a - 1) exp(-t) dt / Gamma(a)), differentiated: jaxsci's kernel gamma_density]"""
     (out,) = values
     (gamma_density_1,) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, -gamma_density_1), )
+    return (jnp.where((x == jnp.inf), 0, -gamma_density_1), )
 
 
 _FUNCTION = _core.register(

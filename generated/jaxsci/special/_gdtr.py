@@ -18,7 +18,7 @@ def _gdtr_a_derivative(a, b, x, values, needs):
     """d gdtr / d a: b * gamma_density(b + 1, a * x) / a [DLMF 8.8.13 (dP(b, z)/dz = z^(b-1) exp(-z) / Gamma(b)) with z = a x, and z^b / Gamma(b) = b z^b / Gamma(b + 1) (DLMF 5.5.1): jaxsci's kernel gamma_density]"""
     (out,) = values
     (gamma_density_1,) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, gamma_density_1*b/a), )
+    return (jnp.where((x == jnp.inf), 0, gamma_density_1*b/a), )
 
 
 def _gdtr_b_needs(a, b, x, values, needs):
@@ -46,7 +46,7 @@ def _gdtr_x_derivative(a, b, x, values, needs):
     """d gdtr / d x: a * gamma_density(b, a * x) [DLMF 8.8.13 (dP(b, z)/dz = z^(b-1) exp(-z) / Gamma(b)) with z = a x: the gamma density, jaxsci's kernel gamma_density]"""
     (out,) = values
     (gamma_density_1,) = needs
-    return (jnp.where((x > 1.7976931348623157e+308), 0, gamma_density_1*a), )
+    return (jnp.where((x == jnp.inf), 0, gamma_density_1*a), )
 
 
 _FUNCTION = _core.register(

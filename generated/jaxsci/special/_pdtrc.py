@@ -18,7 +18,7 @@ def _pdtrc_m_derivative(k, m, values, needs):
     """d pdtrc / d m: gamma_density(floor(k) + 1, m) [DLMF 8.8.13 with a = floor(k) + 1 (the Poisson probability mass at floor(k)), jaxsci's kernel gamma_density]"""
     (out,) = values
     (gamma_density_1,) = needs
-    return (jnp.where((m > 1.7976931348623157e+308), 0, gamma_density_1), )
+    return (jnp.where((m == jnp.inf), 0, gamma_density_1), )
 
 
 _FUNCTION = _core.register(

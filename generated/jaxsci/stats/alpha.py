@@ -50,8 +50,15 @@ def _cdf(x, a):
 
 
 def _logcdf(x, a):
-    """logcdf in standard form: where(x < 1 / a, log_ndtr(a - 1 / minimum(x, 1 / a)) - log_ndtr(a), log(ndtr(a - 1 / maximum(x, 1 / a)) / ndtr(a)))"""
-    return jnp.where(x < 1 / a, special.log_ndtr(a - 1 / jnp.minimum(x, 1 / a)) - special.log_ndtr(a), jnp.log(special.ndtr(a - 1 / jnp.maximum(x, 1 / a)) / special.ndtr(a)))
+    """logcdf in standard form: upper = where(x > 1000, 1 / maximum(x, 1000) * exp(-(a - 0.5 / maximum(x, 1000))**2 / 2) / sqrt(2 * pi) * (1 + ((a - 0.5 / maximum(x, 1000))**2 - 1) / (24 * maximum(x, 1000)**2)), ndtr(1 / maximum(x, 1 / a) - a) - ndtr(-a)) / ndtr(a); where(x < 1 / a, log_ndtr(a - 1 / minimum(x, 1 / a)) - log_ndtr(a), log1p(-upper))"""
+    upper = jnp.where(x > 1000, 1 / jnp.maximum(x, 1000) * jnp.exp(-(a - 0.5 / jnp.maximum(x, 1000)) ** 2 / 2) / jnp.sqrt(2 * jnp.pi) * (1 + ((a - 0.5 / jnp.maximum(x, 1000)) ** 2 - 1) / (24 * jnp.maximum(x, 1000) ** 2)), special.ndtr(1 / jnp.maximum(x, 1 / a) - a) - special.ndtr(-a)) / special.ndtr(a)
+    return jnp.where(x < 1 / a, special.log_ndtr(a - 1 / jnp.minimum(x, 1 / a)) - special.log_ndtr(a), jnp.log1p(-upper))
+
+
+def _sf(x, a):
+    """sf in standard form: upper = where(x > 1000, 1 / maximum(x, 1000) * exp(-(a - 0.5 / maximum(x, 1000))**2 / 2) / sqrt(2 * pi) * (1 + ((a - 0.5 / maximum(x, 1000))**2 - 1) / (24 * maximum(x, 1000)**2)), ndtr(1 / maximum(x, 1 / a) - a) - ndtr(-a)) / ndtr(a); where(x < 1 / a, 1 - ndtr(a - 1 / minimum(x, 1 / a)) / ndtr(a), upper)"""
+    upper = jnp.where(x > 1000, 1 / jnp.maximum(x, 1000) * jnp.exp(-(a - 0.5 / jnp.maximum(x, 1000)) ** 2 / 2) / jnp.sqrt(2 * jnp.pi) * (1 + ((a - 0.5 / jnp.maximum(x, 1000)) ** 2 - 1) / (24 * jnp.maximum(x, 1000) ** 2)), special.ndtr(1 / jnp.maximum(x, 1 / a) - a) - special.ndtr(-a)) / special.ndtr(a)
+    return jnp.where(x < 1 / a, 1 - special.ndtr(a - 1 / jnp.minimum(x, 1 / a)) / special.ndtr(a), upper)
 
 
 def _ppf(q, a):
@@ -74,7 +81,7 @@ _DISTRIBUTION = distributions.Continuous(
     shapes=('a', ),
     valid=_valid,
     support=_support,
-    methods={'pdf': _pdf, 'logpdf': _logpdf, 'cdf': _cdf, 'logcdf': _logcdf, 'ppf': _ppf},
+    methods={'pdf': _pdf, 'logpdf': _logpdf, 'cdf': _cdf, 'logcdf': _logcdf, 'sf': _sf, 'ppf': _ppf},
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=True,
@@ -134,8 +141,10 @@ def cdf(x, a, loc=0, scale=1):
 def logcdf(x, a, loc=0, scale=1):
     """Log of the cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.alpha.logcdf`` computes it: ``where(x < 1 / a, log_ndtr(a - 1 / minimum(x, 1 / a)) - log_ndtr(a), log(ndtr(a - 1 /
-    maximum(x, 1 / a)) / ndtr(a)))``, with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.alpha.logcdf`` computes it: ``upper = where(x > 1000, 1 / maximum(x, 1000) * exp(-(a - 0.5 / maximum(x, 1000))**2 / 2)
+    / sqrt(2 * pi) * (1 + ((a - 0.5 / maximum(x, 1000))**2 - 1) / (24 * maximum(x, 1000)**2)),
+    ndtr(1 / maximum(x, 1 / a) - a) - ndtr(-a)) / ndtr(a); where(x < 1 / a, log_ndtr(a - 1 /
+    minimum(x, 1 / a)) - log_ndtr(a), log1p(-upper))``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -151,7 +160,10 @@ def logcdf(x, a, loc=0, scale=1):
 def sf(x, a, loc=0, scale=1):
     """Survival function (1 - cdf), computed without cancellation where the spec's formula allows.
 
-    Computed as SciPy's ``scipy.stats.alpha.sf`` computes it: SciPy's default, 1 - cdf, with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.alpha.sf`` computes it: ``upper = where(x > 1000, 1 / maximum(x, 1000) * exp(-(a - 0.5 / maximum(x, 1000))**2 / 2)
+    / sqrt(2 * pi) * (1 + ((a - 0.5 / maximum(x, 1000))**2 - 1) / (24 * maximum(x, 1000)**2)),
+    ndtr(1 / maximum(x, 1 / a) - a) - ndtr(-a)) / ndtr(a); where(x < 1 / a, 1 - ndtr(a - 1 /
+    minimum(x, 1 / a)) / ndtr(a), upper)``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
