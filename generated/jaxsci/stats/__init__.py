@@ -37,6 +37,7 @@ if _TYPE_CHECKING:
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
+    from . import kstwo as kstwo
     from . import kstwobign as kstwobign
     from . import laplace as laplace
     from . import levy as levy
@@ -91,6 +92,7 @@ __all__ = [
     'hypsecant',
     'invgamma',
     'invweibull',
+    'kstwo',
     'kstwobign',
     'laplace',
     'levy',
