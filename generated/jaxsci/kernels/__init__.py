@@ -147,6 +147,7 @@ if _TYPE_CHECKING:
     from ._pro_rad2_dc2 import pro_rad2_dc2 as pro_rad2_dc2
     from ._smirnov_dd import smirnov_dd as smirnov_dd
     from ._smirnov_dd2 import smirnov_dd2 as smirnov_dd2
+    from ._smirnov_dd3 import smirnov_dd3 as smirnov_dd3
     from ._sph_legendre_p_dtheta import sph_legendre_p_dtheta as sph_legendre_p_dtheta
     from ._struve_dv import struve_dv as struve_dv
     from ._struve_dv2 import struve_dv2 as struve_dv2
@@ -305,6 +306,7 @@ __all__ = [
     'pro_rad2_dc2',
     'smirnov_dd',
     'smirnov_dd2',
+    'smirnov_dd3',
     'sph_legendre_p_dtheta',
     'struve_dv',
     'struve_dv2',

@@ -37,6 +37,7 @@ if _TYPE_CHECKING:
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
+    from . import ksone as ksone
     from . import kstwo as kstwo
     from . import kstwobign as kstwobign
     from . import laplace as laplace
@@ -92,6 +93,7 @@ __all__ = [
     'hypsecant',
     'invgamma',
     'invweibull',
+    'ksone',
     'kstwo',
     'kstwobign',
     'laplace',
