@@ -644,7 +644,10 @@ def not_differentiable(d: Distribution, method: str) -> dict:
     reasons = runtime_reasons()
     why = {s.name: s.why for s in d.shapes if s.integer}
     if d.type == "continuous":
-        return {**host_blocked(d, method), **why}
+        blocked = host_blocked(d, method)
+        if d.variable in blocked:  # the core passes loc and scale to the method through (x - loc) / scale
+            blocked.update({n: blocked[d.variable] for n in ("loc", "scale")})
+        return {**blocked, **why}
     if method == "rvs":
         return {**{n: reasons["DISCRETE_SAMPLE_WHY"] for n in [s.name for s in d.shapes] + ["loc"]}, **why}
     if method in QUANTILE_METHODS or method == "median":
@@ -653,6 +656,38 @@ def not_differentiable(d: Distribution, method: str) -> dict:
     if method in (*MOMENTS, "std"):
         return why
     return {d.variable: reasons["DISCRETE_POINT_WHY"], **host_blocked(d, method), **why, "loc": reasons["DISCRETE_POINT_WHY"]}
+
+
+# The methods whose automatic rule in the point uses the density's value (HOST_RULES: d cdf/dx = pdf,
+# d ppf/dq = exp(-logpdf(ppf)), and their kin); a shape parameter's rule in ppf and isf divides by it too.
+_DENSITY_RULES = ("cdf", "sf", "logcdf", "logsf", *QUANTILE_METHODS)
+
+
+def _rule_uses_density(d: Distribution, method: str, seen: frozenset = frozenset()) -> bool:
+    if method in d.host:
+        variable = PROBABILITY if method in QUANTILE_METHODS else d.variable
+        return method in _DENSITY_RULES and variable not in d.host[method].derivatives
+    if method in d.methods or method in seen:
+        return False
+    return any(_rule_uses_density(d, used, seen | {method}) for used in _DEFAULT_USES.get(method, ()))
+
+
+def second_order_blocked(d: Distribution, method: str) -> dict:
+    """argument -> why its first derivative exists but its second raises NonDifferentiableError: where a
+    host density is not differentiable in the point, the methods whose rules use the density's value
+    (d cdf/dx = pdf, d ppf/dq = 1/pdf at the quantile) are differentiable to first order only, in the
+    point, loc and scale (cdf and its kin) or in q and the shape parameters (the quantiles, the median)."""
+    if d.type != "continuous" or not _rule_uses_density(d, method):
+        return {}
+    why = next((d.host[m].blocked[d.variable] for m in d.density if m in d.host and d.variable in d.host[m].blocked), None)
+    if why is None:
+        return {}
+    if method in QUANTILE_METHODS or method == "median":
+        names = [*([PROBABILITY] if method in QUANTILE_METHODS else []), *(s.name for s in d.shapes)]
+    else:
+        names = [d.variable, "loc", "scale"]
+    first = not_differentiable(d, method)
+    return {n: f"the density's derivative in x is not available ({why})" for n in names if n not in first}
 
 
 def _arguments(d: Distribution, method: str) -> list:
@@ -700,6 +735,10 @@ def _function(d: Distribution, method: str) -> dict:
         differentiable += ". Not differentiable (NonDifferentiableError): " + "; ".join(
             f"{', '.join(names)}: {why}" for why, names in by_reason.items())
     lead = "Drawn as" if method == "rvs" else f"Computed as SciPy's ``{d.scipy}.{method}`` computes it:"
+    second = second_order_blocked(d, method)
+    if second:
+        differentiable += (f". First order only in {', '.join(second)} (second derivatives raise "
+                           f"NonDifferentiableError): {next(iter(second.values()))}")
     return {"name": method, "signature": signature, "call": call, "summary": _SUMMARY[method], "how": how + ".", "lead": lead,
             "args": [f"{n}: {docs[n]}" for n, _ in arguments], "differentiable": differentiable}
 
@@ -731,6 +770,8 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         for method in methods:
             for name, why in not_differentiable(d, method).items():
                 blocked.setdefault((name, why), []).append(method)
+            for name, why in second_order_blocked(d, method).items():
+                blocked.setdefault((name, f"second order: {why}"), []).append(method)
         rows.append({
             "name": d.name, "type": d.type, "shapes": ", ".join(s.name for s in d.shapes) or "–",
             "formulas": ", ".join(m for m in d.public_methods if m in d.methods) or "–",

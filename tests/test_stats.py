@@ -6,6 +6,7 @@ float64, under jit and vmap; derivatives with the mpmath references of tests/dat
 (tests/tools/make_stats_references.py). Completeness is checked against SciPy's distribution lists.
 """
 import json
+import re
 from pathlib import Path
 
 import jax
@@ -19,7 +20,8 @@ from scipy.stats._distr_params import distcont, distdiscrete, invdistcont, invdi
 import jaxsci
 import jaxsci.stats
 from generator import ROOT
-from generator.distribution import QUANTILE_METHODS, SECOND_ORDER_FACTOR, collect_distributions, parse_distribution, special_arities
+from generator.distribution import (QUANTILE_METHODS, SECOND_ORDER_FACTOR, collect_distributions, not_differentiable,
+                                    parse_distribution, second_order_blocked, special_arities)
 from generator.errors import SpecError
 from generator.loader import load_uncovered
 from specdata import SPECS, in_default_share, params
@@ -172,7 +174,8 @@ def _gradient_cases():
 def test_derivatives_match_mpmath(name, order):
     """The first derivatives and the diagonal second derivatives of every method, in the point and in
     every continuous parameter (shapes, loc, scale), against mpmath's derivatives of the spec's reference;
-    a method's points in one vmapped call."""
+    a method's points in one vmapped call. Where the spec makes a method first-order only in an argument
+    (second_order_blocked), its second derivative raises NonDifferentiableError."""
     d = BY_NAME[name]
     module = getattr(jaxsci.stats, name)
     rtol = d.tests.gradient_rtol * (SECOND_ORDER_FACTOR if order == "second" else 1)
@@ -202,7 +205,29 @@ def test_derivatives_match_mpmath(name, order):
                 expected = record[order][n]
                 if not abs(float(value) - expected) <= rtol * abs(expected) + 1e-12:
                     failures.append(f"{method_name}{record['args']} d/d{n}: jaxsci {float(value)!r}, mpmath {expected!r}")
+        if order == "second":  # first order only, as the spec says: the second derivative raises, never a number
+            for n in second_order_blocked(d, method_name):
+                with pytest.raises(jaxsci.NonDifferentiableError):
+                    jax.hessian(f, argnums=names.index(n))(*(c[0] for c in columns))
     assert not failures, f"{name}: {len(failures)} {order} derivative(s) off (rtol {rtol:g}):\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", _host_slow([n for n in NAMES if BY_NAME[n].type == "continuous" and any(
+    not_differentiable(BY_NAME[n], m) for m in BY_NAME[n].public_methods)]))
+def test_declared_not_differentiable_arguments_raise_with_their_reason(name):
+    """Every argument coverage.md lists as not differentiable for a method (a host method's stated reason,
+    an integer shape parameter's) raises NonDifferentiableError with that reason, at a reference point."""
+    d = BY_NAME[name]
+    module = getattr(jaxsci.stats, name)
+    for record in {r["method"]: r for r in _references(name)}.values():
+        method, args = record["method"], record["args"]
+        for n, why in not_differentiable(d, record["method"]).items():
+            def moved(value, n=n, method=method, args=args):
+                values = {**args, n: value}
+                return getattr(module, method)(*list(values.values())[:-2], loc=values["loc"], scale=values["scale"])
+
+            with pytest.raises(jaxsci.NonDifferentiableError, match=re.escape(why[:40])):
+                jax.grad(moved)(jnp.float64(args[n]))
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if BY_NAME[n].type == "discrete"])
@@ -319,8 +344,12 @@ def test_outside_the_support_derivatives_are_zero_not_nan(name):
     d = BY_NAME[name]
     module, shapes = getattr(jaxsci.stats, name), [jnp.float64(s) for s in PARAMS[name]]
     below = jnp.float64(getattr(scipy.stats, name).support(*PARAMS[name], loc=0.5, scale=2.0)[0] - 1.0)
-    positions = tuple(range(len(shapes) + 3))
+    names = ("x", *(s.name for s in d.shapes), "loc", "scale")
     for method in (*d.density, *("cdf", "logcdf", "sf", "logsf")):
+        blocked = not_differentiable(d, method)  # these raise NonDifferentiableError everywhere
+        positions = tuple(i for i, n in enumerate(names) if n not in blocked)
+        if not positions:
+            continue
         grads = jax.grad(lambda x, *rest, m=method: getattr(module, m)(x, *rest[:-2], loc=rest[-2], scale=rest[-1]),
                          argnums=positions)(below, *shapes, jnp.float64(0.5), jnp.float64(2.0))
         assert all(float(g) == 0 for g in grads), f"{name}.{method} below its support: gradients {grads}"
@@ -374,7 +403,6 @@ def test_a_blocked_host_argument_raises_with_its_reason_in_every_method_that_use
     reason, and the generator lists it for each; the point stays differentiable (d cdf/dx = pdf,
     d ppf/dq = 1/pdf at the quantile); SciPy's values under jit and vmap. The host path of every
     distribution with host methods, checked by default (their own derivative checks run under -m slow)."""
-    from generator.distribution import not_differentiable
 
     d = parse_distribution(_HOST, "specs/stats/gamma.yaml", "gamma", special_arities(SPECS))
     for method in ("cdf", "sf", "logcdf", "ppf", "isf", "median"):

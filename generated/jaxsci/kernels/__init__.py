@@ -153,6 +153,7 @@ if _TYPE_CHECKING:
     from ._pro_rad2_dc2 import pro_rad2_dc2 as pro_rad2_dc2
     from ._smirnov_dd import smirnov_dd as smirnov_dd
     from ._smirnov_dd2 import smirnov_dd2 as smirnov_dd2
+    from ._smirnov_dd3 import smirnov_dd3 as smirnov_dd3
     from ._sph_legendre_p_dtheta import sph_legendre_p_dtheta as sph_legendre_p_dtheta
     from ._stdtr_ddf import stdtr_ddf as stdtr_ddf
     from ._stdtr_ddf2 import stdtr_ddf2 as stdtr_ddf2
@@ -319,6 +320,7 @@ __all__ = [
     'pro_rad2_dc2',
     'smirnov_dd',
     'smirnov_dd2',
+    'smirnov_dd3',
     'sph_legendre_p_dtheta',
     'stdtr_ddf',
     'stdtr_ddf2',

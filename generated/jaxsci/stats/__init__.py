@@ -56,6 +56,8 @@ if _TYPE_CHECKING:
     from . import johnsonsb as johnsonsb
     from . import johnsonsu as johnsonsu
     from . import kappa3 as kappa3
+    from . import ksone as ksone
+    from . import kstwo as kstwo
     from . import kstwobign as kstwobign
     from . import laplace as laplace
     from . import laplace_asymmetric as laplace_asymmetric
@@ -151,6 +153,8 @@ __all__ = [
     'johnsonsb',
     'johnsonsu',
     'kappa3',
+    'ksone',
+    'kstwo',
     'kstwobign',
     'laplace',
     'laplace_asymmetric',

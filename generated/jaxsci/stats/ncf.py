@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
 
 
 def _valid(dfn, dfd, nc):
@@ -46,13 +46,23 @@ def _ppf(q, dfn, dfd, nc):
     return special.ncfdtri(dfn, dfd, nc, q)
 
 
+def _mean(dfn, dfd, nc):
+    """mean in standard form: where(dfd > 2, dfd * (dfn + nc) / (dfn * (dfd - 2)), nan)"""
+    return jnp.where(dfd > 2, dfd * (dfn + nc) / (dfn * (dfd - 2)), jnp.nan)
+
+
+def _var(dfn, dfd, nc):
+    """var in standard form: where(dfd > 4, 2 * (dfd / dfn)**2 * ((dfn + nc)**2 + (dfn + 2 * nc) * (dfd - 2)) / ((dfd - 2)**2 * (dfd - 4)), nan)"""
+    return jnp.where(dfd > 4, 2 * (dfd / dfn) ** 2 * ((dfn + nc) ** 2 + (dfn + 2 * nc) * (dfd - 2)) / ((dfd - 2) ** 2 * (dfd - 4)), jnp.nan)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='ncf',
     shapes=('dfn', 'dfd', 'nc', ),
     valid=_valid,
     support=_support,
     methods={'cdf': _cdf, 'ppf': _ppf},
-    moments={},
+    moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
     host={
@@ -224,6 +234,59 @@ def isf(q, dfn, dfd, nc, loc=0, scale=1):
     Differentiable in: q, dfn, dfd, nc, loc, scale.
     """
     return _DISTRIBUTION.isf(q, dfn, dfd, nc, loc=loc, scale=scale)
+
+
+def mean(dfn, dfd, nc, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.ncf.mean`` computes it: ``where(dfd > 2, dfd * (dfn + nc) / (dfn * (dfd - 2)), nan)`` (times scale) plus loc.
+
+    Args:
+      dfn: Numerator degrees of freedom (dfn > 0).
+      dfd: Denominator degrees of freedom (dfd > 0).
+      nc: Non-centrality parameter (nc >= 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: dfn, dfd, nc, loc, scale.
+    """
+    return _DISTRIBUTION.mean(dfn, dfd, nc, loc=loc, scale=scale)
+
+
+def var(dfn, dfd, nc, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.ncf.var`` computes it: ``where(dfd > 4, 2 * (dfd / dfn)**2 * ((dfn + nc)**2 + (dfn + 2 * nc) * (dfd - 2)) / ((dfd
+    - 2)**2 * (dfd - 4)), nan)`` (times scale squared).
+
+    Args:
+      dfn: Numerator degrees of freedom (dfn > 0).
+      dfd: Denominator degrees of freedom (dfd > 0).
+      nc: Non-centrality parameter (nc >= 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: dfn, dfd, nc, loc, scale.
+    """
+    return _DISTRIBUTION.var(dfn, dfd, nc, loc=loc, scale=scale)
+
+
+def std(dfn, dfd, nc, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.ncf.std`` computes it: sqrt(var), var = ``where(dfd > 4, 2 * (dfd / dfn)**2 * ((dfn + nc)**2 + (dfn + 2 * nc) *
+    (dfd - 2)) / ((dfd - 2)**2 * (dfd - 4)), nan)`` times scale squared.
+
+    Args:
+      dfn: Numerator degrees of freedom (dfn > 0).
+      dfd: Denominator degrees of freedom (dfd > 0).
+      nc: Non-centrality parameter (nc >= 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: dfn, dfd, nc, loc, scale.
+    """
+    return _DISTRIBUTION.std(dfn, dfd, nc, loc=loc, scale=scale)
 
 
 def median(dfn, dfd, nc, loc=0, scale=1):

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
 
 
 def _valid(df, nc):
@@ -48,13 +48,23 @@ def _ppf(q, df, nc):
     return special.nctdtrit(df, nc, q)
 
 
+def _mean(df, nc):
+    """mean in standard form: where(df > 1, nc * sqrt(df / 2) / poch((df - 1) / 2, 0.5), nan)"""
+    return jnp.where(df > 1, nc * jnp.sqrt(df / 2) / special.poch((df - 1) / 2, 0.5), jnp.nan)
+
+
+def _var(df, nc):
+    """var in standard form: where(df > 2, df * (1 + nc**2) / (df - 2) - (nc * sqrt(df / 2) / poch((df - 1) / 2, 0.5))**2, nan)"""
+    return jnp.where(df > 2, df * (1 + nc ** 2) / (df - 2) - (nc * jnp.sqrt(df / 2) / special.poch((df - 1) / 2, 0.5)) ** 2, jnp.nan)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='nct',
     shapes=('df', 'nc', ),
     valid=_valid,
     support=_support,
     methods={'cdf': _cdf, 'ppf': _ppf},
-    moments={},
+    moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
     host={
@@ -218,6 +228,57 @@ def isf(q, df, nc, loc=0, scale=1):
     Differentiable in: q, df, nc, loc, scale.
     """
     return _DISTRIBUTION.isf(q, df, nc, loc=loc, scale=scale)
+
+
+def mean(df, nc, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.nct.mean`` computes it: ``where(df > 1, nc * sqrt(df / 2) / poch((df - 1) / 2, 0.5), nan)`` (times scale) plus
+    loc.
+
+    Args:
+      df: Degrees of freedom (df > 0).
+      nc: Non-centrality parameter.
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: df, nc, loc, scale.
+    """
+    return _DISTRIBUTION.mean(df, nc, loc=loc, scale=scale)
+
+
+def var(df, nc, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.nct.var`` computes it: ``where(df > 2, df * (1 + nc**2) / (df - 2) - (nc * sqrt(df / 2) / poch((df - 1) / 2,
+    0.5))**2, nan)`` (times scale squared).
+
+    Args:
+      df: Degrees of freedom (df > 0).
+      nc: Non-centrality parameter.
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: df, nc, loc, scale.
+    """
+    return _DISTRIBUTION.var(df, nc, loc=loc, scale=scale)
+
+
+def std(df, nc, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.nct.std`` computes it: sqrt(var), var = ``where(df > 2, df * (1 + nc**2) / (df - 2) - (nc * sqrt(df / 2) /
+    poch((df - 1) / 2, 0.5))**2, nan)`` times scale squared.
+
+    Args:
+      df: Degrees of freedom (df > 0).
+      nc: Non-centrality parameter.
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: df, nc, loc, scale.
+    """
+    return _DISTRIBUTION.std(df, nc, loc=loc, scale=scale)
 
 
 def median(df, nc, loc=0, scale=1):
