@@ -474,7 +474,7 @@ def test_no_host_function_can_write_into_an_operand(transport, jit, monkeypatch)
         jax.clear_caches()
 
 
-@pytest.mark.parametrize("name", ["stdtr", "agm"])
+@pytest.mark.parametrize("name", [pytest.param("stdtr", marks=pytest.mark.slow), "agm"])  # stdtr: 15 s of eager hessians
 def test_a_rules_constant_operands_batch_under_vmap(name):
     """stdtr's df-rule and agm's rules evaluate hyp2f1(3/2, ...) with constant parameters: under vmap
     those operands reach the batching rule as Python numbers."""
