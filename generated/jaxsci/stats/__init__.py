@@ -12,6 +12,8 @@ if _TYPE_CHECKING:
     from . import arcsine as arcsine
     from . import bernoulli as bernoulli
     from . import beta as beta
+    from . import betabinom as betabinom
+    from . import betanbinom as betanbinom
     from . import binom as binom
     from . import boltzmann as boltzmann
     from . import burr as burr
@@ -83,6 +85,8 @@ __all__ = [
     'arcsine',
     'bernoulli',
     'beta',
+    'betabinom',
+    'betanbinom',
     'binom',
     'boltzmann',
     'burr',
