@@ -150,13 +150,11 @@ def scipy_off(d, reference) -> list:
     """The points of tests/test_stats.py's value comparison strictly inside the support where SciPy's
     own value is further from the mpmath reference than the spec's value_rtol (a difference that cancels
     in SciPy's formula): there the test accepts jaxsci's value close to SciPy's or to mpmath's.
-    Continuous distributions only (a discrete reference is meant for integers, and the test's points
-    include half-integers)."""
+    A discrete distribution's at the integer points only (its reference is meant for integers; the
+    test's points include half-integers)."""
     import numpy as np
     import scipy.stats
 
-    if d.type != "continuous":
-        return []
     mpmath.mp.dps = 30
     rtol = d.tests.value_rtol["float64"]
     dist, shapes = getattr(scipy.stats, d.name), test_parameters(d.name)
@@ -166,17 +164,19 @@ def scipy_off(d, reference) -> list:
         at = value_scales(d, *pair)
         # SciPy and jaxsci both standardise (x - loc) / scale in float64, and the reference is taken at
         # that standard point: its rounding is no part of a method's error
-        inside = [x for x in value_points(d, shapes, at) if lower < (x - at["loc"]) / at["scale"] < upper]
+        scale = at.get("scale", 1)
+        inside = [x for x in value_points(d, shapes, at) if lower < (x - at["loc"]) / scale < upper
+                  and (d.type == "continuous" or float(x).is_integer())]
         for method in (m for m in d.public_methods if m not in QUANTILE_METHODS):
             with np.errstate(all="ignore"):
                 theirs = getattr(dist, method)(np.array(inside), *shapes, **at)
             for x, value in zip(inside, theirs):
-                standard = float((x - at["loc"]) / at["scale"])
+                standard = float((x - at["loc"]) / scale)
 
                 def exact():
                     # the real part: a root found by findroot may carry an imaginary part at rounding level
-                    return float(mpmath.re(reference(method, mpmath.mpf(standard) * at["scale"],
-                                                     [mpmath.mpf(s) for s in shapes], 0, at["scale"])))
+                    return float(mpmath.re(reference(method, mpmath.mpf(standard) * scale,
+                                                     [mpmath.mpf(s) for s in shapes], 0, scale)))
 
                 def near(value, exact):
                     return value == exact or abs(value - exact) <= rtol * abs(exact)

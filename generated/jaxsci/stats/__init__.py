@@ -46,6 +46,7 @@ if _TYPE_CHECKING:
     from . import logistic as logistic
     from . import loglaplace as loglaplace
     from . import lognorm as lognorm
+    from . import logser as logser
     from . import lomax as lomax
     from . import maxwell as maxwell
     from . import moyal as moyal
@@ -79,6 +80,7 @@ if _TYPE_CHECKING:
     from . import weibull_max as weibull_max
     from . import weibull_min as weibull_min
     from . import wrapcauchy as wrapcauchy
+    from . import yulesimon as yulesimon
 
 __all__ = [
     'anglit',
@@ -119,6 +121,7 @@ __all__ = [
     'logistic',
     'loglaplace',
     'lognorm',
+    'logser',
     'lomax',
     'maxwell',
     'moyal',
@@ -152,6 +155,7 @@ __all__ = [
     'weibull_max',
     'weibull_min',
     'wrapcauchy',
+    'yulesimon',
 ]
 _PUBLIC = frozenset(__all__)
 
