@@ -81,6 +81,8 @@ if _TYPE_CHECKING:
     from . import weibull_min as weibull_min
     from . import wrapcauchy as wrapcauchy
     from . import yulesimon as yulesimon
+    from . import zipf as zipf
+    from . import zipfian as zipfian
 
 __all__ = [
     'anglit',
@@ -156,6 +158,8 @@ __all__ = [
     'weibull_min',
     'wrapcauchy',
     'yulesimon',
+    'zipf',
+    'zipfian',
 ]
 _PUBLIC = frozenset(__all__)
 
