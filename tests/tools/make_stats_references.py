@@ -193,6 +193,15 @@ def scipy_off(d, reference) -> list:
                     exact = exact()
                 if not near(value, exact):
                     off.append({"method": method, **at, "x": float(x), "scipy": float(value), "mpmath": float(exact)})
+        if d.type == "discrete" and lower == -np.inf:
+            # rv_discrete.logcdf and logsf pass k = -inf to _logcdf and _logsf where the support is unbounded
+            # below (its cdf and sf do not): NaN where SciPy's _cdf is NaN there (skellam's chndtr), although
+            # the cdf there is 0 and the sf 1
+            for method in ("logcdf", "logsf"):
+                with np.errstate(all="ignore"):
+                    log_value, value = (getattr(dist, m)(-np.inf, *shapes, **at) for m in (method, method[3:]))
+                    if np.isnan(log_value) and not np.isnan(value):
+                        off.append({"method": method, **at, "x": -np.inf, "scipy": np.nan, "mpmath": float(np.log(value))})
     return off
 
 

@@ -67,6 +67,7 @@ if _TYPE_CHECKING:
     from . import rdist as rdist
     from . import rice as rice
     from . import semicircular as semicircular
+    from . import skellam as skellam
     from . import skewcauchy as skewcauchy
     from . import t as t
     from . import trapezoid as trapezoid
@@ -144,6 +145,7 @@ __all__ = [
     'rdist',
     'rice',
     'semicircular',
+    'skellam',
     'skewcauchy',
     't',
     'trapezoid',
