@@ -37,6 +37,7 @@ if _TYPE_CHECKING:
     from . import halfcauchy as halfcauchy
     from . import halflogistic as halflogistic
     from . import halfnorm as halfnorm
+    from . import hypergeom as hypergeom
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
@@ -55,6 +56,7 @@ if _TYPE_CHECKING:
     from . import ncf as ncf
     from . import nct as nct
     from . import ncx2 as ncx2
+    from . import nhypergeom as nhypergeom
     from . import norm as norm
     from . import pareto as pareto
     from . import planck as planck
@@ -115,6 +117,7 @@ __all__ = [
     'halfcauchy',
     'halflogistic',
     'halfnorm',
+    'hypergeom',
     'hypsecant',
     'invgamma',
     'invweibull',
@@ -133,6 +136,7 @@ __all__ = [
     'ncf',
     'nct',
     'ncx2',
+    'nhypergeom',
     'norm',
     'pareto',
     'planck',
