@@ -54,6 +54,7 @@ if _TYPE_CHECKING:
     from . import nakagami as nakagami
     from . import nbinom as nbinom
     from . import ncf as ncf
+    from . import nchypergeom_fisher as nchypergeom_fisher
     from . import nct as nct
     from . import ncx2 as ncx2
     from . import nhypergeom as nhypergeom
@@ -71,6 +72,7 @@ if _TYPE_CHECKING:
     from . import semicircular as semicircular
     from . import skellam as skellam
     from . import skewcauchy as skewcauchy
+    from . import skewnorm as skewnorm
     from . import t as t
     from . import trapezoid as trapezoid
     from . import triang as triang
@@ -134,6 +136,7 @@ __all__ = [
     'nakagami',
     'nbinom',
     'ncf',
+    'nchypergeom_fisher',
     'nct',
     'ncx2',
     'nhypergeom',
@@ -151,6 +154,7 @@ __all__ = [
     'semicircular',
     'skellam',
     'skewcauchy',
+    'skewnorm',
     't',
     'trapezoid',
     'triang',
