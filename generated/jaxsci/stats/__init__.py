@@ -68,6 +68,7 @@ if _TYPE_CHECKING:
     from . import randint as randint
     from . import rayleigh as rayleigh
     from . import rdist as rdist
+    from . import recipinvgauss as recipinvgauss
     from . import rice as rice
     from . import semicircular as semicircular
     from . import skellam as skellam
@@ -82,6 +83,7 @@ if _TYPE_CHECKING:
     from . import truncweibull_min as truncweibull_min
     from . import tukeylambda as tukeylambda
     from . import uniform as uniform
+    from . import wald as wald
     from . import weibull_max as weibull_max
     from . import weibull_min as weibull_min
     from . import wrapcauchy as wrapcauchy
@@ -150,6 +152,7 @@ __all__ = [
     'randint',
     'rayleigh',
     'rdist',
+    'recipinvgauss',
     'rice',
     'semicircular',
     'skellam',
@@ -164,6 +167,7 @@ __all__ = [
     'truncweibull_min',
     'tukeylambda',
     'uniform',
+    'wald',
     'weibull_max',
     'weibull_min',
     'wrapcauchy',
