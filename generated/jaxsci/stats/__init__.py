@@ -13,6 +13,8 @@ if _TYPE_CHECKING:
     from . import arcsine as arcsine
     from . import bernoulli as bernoulli
     from . import beta as beta
+    from . import betabinom as betabinom
+    from . import betanbinom as betanbinom
     from . import betaprime as betaprime
     from . import binom as binom
     from . import boltzmann as boltzmann
@@ -50,6 +52,7 @@ if _TYPE_CHECKING:
     from . import halfgennorm as halfgennorm
     from . import halflogistic as halflogistic
     from . import halfnorm as halfnorm
+    from . import hypergeom as hypergeom
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
@@ -67,6 +70,7 @@ if _TYPE_CHECKING:
     from . import logistic as logistic
     from . import loglaplace as loglaplace
     from . import lognorm as lognorm
+    from . import logser as logser
     from . import loguniform as loguniform
     from . import lomax as lomax
     from . import maxwell as maxwell
@@ -74,8 +78,10 @@ if _TYPE_CHECKING:
     from . import nakagami as nakagami
     from . import nbinom as nbinom
     from . import ncf as ncf
+    from . import nchypergeom_fisher as nchypergeom_fisher
     from . import nct as nct
     from . import ncx2 as ncx2
+    from . import nhypergeom as nhypergeom
     from . import norm as norm
     from . import pareto as pareto
     from . import pearson3 as pearson3
@@ -87,10 +93,13 @@ if _TYPE_CHECKING:
     from . import randint as randint
     from . import rayleigh as rayleigh
     from . import rdist as rdist
+    from . import recipinvgauss as recipinvgauss
     from . import reciprocal as reciprocal
     from . import rice as rice
     from . import semicircular as semicircular
+    from . import skellam as skellam
     from . import skewcauchy as skewcauchy
+    from . import skewnorm as skewnorm
     from . import t as t
     from . import trapezoid as trapezoid
     from . import triang as triang
@@ -100,9 +109,13 @@ if _TYPE_CHECKING:
     from . import truncweibull_min as truncweibull_min
     from . import tukeylambda as tukeylambda
     from . import uniform as uniform
+    from . import wald as wald
     from . import weibull_max as weibull_max
     from . import weibull_min as weibull_min
     from . import wrapcauchy as wrapcauchy
+    from . import yulesimon as yulesimon
+    from . import zipf as zipf
+    from . import zipfian as zipfian
 
 __all__ = [
     'alpha',
@@ -110,6 +123,8 @@ __all__ = [
     'arcsine',
     'bernoulli',
     'beta',
+    'betabinom',
+    'betanbinom',
     'betaprime',
     'binom',
     'boltzmann',
@@ -147,6 +162,7 @@ __all__ = [
     'halfgennorm',
     'halflogistic',
     'halfnorm',
+    'hypergeom',
     'hypsecant',
     'invgamma',
     'invweibull',
@@ -164,6 +180,7 @@ __all__ = [
     'logistic',
     'loglaplace',
     'lognorm',
+    'logser',
     'loguniform',
     'lomax',
     'maxwell',
@@ -171,8 +188,10 @@ __all__ = [
     'nakagami',
     'nbinom',
     'ncf',
+    'nchypergeom_fisher',
     'nct',
     'ncx2',
+    'nhypergeom',
     'norm',
     'pareto',
     'pearson3',
@@ -184,10 +203,13 @@ __all__ = [
     'randint',
     'rayleigh',
     'rdist',
+    'recipinvgauss',
     'reciprocal',
     'rice',
     'semicircular',
+    'skellam',
     'skewcauchy',
+    'skewnorm',
     't',
     'trapezoid',
     'triang',
@@ -197,9 +219,13 @@ __all__ = [
     'truncweibull_min',
     'tukeylambda',
     'uniform',
+    'wald',
     'weibull_max',
     'weibull_min',
     'wrapcauchy',
+    'yulesimon',
+    'zipf',
+    'zipfian',
 ]
 _PUBLIC = frozenset(__all__)
 
