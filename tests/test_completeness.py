@@ -154,6 +154,7 @@ def test_docstring_is_useful(spec):
             assert "Differentiable:" in doc
 
 
+@pytest.mark.slow  # the README's test command runs `python -m generator --check` itself, first: 25 s again here
 def test_generated_is_current():
     # Through the derive cache, as `python -m generator --check` does (.ci/run runs that first, so the
     # cache is warm here); tests/test_generator_cache.py shows cached and fresh runs give the same bytes,
