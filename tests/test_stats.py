@@ -159,13 +159,13 @@ def _references(name):
 
 def _gradient_cases():
     """Derivatives against mpmath for a fixed share of the distributions by default: first order for a
-    quarter, second order for a sixth (they cost most of this file's time, through the special functions'
+    quarter, second order for a twelfth (they cost most of this file's time, through the special functions'
     rules, which their own suites check at both orders for every spec; a distribution's formula itself is
     checked for every distribution by the value tests), all of them under -m slow. A distribution with
     host methods is differentiated through nested rules (a host density through its cdf formula's second
     derivatives), costly to compile: its checks run under -m slow (_host_slow)."""
     def default(name, order):
-        return not BY_NAME[name].host and in_default_share(f"{name}-{order}", 4 if order == "first" else 6)
+        return not BY_NAME[name].host and in_default_share(f"{name}-{order}", 4 if order == "first" else 12)
 
     return [pytest.param(name, order, id=f"{name}-{order}", marks=() if default(name, order) else pytest.mark.slow)
             for name in NAMES for order in ("first", "second")]
