@@ -149,6 +149,8 @@ def encode(cases: tuple) -> list:
             "conjugate": None if rule.conjugate is None else list(rule.conjugate),
             "check": rule.check,
             "statics": list(rule.statics),
+            "derivative_common": [list(c) for c in rule.derivative_common],
+            "conjugate_common": [list(c) for c in rule.conjugate_common],
         } for rule in case.rules],
     } for case in cases]
 
@@ -171,6 +173,8 @@ def decode(data: list, spec: model.Spec, specs_by_name: dict) -> tuple:
                 derivative=tuple(rule["derivative"]),
                 conjugate=None if rule["conjugate"] is None else tuple(rule["conjugate"]), check=rule["check"],
                 statics=tuple(rule["statics"]),
+                derivative_common=_tuples(rule["derivative_common"]),
+                conjugate_common=_tuples(rule["conjugate_common"]),
             ))
         cases.append(CaseRules(condition=_tuples(case["condition"]), rules=tuple(rules)))
     return tuple(cases)

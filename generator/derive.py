@@ -67,6 +67,9 @@ class ArgRule:
     conjugate: tuple | None  # code per output, or None when holomorphic
     check: str  # how the rule was verified by the generator
     statics: tuple = ()  # the caller's static ints the rule's code uses: its functions take them as keywords
+    # ((name, code), ...): subexpressions the derivative's (conjugate's) code shares, assigned first
+    derivative_common: tuple = ()
+    conjugate_common: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -482,12 +485,27 @@ def plan_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.
     _check_shifted(derivative + (conjugate or []), spec, arg, loc)
     code = planner.printer(derivative + (conjugate or []))
     statics, needs = planner.need_records(code, derivative + (conjugate or []))
+    shared, derivative = _common_subexpressions(derivative, code, "derivative")
+    if conjugate is not None:
+        conjugate_shared, conjugate = _common_subexpressions(conjugate, code, "conjugate derivative")
     return (
         statics,
         needs,
-        tuple(code(e, "derivative") for e in derivative),
-        tuple(code(e, "conjugate derivative") for e in conjugate) if conjugate is not None else None,
+        (shared, derivative),
+        (conjugate_shared, conjugate) if conjugate is not None else None,
     )
+
+
+def _common_subexpressions(exprs, code, what) -> tuple:
+    """((name, code), ...) for the subexpressions ``exprs`` repeat, and each expression's code over them.
+
+    A rule written as alternatives (stdtr's in df compares three forms' cancellation before taking one)
+    repeats whole sums; JAX traces, and differentiates again at second order, every repetition, so a
+    long rule took seconds to compile. The names are ``_c0``, ``_c1``, ...: arguments and needs never
+    start with an underscore."""
+    replacements, reduced = sympy.cse(list(exprs), symbols=sympy.numbered_symbols("_c"))
+    return (tuple((str(name), code(value, what)) for name, value in replacements),
+            tuple(code(e, what) for e in reduced))
 
 
 def _check_core_needs(planner, arg: model.Arg, loc: model.Location) -> None:
@@ -769,9 +787,12 @@ def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: mode
         method, source = "sympy", "derived by sympy"
         shown = tuple((o.name, sympy.sstr(e)) for o, e in zip(spec.outputs, exprs))
     loc = rule.loc if rule is not None else arg.loc
-    statics, needs, derivative, conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj, points, loc)
+    statics, needs, (derivative_common, derivative), conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj,
+                                                                            points, loc)
+    conjugate_common, conjugate = conjugate if conjugate is not None else ((), None)
     return ArgRule(arg=arg, traced_index=index, method=method, source=source, formulas=shown, needs=needs,
-                   derivative=derivative, conjugate=conjugate, check=check, statics=statics)
+                   derivative=derivative, conjugate=conjugate, check=check, statics=statics,
+                   derivative_common=derivative_common, conjugate_common=conjugate_common)
 
 
 def derive_all(specs) -> dict:

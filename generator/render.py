@@ -122,7 +122,8 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
     if spec.numpy_keywords:
         public.append("**numpy_keywords")
     all_code = " ".join(code for case in cases for rule in case.rules
-                        for code in rule.derivative + (rule.conjugate or ()) + tuple(a.code or "" for n in rule.needs for a in n.args))
+                        for code in rule.derivative + (rule.conjugate or ()) + tuple(a.code or "" for n in rule.needs for a in n.args)
+                        + tuple(c for _, c in rule.derivative_common + rule.conjugate_common))
     guard_code = raises_code = None
     if spec.guard is not None:
         try:

@@ -20,7 +20,8 @@ def _besselpoly_dnu_a_derivative(a, lmb, nu, values, needs):
     """d besselpoly_dnu / d a: besselpoly(a, lmb, nu) / a + nu / a * besselpoly_dnu(a, lmb, nu) - 2 * besselpoly_dnu(a, lmb + 1, nu + 1) [the parent's rule in a (DLMF 10.6.2 under the integral sign) differentiated in the parameter]"""
     (out,) = values
     (besselpoly_1, besselpoly_dnu_1, besselpoly_dnu_2) = needs
-    return (jnp.where((a == 0), -besselpoly_dnu_1 + besselpoly_dnu_2, besselpoly_1/jnp.where(a == 0, 1, a) - 2*besselpoly_dnu_1 + out*nu/jnp.where(a == 0, 1, a)), )
+    _c0 = jnp.where(a == 0, 1, a)**(-1.0)
+    return (jnp.where((a == 0), -besselpoly_dnu_1 + besselpoly_dnu_2, besselpoly_1*_c0 - 2*besselpoly_dnu_1 + out*_c0*nu), )
 
 
 def _besselpoly_dnu_lmb_needs(a, lmb, nu, values, needs):

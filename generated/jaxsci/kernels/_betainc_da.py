@@ -48,7 +48,8 @@ def _betainc_da_x_derivative(a, b, x, values, needs):
     """d betainc_da / d x: exp((a - 1) * log(x) + (b - 1) * log(1 - x) - betaln(a, b)) * (log(x) - digamma(a) + digamma(a + b)) [d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b) (DLMF 8.17.2 differentiated), differentiated in a]"""
     (out,) = values
     (betaln_1, digamma_1, digamma_2) = needs
-    return ((-digamma_1 + digamma_2 + jnp.log(x))*jnp.exp(-betaln_1 + (a - 1)*jnp.log(x) + (b - 1)*jnp.log(1 - x)), )
+    _c0 = jnp.log(x)
+    return ((-digamma_1 + digamma_2 + _c0)*jnp.exp(-betaln_1 + _c0*(a - 1) + (b - 1)*jnp.log(1 - x)), )
 
 
 _FUNCTION = _core.register(

@@ -48,7 +48,8 @@ def _betainc_db_x_derivative(a, b, x, values, needs):
     """d betainc_db / d x: exp((a - 1) * log(x) + (b - 1) * log(1 - x) - betaln(a, b)) * (log(1 - x) - digamma(b) + digamma(a + b)) [d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b) (DLMF 8.17.2 differentiated), differentiated in b]"""
     (out,) = values
     (betaln_1, digamma_1, digamma_2) = needs
-    return ((-digamma_1 + digamma_2 + jnp.log(1 - x))*jnp.exp(-betaln_1 + (a - 1)*jnp.log(x) + (b - 1)*jnp.log(1 - x)), )
+    _c0 = jnp.log(1 - x)
+    return ((-digamma_1 + digamma_2 + _c0)*jnp.exp(-betaln_1 + _c0*(b - 1) + (a - 1)*jnp.log(x)), )
 
 
 _FUNCTION = _core.register(

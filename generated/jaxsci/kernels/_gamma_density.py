@@ -22,7 +22,8 @@ def _gamma_density_a_derivative(a, x, values, needs):
   (nan, True)) [d/da log(x**(a - 1) exp(-x) / Gamma(a)) = log(x) - digamma(a): jaxsci's kernel gamma_logdensity_da; at x = 0 the density is 0 for every a > 1 and jumps from inf to 0 at a = 1, so it has no derivative in a there or below]"""
     (out,) = values
     (gamma_density_1, gamma_logdensity_da_1) = needs
-    return (jnp.where((x == jnp.inf), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), gamma_density_1*gamma_logdensity_da_1, jnp.where(jnp.logical_and((jnp.where(x == jnp.inf, 1, x) == 0), (a > 1)), 0, jnp.nan))), )
+    _c0 = jnp.where(x == jnp.inf, 1, x)
+    return (jnp.where((x == jnp.inf), 0, jnp.where((_c0 > 0), gamma_density_1*gamma_logdensity_da_1, jnp.where(jnp.logical_and((_c0 == 0), (a > 1)), 0, jnp.nan))), )
 
 
 def _gamma_density_x_needs(a, x, values, needs):
@@ -36,7 +37,9 @@ def _gamma_density_x_derivative(a, x, values, needs):
     """d gamma_density / d x: gamma_density(a, x) * (a - 1 - x) / x [d/dx log(x**(a - 1) exp(-x)) = (a - 1) / x - 1]"""
     (out,) = values
     (gamma_density_1,) = needs
-    return (jnp.where((x == jnp.inf), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) == 0), gamma_density_1 - out, out*(a - jnp.where(jnp.where(x == jnp.inf, 1, x) == 0, 1, jnp.where(x == jnp.inf, 1, x)) - 1)/jnp.where(jnp.where(x == jnp.inf, 1, x) == 0, 1, jnp.where(x == jnp.inf, 1, x)))), )
+    _c0 = jnp.where(x == jnp.inf, 1, x)
+    _c1 = jnp.where(_c0 == 0, 1, _c0)
+    return (jnp.where((x == jnp.inf), 0, jnp.where((_c0 == 0), gamma_density_1 - out, out*(-_c1 + a - 1)/_c1)), )
 
 
 _FUNCTION = _core.register(

@@ -36,7 +36,8 @@ def _gammainc_da_x_derivative(a, x, values, needs):
   (nan, True)) [d/dx P = x^(a-1) e^(-x) / Gamma(a) (DLMF 8.2.4 differentiated), differentiated in a: jaxsci's kernels gamma_density and gamma_logdensity_da]"""
     (out,) = values
     (gamma_density_1, gamma_logdensity_da_1) = needs
-    return (jnp.where((x == jnp.inf), 0, jnp.where((jnp.where(x == jnp.inf, 1, x) > 0), gamma_density_1*gamma_logdensity_da_1, jnp.where(jnp.logical_and((jnp.where(x == jnp.inf, 1, x) == 0), (a > 1)), 0, jnp.nan))), )
+    _c0 = jnp.where(x == jnp.inf, 1, x)
+    return (jnp.where((x == jnp.inf), 0, jnp.where((_c0 > 0), gamma_density_1*gamma_logdensity_da_1, jnp.where(jnp.logical_and((_c0 == 0), (a > 1)), 0, jnp.nan))), )
 
 
 _FUNCTION = _core.register(

@@ -33,7 +33,8 @@ def _hankel1_dv_z_derivative(v, z, values, needs):
     """d hankel1_dv / d z: hankel1_dv(v - 1, z) - hankel1(v, z) / z - v / z * hankel1_dv(v, z) [DLMF 10.6.2, differentiated in v]"""
     (out,) = values
     (hankel1_1, hankel1_dv_1) = needs
-    return (-hankel1_1/z + hankel1_dv_1 - out*v/z, )
+    _c0 = z**(-1.0)
+    return (-hankel1_1*_c0 + hankel1_dv_1 - out*_c0*v, )
 
 
 _FUNCTION = _core.register(

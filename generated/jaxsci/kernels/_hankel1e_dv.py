@@ -33,7 +33,8 @@ def _hankel1e_dv_z_derivative(v, z, values, needs):
     """d hankel1e_dv / d z: hankel1e_dv(v - 1, z) - hankel1e(v, z) / z - v / z * hankel1e_dv(v, z) - I * hankel1e_dv(v, z) [DLMF 10.6.2 and the product rule for exp(-i z), differentiated in v]"""
     (out,) = values
     (hankel1e_1, hankel1e_dv_1) = needs
-    return (-hankel1e_1/z + hankel1e_dv_1 - out*v/z - 1j*out, )
+    _c0 = z**(-1.0)
+    return (-hankel1e_1*_c0 + hankel1e_dv_1 - out*_c0*v - 1j*out, )
 
 
 _FUNCTION = _core.register(

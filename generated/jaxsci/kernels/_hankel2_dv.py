@@ -33,7 +33,8 @@ def _hankel2_dv_z_derivative(v, z, values, needs):
     """d hankel2_dv / d z: hankel2_dv(v - 1, z) - hankel2(v, z) / z - v / z * hankel2_dv(v, z) [DLMF 10.6.2, differentiated in v]"""
     (out,) = values
     (hankel2_1, hankel2_dv_1) = needs
-    return (-hankel2_1/z + hankel2_dv_1 - out*v/z, )
+    _c0 = z**(-1.0)
+    return (-hankel2_1*_c0 + hankel2_dv_1 - out*_c0*v, )
 
 
 _FUNCTION = _core.register(

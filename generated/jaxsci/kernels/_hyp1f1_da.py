@@ -47,7 +47,8 @@ def _hyp1f1_da_x_derivative(a, b, x, values, needs):
     """d hyp1f1_da / d x: hyp1f1(a + 1, b + 1, x) / b + a / b * hyp1f1_da(a + 1, b + 1, x) [DLMF 13.3.15 (d/dx 1F1 = (a/b) 1F1(a+1; b+1; x)), differentiated in a]"""
     (out,) = values
     (hyp1f1_1, hyp1f1_da_1) = needs
-    return (hyp1f1_1/b + hyp1f1_da_1*a/b, )
+    _c0 = b**(-1.0)
+    return (hyp1f1_1*_c0 + hyp1f1_da_1*_c0*a, )
 
 
 _FUNCTION = _core.register(

@@ -61,7 +61,8 @@ def _hyp2f1_db_z_derivative(a, b, c, z, values, needs):
     """d hyp2f1_db / d z: a / c * hyp2f1(a + 1, b + 1, c + 1, z) + a * b / c * hyp2f1_db(a + 1, b + 1, c + 1, z) [DLMF 15.5.1 (d/dz 2F1 = (ab/c) 2F1(a+1, b+1; c+1; z)), differentiated in b]"""
     (out,) = values
     (hyp2f1_1, hyp2f1_db_1) = needs
-    return (hyp2f1_1*a/c + hyp2f1_db_1*a*b/c, )
+    _c0 = a/c
+    return (hyp2f1_1*_c0 + hyp2f1_db_1*_c0*b, )
 
 
 _FUNCTION = _core.register(

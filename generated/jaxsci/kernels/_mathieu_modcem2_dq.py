@@ -35,7 +35,8 @@ def _mathieu_modcem2_dq_x_derivative(m, q, x, values, needs):
     """d mathieu_modcem2_dq / d x: y: mathieu_modcem2_dq.yp(m, q, x); yp: (mathieu_a_dq(m, q) - 2 * cosh(2 * x)) * mathieu_modcem2.y(m, q, x) + (mathieu_a(m, q) - 2 * q * cosh(2 * x)) * mathieu_modcem2_dq.y(m, q, x) [the parent's x-rule (yp; (a_m - 2 q cosh 2x) y, DLMF 28.20.1) differentiated in q]"""
     (y, yp) = values
     (mathieu_a_1, mathieu_a_dq_1, mathieu_modcem2_1) = needs
-    return (yp, mathieu_modcem2_1[0]*(mathieu_a_dq_1 - 2*jnp.cosh(2*x)) + y*(mathieu_a_1 - 2*q*jnp.cosh(2*x)), )
+    _c0 = 2*jnp.cosh(2*x)
+    return (yp, mathieu_modcem2_1[0]*(mathieu_a_dq_1 - _c0) + y*(mathieu_a_1 - _c0*q), )
 
 
 def _mathieu_modcem2_dq_valid(m, q, x):

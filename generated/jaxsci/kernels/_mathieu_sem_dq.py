@@ -35,7 +35,9 @@ def _mathieu_sem_dq_x_derivative(m, q, x, values, needs):
     """d mathieu_sem_dq / d x: y: pi / 180 * mathieu_sem_dq.yp(m, q, x); yp: pi / 180 * ((2 * cos(pi * x / 90) - mathieu_b_dq(m, q)) * mathieu_sem.y(m, q, x) + (2 * q * cos(pi * x / 90) - mathieu_b(m, q)) * mathieu_sem_dq.y(m, q, x)) [the parent's x-rule (pi/180 yp; pi/180 (2 q cos 2t - b_m) y, DLMF 28.2.1) differentiated in q]"""
     (y, yp) = values
     (mathieu_b_1, mathieu_b_dq_1, mathieu_sem_1) = needs
-    return ((1/180)*jnp.pi*yp, (1/180)*jnp.pi*(mathieu_sem_1[0]*(-mathieu_b_dq_1 + 2*jnp.cos((1/90)*jnp.pi*x)) + y*(-mathieu_b_1 + 2*q*jnp.cos((1/90)*jnp.pi*x))), )
+    _c0 = (1/180)*jnp.pi
+    _c1 = jnp.cos((1/90)*jnp.pi*x)
+    return (yp*_c0, _c0*(mathieu_sem_1[0]*(-mathieu_b_dq_1 + 2*_c1) + y*(-mathieu_b_1 + 2*_c1*q)), )
 
 
 def _mathieu_sem_dq_valid(m, q, x):

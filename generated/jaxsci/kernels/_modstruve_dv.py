@@ -33,7 +33,8 @@ def _modstruve_dv_x_derivative(v, x, values, needs):
     """d modstruve_dv / d x: modstruve_dv(v - 1, x) - modstruve(v, x) / x - v / x * modstruve_dv(v, x) [DLMF 11.4.28 (d/dx L_v = L_(v-1) - (v/x) L_v), differentiated in v]"""
     (out,) = values
     (modstruve_1, modstruve_dv_1) = needs
-    return (-modstruve_1/x + modstruve_dv_1 - out*v/x, )
+    _c0 = x**(-1.0)
+    return (-modstruve_1*_c0 + modstruve_dv_1 - out*_c0*v, )
 
 
 _FUNCTION = _core.register(

@@ -49,7 +49,8 @@ def _ncfdtr_ddfn_nc_derivative(dfn, dfd, nc, f, values, needs):
     """d ncfdtr_ddfn / d nc: (ncfdtr_ddfn(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) + ((dfn + 2) * ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) + (nc - dfn - 2) * ncfdtr(dfn + 4, dfd, nc, f * dfn / (dfn + 4)) - nc * ncfdtr(dfn + 6, dfd, nc, f * dfn / (dfn + 6))) / (dfn * (dfn + 2)) - ncfdtr_ddfn(dfn, dfd, nc, f)) / 2 [ncfdtr's nc rule (G_1 - G_0) / 2 differentiated in dfn, with G_k = ncfdtr(dfn + 2k, dfd, nc, f dfn / (dfn + 2k)) (the same y, the Poisson mixture shifted by k) and dG_k/d dfn = ncfdtr_ddfn(dfn + 2k, ...) + (the density there) 2k f / (dfn + 2k)^2]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_ddfn_1) = needs
-    return ((1/2)*ncfdtr_ddfn_1 - 1/2*out + (1/2)*(ncfdtr_1*(dfn + 2) + ncfdtr_2*(-dfn + nc - 2) - ncfdtr_3*nc)/(dfn*(dfn + 2)), )
+    _c0 = dfn + 2
+    return ((1/2)*ncfdtr_ddfn_1 - 1/2*out + (1/2)*(ncfdtr_1*_c0 + ncfdtr_2*(-_c0 + nc) - ncfdtr_3*nc)/(_c0*dfn), )
 
 
 def _ncfdtr_ddfn_f_needs(dfn, dfd, nc, f, values, needs):
@@ -69,7 +70,12 @@ def _ncfdtr_ddfn_f_derivative(dfn, dfd, nc, f, values, needs):
     """d ncfdtr_ddfn / d f: (ncfdtr(dfn, dfd, nc, f) - ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) + dfn * ncfdtr_ddfn(dfn, dfd, nc, f) + (nc - dfn) * (ncfdtr_ddfn(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) + ((dfn + 2) * ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) + (nc - dfn - 2) * ncfdtr(dfn + 4, dfd, nc, f * dfn / (dfn + 4)) - nc * ncfdtr(dfn + 6, dfd, nc, f * dfn / (dfn + 6))) / (dfn * (dfn + 2))) - nc * (ncfdtr_ddfn(dfn + 4, dfd, nc, f * dfn / (dfn + 4)) + 2 * ((dfn + 4) * ncfdtr(dfn + 4, dfd, nc, f * dfn / (dfn + 4)) + (nc - dfn - 4) * ncfdtr(dfn + 6, dfd, nc, f * dfn / (dfn + 6)) - nc * ncfdtr(dfn + 8, dfd, nc, f * dfn / (dfn + 8))) / (dfn * (dfn + 4)))) / (2 * f) [ncfdtr's f rule (the density (dfn G_0 + (nc - dfn) G_1 - nc G_2) / (2 f)) differentiated in dfn, with G_k = ncfdtr(dfn + 2k, dfd, nc, f dfn / (dfn + 2k)) (the same y, the Poisson mixture shifted by k) and dG_k/d dfn = ncfdtr_ddfn(dfn + 2k, ...) + (the density there) 2k f / (dfn + 2k)^2]"""
     (out,) = values
     (ncfdtr_1, ncfdtr_2, ncfdtr_3, ncfdtr_4, ncfdtr_5, ncfdtr_ddfn_1, ncfdtr_ddfn_2) = needs
-    return ((1/2)*(-ncfdtr_1 + ncfdtr_5 + out*dfn - nc*(ncfdtr_ddfn_2 + (2*ncfdtr_2*(dfn + 4) + 2*ncfdtr_3*(-dfn + nc - 4) - 2*ncfdtr_4*nc)/(dfn*(dfn + 4))) + (ncfdtr_ddfn_1 + (ncfdtr_1*(dfn + 2) + ncfdtr_2*(-dfn + nc - 2) - ncfdtr_3*nc)/(dfn*(dfn + 2)))*(-dfn + nc))/f, )
+    _c0 = dfn**(-1.0)
+    _c1 = dfn + 4
+    _c2 = -nc
+    _c3 = _c2 + dfn
+    _c4 = dfn + 2
+    return ((1/2)*(-ncfdtr_1 + ncfdtr_5 + out*dfn - _c3*(ncfdtr_ddfn_1 + _c0*(ncfdtr_1*_c4 + ncfdtr_2*(-_c2 - _c4) - ncfdtr_3*nc)/_c4) - nc*(ncfdtr_ddfn_2 + _c0*(2*ncfdtr_2*_c1 + 2*ncfdtr_3*(-_c3 - 4) - 2*ncfdtr_4*nc)/_c1))/f, )
 
 
 _FUNCTION = _core.register(

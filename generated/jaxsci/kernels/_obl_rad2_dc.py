@@ -35,7 +35,9 @@ def _obl_rad2_dc_x_derivative(m, n, c, x, values, needs):
     """d obl_rad2_dc / d x: s: obl_rad2_dc.sp(m, n, c, x); sp: (-2*obl_rad2_dc.sp(m, n, c, x)*x + obl_rad2.s(m, n, c, x)*(obl_cv_dc(m, n, c) - 2*c*x**2) + obl_rad2_dc.s(m, n, c, x)*(obl_cv(m, n, c) - c**2*x**2 - m**2/(x**2 + 1)))/(x**2 + 1) [the parent's x-rule (the spheroidal wave equation DLMF 30.2.1) differentiated in c]"""
     (s, sp) = values
     (obl_cv_1, obl_cv_dc_1, obl_rad2_1) = needs
-    return (sp, (obl_rad2_1[0]*(obl_cv_dc_1 - 2*c*x**2) + s*(obl_cv_1 - c**2*x**2 - m**2/(x**2 + 1)) - 2*sp*x)/(x**2 + 1), )
+    _c0 = x**2
+    _c1 = (_c0 + 1)**(-1.0)
+    return (sp, _c1*(obl_rad2_1[0]*(obl_cv_dc_1 - 2*_c0*c) + s*(obl_cv_1 - _c0*c**2 - _c1*m**2) - 2*sp*x), )
 
 
 def _obl_rad2_dc_valid(m, n, c, x):

@@ -35,7 +35,9 @@ def _pro_rad1_dc_x_derivative(m, n, c, x, values, needs):
     """d pro_rad1_dc / d x: s: pro_rad1_dc.sp(m, n, c, x); sp: (2*pro_rad1_dc.sp(m, n, c, x)*x - pro_rad1.s(m, n, c, x)*(pro_cv_dc(m, n, c) - 2*c*x**2) - pro_rad1_dc.s(m, n, c, x)*(pro_cv(m, n, c) - c**2*x**2 - m**2/(1 - x**2)))/(1 - x**2) [the parent's x-rule (the spheroidal wave equation DLMF 30.2.1) differentiated in c]"""
     (s, sp) = values
     (pro_cv_1, pro_cv_dc_1, pro_rad1_1) = needs
-    return (sp, (-pro_rad1_1[0]*(pro_cv_dc_1 - 2*c*x**2) - s*(pro_cv_1 - c**2*x**2 - m**2/(1 - x**2)) + 2*sp*x)/(1 - x**2), )
+    _c0 = x**2
+    _c1 = (1 - _c0)**(-1.0)
+    return (sp, _c1*(-pro_rad1_1[0]*(pro_cv_dc_1 - 2*_c0*c) - s*(pro_cv_1 - _c0*c**2 - _c1*m**2) + 2*sp*x), )
 
 
 def _pro_rad1_dc_valid(m, n, c, x):

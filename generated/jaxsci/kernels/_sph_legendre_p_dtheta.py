@@ -22,7 +22,8 @@ def _sph_legendre_p_dtheta_theta_derivative(n, m, theta, d, values, needs):
             - sqrt(Max(0, (n + m) * (n - m + 1))) * sph_legendre_p_dtheta(n, m - 1, theta, d)) / 2, True)) [the angular-momentum ladder operators in the order (DLMF 14.30.1 at phi = 0)]"""
     (out,) = values
     (sph_legendre_p_dtheta_1, sph_legendre_p_dtheta_2) = needs
-    return (jnp.where(jnp.logical_or((n < 0), (n < abs(m))), 0, (1/2)*sph_legendre_p_dtheta_1*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_legendre_p_dtheta_2*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1)))), )
+    _c0 = m + n
+    return (jnp.where(jnp.logical_or((n < 0), (n < abs(m))), 0, (1/2)*sph_legendre_p_dtheta_1*jnp.sqrt(jnp.maximum(0, (_c0 + 1)*(-m + n))) - 1/2*sph_legendre_p_dtheta_2*jnp.sqrt(jnp.maximum(0, _c0*(-m + n + 1)))), )
 
 
 _FUNCTION = _core.register(

@@ -35,7 +35,10 @@ def _stdtr_ddf_t_derivative(df, t, values, needs):
     """d stdtr_ddf / d t: exp(loggamma((df + 1) / 2) - loggamma(df / 2) - (df + 1) / 2 * log(1 + t**2 / df)) / sqrt(pi * df) * (digamma((df + 1) / 2) / 2 - digamma(df / 2) / 2 - 1 / (2 * df) - log(1 + t**2 / df) / 2 + (df + 1) * t**2 / (2 * df * (df + t**2))) [the density times its score: d/dt of the integral's upper limit (A&S 26.7.1, differentiated in df)]"""
     (out,) = values
     (digamma_1, digamma_2, loggamma_1, loggamma_2) = needs
-    return (((1/2)*digamma_1 - 1/2*digamma_2 - 1/2*jnp.log(1 + t**2/df) + (1/2)*t**2*(df + 1)/(df*(df + t**2)) - (1/2)/df)*jnp.exp(-loggamma_1 + loggamma_2 - ((1/2)*df + 1/2)*jnp.log(1 + t**2/df))/(jnp.sqrt(jnp.pi)*jnp.sqrt(df)), )
+    _c0 = df**(-1.0)
+    _c1 = t**2
+    _c2 = jnp.log(_c0*_c1 + 1)
+    return (((1/2)*digamma_1 - 1/2*digamma_2 + (1/2)*_c0*_c1*(df + 1)/(_c1 + df) - 1/2*_c0 - 1/2*_c2)*jnp.exp(-loggamma_1 + loggamma_2 - _c2*((1/2)*df + 1/2))/(jnp.sqrt(jnp.pi)*jnp.sqrt(df)), )
 
 
 _FUNCTION = _core.register(

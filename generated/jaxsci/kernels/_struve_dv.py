@@ -33,7 +33,8 @@ def _struve_dv_x_derivative(v, x, values, needs):
     """d struve_dv / d x: struve_dv(v - 1, x) - struve(v, x) / x - v / x * struve_dv(v, x) [DLMF 11.4.27 (d/dx H_v = H_(v-1) - (v/x) H_v), differentiated in v]"""
     (out,) = values
     (struve_1, struve_dv_1) = needs
-    return (-struve_1/x + struve_dv_1 - out*v/x, )
+    _c0 = x**(-1.0)
+    return (-struve_1*_c0 + struve_dv_1 - out*_c0*v, )
 
 
 _FUNCTION = _core.register(

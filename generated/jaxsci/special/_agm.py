@@ -18,7 +18,8 @@ def _agm_a_derivative(a, b, values, needs):
     """d agm / d a: agm(a, b) / (a + b) + 2 * b * (b - a) * agm(a, b)**2 * hyp2f1(Rational(3, 2), Rational(3, 2), 2, ((a - b) / (a + b))**2) / (a + b)**4 [M = pi (a + b) / (4 K(((a - b)/(a + b))^2)) (DLMF 19.8.1-19.8.5) differentiated with DLMF 19.5.1 and 15.5.1]"""
     (out,) = values
     (hyp2f1_1,) = needs
-    return (2*hyp2f1_1*out**2*b*(-a + b)/(a + b)**4 + out/(a + b), )
+    _c0 = a + b
+    return (2*hyp2f1_1*out**2*b*(-a + b)/_c0**4 + out/_c0, )
 
 
 def _agm_b_needs(a, b, values, needs):
@@ -32,7 +33,8 @@ def _agm_b_derivative(a, b, values, needs):
     """d agm / d b: agm(a, b) / (a + b) + 2 * a * (a - b) * agm(a, b)**2 * hyp2f1(Rational(3, 2), Rational(3, 2), 2, ((a - b) / (a + b))**2) / (a + b)**4 [M = pi (a + b) / (4 K(((a - b)/(a + b))^2)) (DLMF 19.8.1-19.8.5) differentiated with DLMF 19.5.1 and 15.5.1]"""
     (out,) = values
     (hyp2f1_1,) = needs
-    return (2*hyp2f1_1*out**2*a*(a - b)/(a + b)**4 + out/(a + b), )
+    _c0 = a + b
+    return (2*hyp2f1_1*out**2*a*(a - b)/_c0**4 + out/_c0, )
 
 
 _FUNCTION = _core.register(

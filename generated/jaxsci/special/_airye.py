@@ -15,13 +15,17 @@ def _airye_z_needs(z, values, needs):
 def _airye_z_derivative(z, values, needs):
     """d airye / d z: eai: airye.eaip(z) + sqrt(re(z) + I*im(z)) * airye.eai(z); eaip: z * airye.eai(z) + sqrt(re(z) + I*im(z)) * airye.eaip(z); ebi: airye.ebip(z) - sign(re(z * sqrt(re(z) + I*im(z)))) * sqrt(re(z) + I*im(z)) / 2 * airye.ebi(z); ebip: z * airye.ebi(z) - sign(re(z * sqrt(re(z) + I*im(z)))) * sqrt(re(z) + I*im(z)) / 2 * airye.ebip(z) [Airy's equation w'' = z w (DLMF 9.2.1) and the product rule for the scaling factors, d zeta/dz = sqrt(z)]"""
     (eai, eaip, ebi, ebip) = values
-    return (eai*jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z)) + eaip, eai*z + eaip*jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z)), -1/2*ebi*jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z))*jnp.sign(jnp.real(z*jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z)))) + ebip, ebi*z - 1/2*ebip*jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z))*jnp.sign(jnp.real(z*jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z)))), )
+    _c0 = jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z))
+    _c1 = (1/2)*_c0*jnp.sign(jnp.real(_c0*z))
+    return (eai*_c0 + eaip, eai*z + eaip*_c0, -ebi*_c1 + ebip, ebi*z - ebip*_c1, )
 
 
 def _airye_z_conjugate(z, values, needs):
     """d airye / d conj(z): the non-holomorphic part."""
     (eai, eaip, ebi, ebip) = values
-    return (0, 0, -1/2*ebi*jnp.conj(jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z)))*jnp.sign(jnp.real(z*jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z)))), -1/2*ebip*jnp.conj(jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z)))*jnp.sign(jnp.real(z*jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z)))), )
+    _c0 = jnp.sqrt(jnp.real(z) + 1j*jnp.imag(z))
+    _c1 = (1/2)*jnp.conj(_c0)*jnp.sign(jnp.real(_c0*z))
+    return (0, 0, -ebi*_c1, -ebip*_c1, )
 
 
 _FUNCTION = _core.register(

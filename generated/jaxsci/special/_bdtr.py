@@ -20,7 +20,8 @@ def _bdtr_p_derivative(k, n, p, values, needs):
     """d bdtr / d p: -exp(loggamma(n + 1) - loggamma(floor(k) + 1) - loggamma(n - floor(k))) * p**floor(k) * (1 - p)**(n - floor(k) - 1) [DLMF 8.17.5 differentiated with DLMF 8.17.1-8.17.2: -(n - k) C(n, k) p^k (1 - p)^(n - k - 1), k = floor(k)]"""
     (out,) = values
     (loggamma_1, loggamma_2, loggamma_3) = needs
-    return (-p**jnp.floor(k)*(1 - p)**(n - jnp.floor(k) - 1)*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3), )
+    _c0 = jnp.floor(k)
+    return (-p**_c0*(1 - p)**(-_c0 + n - 1)*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3), )
 
 
 _FUNCTION = _core.register(

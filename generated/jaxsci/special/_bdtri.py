@@ -20,7 +20,8 @@ def _bdtri_y_derivative(k, n, y, values, needs):
     """d bdtri / d y: -(1 - bdtri(k, n, y))**(-n + floor(k) + 1)*exp(-loggamma(n + 1) + loggamma(n - floor(k)) + loggamma(floor(k) + 1))/bdtri(k, n, y)**floor(k) [implicit-function rule on bdtr (DLMF 8.17.5): dp/dy = 1 / (d bdtr / dp)]"""
     (out,) = values
     (loggamma_1, loggamma_2, loggamma_3) = needs
-    return (-out**(-jnp.floor(k))*(1 - out)**(-n + jnp.floor(k) + 1)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3), )
+    _c0 = jnp.floor(k)
+    return (-out**(-_c0)*(1 - out)**(_c0 - n + 1)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3), )
 
 
 _FUNCTION = _core.register(

@@ -80,7 +80,13 @@ def _bdtrik_p_derivative(y, n, p, values, needs):
     """d bdtrik / d p: Piecewise((0, y <= betainc(n, 1, 1 - p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p))), (Piecewise((exp((n - bdtrik(y, n, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + bdtrik(y, n, p)*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - bdtrik(y, n, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**bdtrik(y, n, p)*exp(-Piecewise((betaln(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/(-betainc_da(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p) + betainc_db(n - bdtrik(y, n, p), bdtrik(y, n, p) + 1, 1 - p)), True)) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betainc_1, betainc_2, betainc_da_1, betainc_db_1, betaln_1) = needs
-    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2)) + (-out + n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**(-out + n - 1)*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**out*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/(-betainc_da_1 + betainc_db_1))), )
+    _c0 = 1 - p
+    _c1 = abs(p - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, _c0, 1/2)
+    _c4 = out - n + 1
+    _c5 = (_c1 >= 1/2)
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, jnp.where(_c2, jnp.exp(-betaln_1 + out*jnp.log(1 - _c3) - _c4*jnp.log(_c3)), (1 - jnp.where(_c5, _c0, 0))**out*(1 - jnp.where(_c5, p, 0))**(-_c4)*jnp.exp(-jnp.where(_c5, betaln_1, 0)))/(-betainc_da_1 + betainc_db_1))), )
 
 
 _FUNCTION = _core.register(

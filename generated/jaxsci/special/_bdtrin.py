@@ -66,7 +66,13 @@ def _bdtrin_p_derivative(k, y, p, values, needs):
     """d bdtrin / d p: Piecewise((exp(k*log(1 - Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) + (-k + bdtrin(k, y, p) - 1)*log(Piecewise((1 - p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(-k + bdtrin(k, y, p), k + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**(-k + bdtrin(k, y, p) - 1)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**k*exp(-Piecewise((betaln(-k + bdtrin(k, y, p), k + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_da(-k + bdtrin(k, y, p), k + 1, 1 - p) [implicit-function rule on bdtr's continuous extension I_(1-p)(n - k, k + 1) (DLMF 8.17.5), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betainc_da_1, betaln_1) = needs
-    return (jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + k*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2)) + (out - k - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), 1 - p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**(out - k - 1)*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**k*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/betainc_da_1, )
+    _c0 = 1 - p
+    _c1 = abs(p - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, _c0, 1/2)
+    _c4 = -out + k + 1
+    _c5 = (_c1 >= 1/2)
+    return (jnp.where(_c2, jnp.exp(-betaln_1 - _c4*jnp.log(_c3) + k*jnp.log(1 - _c3)), (1 - jnp.where(_c5, _c0, 0))**k*(1 - jnp.where(_c5, p, 0))**(-_c4)*jnp.exp(-jnp.where(_c5, betaln_1, 0)))/betainc_da_1, )
 
 
 _FUNCTION = _core.register(

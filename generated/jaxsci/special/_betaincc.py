@@ -52,7 +52,13 @@ def _betaincc_x_derivative(a, b, x, values, needs):
    * exp(-Piecewise((betaln(a, b), abs(x - 1/2) >= 1/2), (0, True))), True)) [DLMF 8.17.1-8.17.2 (1 - I_x(a, b) = integral_x^1 t**(a - 1) (1 - t)**(b - 1) dt / B(a, b)), differentiated]"""
     (out,) = values
     (betaln_1,) = needs
-    return (-jnp.where((abs(x - 1/2) < 1/2), jnp.exp(-betaln_1 + (a - 1)*jnp.log(jnp.where((abs(x - 1/2) < 1/2), x, 1/2)) + (b - 1)*jnp.log(1 - jnp.where((abs(x - 1/2) < 1/2), x, 1/2))), (1 - jnp.where((abs(x - 1/2) >= 1/2), x, 0))**(b - 1)*(1 - jnp.where((abs(x - 1/2) >= 1/2), 1 - x, 0))**(a - 1)*jnp.exp(-jnp.where((abs(x - 1/2) >= 1/2), betaln_1, 0))), )
+    _c0 = a - 1
+    _c1 = abs(x - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, x, 1/2)
+    _c4 = b - 1
+    _c5 = (_c1 >= 1/2)
+    return (-jnp.where(_c2, jnp.exp(-betaln_1 + _c0*jnp.log(_c3) + _c4*jnp.log(1 - _c3)), (1 - jnp.where(_c5, x, 0))**_c4*(1 - jnp.where(_c5, 1 - x, 0))**_c0*jnp.exp(-jnp.where(_c5, betaln_1, 0))), )
 
 
 _FUNCTION = _core.register(

@@ -27,7 +27,13 @@ def _betainccinv_a_derivative(a, b, y, values, needs):
     """d betainccinv / d a: -Piecewise((exp(-(a - 1)*log(Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) - (b - 1)*log(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) + betaln(a, b)), Abs(betainccinv(a, b, y) - 1/2) < 1/2), ((1 - Piecewise((1 - betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - a)*(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - b)*exp(Piecewise((betaln(a, b), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True))), True))*betainc_da(a, b, betainccinv(a, b, y)) [implicit-function rule on betaincc: dx/da = -(dF/da) / (dF/dx), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
     (out,) = values
     (betaln_1, betainc_da_1) = needs
-    return (-betainc_da_1*jnp.where((abs(out - 1/2) < 1/2), jnp.exp(betaln_1 - (a - 1)*jnp.log(jnp.where((abs(out - 1/2) < 1/2), out, 1/2)) - (b - 1)*jnp.log(1 - jnp.where((abs(out - 1/2) < 1/2), out, 1/2))), (1 - jnp.where((abs(out - 1/2) >= 1/2), out, 0))**(1 - b)*(1 - jnp.where((abs(out - 1/2) >= 1/2), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((abs(out - 1/2) >= 1/2), betaln_1, 0))), )
+    _c0 = a - 1
+    _c1 = abs(out - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, out, 1/2)
+    _c4 = b - 1
+    _c5 = (_c1 >= 1/2)
+    return (-betainc_da_1*jnp.where(_c2, jnp.exp(betaln_1 - _c0*jnp.log(_c3) - _c4*jnp.log(1 - _c3)), (1 - jnp.where(_c5, out, 0))**(-_c4)*(1 - jnp.where(_c5, 1 - out, 0))**(-_c0)*jnp.exp(jnp.where(_c5, betaln_1, 0))), )
 
 
 def _betainccinv_b_needs(a, b, y, values, needs):
@@ -50,7 +56,13 @@ def _betainccinv_b_derivative(a, b, y, values, needs):
     """d betainccinv / d b: -Piecewise((exp(-(a - 1)*log(Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) - (b - 1)*log(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) + betaln(a, b)), Abs(betainccinv(a, b, y) - 1/2) < 1/2), ((1 - Piecewise((1 - betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - a)*(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - b)*exp(Piecewise((betaln(a, b), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True))), True))*betainc_db(a, b, betainccinv(a, b, y)) [implicit-function rule on betaincc: dx/db = -(dF/db) / (dF/dx), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
     (out,) = values
     (betaln_1, betainc_db_1) = needs
-    return (-betainc_db_1*jnp.where((abs(out - 1/2) < 1/2), jnp.exp(betaln_1 - (a - 1)*jnp.log(jnp.where((abs(out - 1/2) < 1/2), out, 1/2)) - (b - 1)*jnp.log(1 - jnp.where((abs(out - 1/2) < 1/2), out, 1/2))), (1 - jnp.where((abs(out - 1/2) >= 1/2), out, 0))**(1 - b)*(1 - jnp.where((abs(out - 1/2) >= 1/2), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((abs(out - 1/2) >= 1/2), betaln_1, 0))), )
+    _c0 = a - 1
+    _c1 = abs(out - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, out, 1/2)
+    _c4 = b - 1
+    _c5 = (_c1 >= 1/2)
+    return (-betainc_db_1*jnp.where(_c2, jnp.exp(betaln_1 - _c0*jnp.log(_c3) - _c4*jnp.log(1 - _c3)), (1 - jnp.where(_c5, out, 0))**(-_c4)*(1 - jnp.where(_c5, 1 - out, 0))**(-_c0)*jnp.exp(jnp.where(_c5, betaln_1, 0))), )
 
 
 def _betainccinv_y_needs(a, b, y, values, needs):
@@ -64,7 +76,13 @@ def _betainccinv_y_derivative(a, b, y, values, needs):
     """d betainccinv / d y: -Piecewise((exp(-(a - 1)*log(Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) - (b - 1)*log(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) < 1/2), (1/2, True))) + betaln(a, b)), Abs(betainccinv(a, b, y) - 1/2) < 1/2), ((1 - Piecewise((1 - betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - a)*(1 - Piecewise((betainccinv(a, b, y), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True)))**(1 - b)*exp(Piecewise((betaln(a, b), Abs(betainccinv(a, b, y) - 1/2) >= 1/2), (0, True))), True)) [implicit-function rule on betaincc (DLMF 8.17.1-8.17.2): d/dy = -1 / (beta density at x)]"""
     (out,) = values
     (betaln_1,) = needs
-    return (-jnp.where((abs(out - 1/2) < 1/2), jnp.exp(betaln_1 - (a - 1)*jnp.log(jnp.where((abs(out - 1/2) < 1/2), out, 1/2)) - (b - 1)*jnp.log(1 - jnp.where((abs(out - 1/2) < 1/2), out, 1/2))), (1 - jnp.where((abs(out - 1/2) >= 1/2), out, 0))**(1 - b)*(1 - jnp.where((abs(out - 1/2) >= 1/2), 1 - out, 0))**(1 - a)*jnp.exp(jnp.where((abs(out - 1/2) >= 1/2), betaln_1, 0))), )
+    _c0 = a - 1
+    _c1 = abs(out - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, out, 1/2)
+    _c4 = b - 1
+    _c5 = (_c1 >= 1/2)
+    return (-jnp.where(_c2, jnp.exp(betaln_1 - _c0*jnp.log(_c3) - _c4*jnp.log(1 - _c3)), (1 - jnp.where(_c5, out, 0))**(-_c4)*(1 - jnp.where(_c5, 1 - out, 0))**(-_c0)*jnp.exp(jnp.where(_c5, betaln_1, 0))), )
 
 
 _FUNCTION = _core.register(

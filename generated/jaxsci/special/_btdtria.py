@@ -66,7 +66,13 @@ def _btdtria_x_derivative(p, b, x, values, needs):
     """d btdtria / d x: -Piecewise((exp((b - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtria(p, b, x) - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(btdtria(p, b, x), b)), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(b - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtria(p, b, x) - 1)*exp(-Piecewise((betaln(btdtria(p, b, x), b), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_da(btdtria(p, b, x), b, x) [implicit-function rule on betainc: da/dx = -(dF/dx) / (dF/da), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
     (out,) = values
     (betainc_da_1, betaln_1) = needs
-    return (-jnp.where((abs(x - 1/2) < 1/2), jnp.exp(-betaln_1 + (out - 1)*jnp.log(jnp.where((abs(x - 1/2) < 1/2), x, 1/2)) + (b - 1)*jnp.log(1 - jnp.where((abs(x - 1/2) < 1/2), x, 1/2))), (1 - jnp.where((abs(x - 1/2) >= 1/2), x, 0))**(b - 1)*(1 - jnp.where((abs(x - 1/2) >= 1/2), 1 - x, 0))**(out - 1)*jnp.exp(-jnp.where((abs(x - 1/2) >= 1/2), betaln_1, 0)))/betainc_da_1, )
+    _c0 = out - 1
+    _c1 = abs(x - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, x, 1/2)
+    _c4 = b - 1
+    _c5 = (_c1 >= 1/2)
+    return (-jnp.where(_c2, jnp.exp(-betaln_1 + _c0*jnp.log(_c3) + _c4*jnp.log(1 - _c3)), (1 - jnp.where(_c5, x, 0))**_c4*(1 - jnp.where(_c5, 1 - x, 0))**_c0*jnp.exp(-jnp.where(_c5, betaln_1, 0)))/betainc_da_1, )
 
 
 _FUNCTION = _core.register(

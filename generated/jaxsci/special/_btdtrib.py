@@ -66,7 +66,13 @@ def _btdtrib_x_derivative(a, p, x, values, needs):
     """d btdtrib / d x: -Piecewise((exp((a - 1)*log(Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) + (btdtrib(a, p, x) - 1)*log(1 - Piecewise((x, Abs(x - 1/2) < 1/2), (1/2, True))) - betaln(a, btdtrib(a, p, x))), Abs(x - 1/2) < 1/2), ((1 - Piecewise((x, Abs(x - 1/2) >= 1/2), (0, True)))**(btdtrib(a, p, x) - 1)*(1 - Piecewise((1 - x, Abs(x - 1/2) >= 1/2), (0, True)))**(a - 1)*exp(-Piecewise((betaln(a, btdtrib(a, p, x)), Abs(x - 1/2) >= 1/2), (0, True))), True))/betainc_db(a, btdtrib(a, p, x), x) [implicit-function rule on betainc: db/dx = -(dF/dx) / (dF/db), the parameter derivatives from jaxsci's kernel betainc_da/db]"""
     (out,) = values
     (betainc_db_1, betaln_1) = needs
-    return (-jnp.where((abs(x - 1/2) < 1/2), jnp.exp(-betaln_1 + (out - 1)*jnp.log(1 - jnp.where((abs(x - 1/2) < 1/2), x, 1/2)) + (a - 1)*jnp.log(jnp.where((abs(x - 1/2) < 1/2), x, 1/2))), (1 - jnp.where((abs(x - 1/2) >= 1/2), x, 0))**(out - 1)*(1 - jnp.where((abs(x - 1/2) >= 1/2), 1 - x, 0))**(a - 1)*jnp.exp(-jnp.where((abs(x - 1/2) >= 1/2), betaln_1, 0)))/betainc_db_1, )
+    _c0 = a - 1
+    _c1 = abs(x - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, x, 1/2)
+    _c4 = out - 1
+    _c5 = (_c1 >= 1/2)
+    return (-jnp.where(_c2, jnp.exp(-betaln_1 + _c0*jnp.log(_c3) + _c4*jnp.log(1 - _c3)), (1 - jnp.where(_c5, x, 0))**_c4*(1 - jnp.where(_c5, 1 - x, 0))**_c0*jnp.exp(-jnp.where(_c5, betaln_1, 0)))/betainc_db_1, )
 
 
 _FUNCTION = _core.register(

@@ -21,7 +21,8 @@ def _chndtr_x_derivative(x, df, nc, values, needs):
     """d chndtr / d x: exp(-(sqrt(x) - sqrt(nc))**2 / 2) * (x / nc)**(df/4 - Rational(1, 2)) * ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True)) * x)) / 2 [the Poisson mixture differentiated term by term (d/dx chdtr = chi-square density), summed with DLMF 10.25.2 (Johnson, Kotz and Balakrishnan 29.4)]"""
     (out,) = values
     (chndtr_1, chndtr_2, chndtr_3, ive_1) = needs
-    return (jnp.where((nc == 0), (1/2)*(df*(-chndtr_1 + chndtr_2) + nc*(chndtr_1 - chndtr_3))/x, (1/2)*ive_1*(x/jnp.where(nc == 0, 1, nc))**((1/4)*df - 1/2)*jnp.exp(-1/2*(jnp.sqrt(x) - jnp.sqrt(jnp.where(nc == 0, 1, nc)))**2)), )
+    _c0 = jnp.where(nc == 0, 1, nc)
+    return (jnp.where((nc == 0), (1/2)*(df*(-chndtr_1 + chndtr_2) + nc*(chndtr_1 - chndtr_3))/x, (1/2)*ive_1*(x/_c0)**((1/4)*df - 1/2)*jnp.exp(-1/2*(-jnp.sqrt(_c0) + jnp.sqrt(x))**2)), )
 
 
 def _chndtr_df_needs(x, df, nc, values, needs):
@@ -51,7 +52,8 @@ def _chndtr_nc_derivative(x, df, nc, values, needs):
     """d chndtr / d nc: -exp(-(sqrt(x) - sqrt(nc))**2 / 2) * (x / nc)**(df/4) * ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True)) * x)) / 2 [the Poisson mixture differentiated in nc (Johnson, Kotz and Balakrishnan 29.2): -f(x; df + 2, nc), with DLMF 10.25.2]"""
     (out,) = values
     (chndtr_1, chndtr_2, ive_1) = needs
-    return (jnp.where((nc == 0), (1/2)*chndtr_1 - 1/2*chndtr_2, -1/2*ive_1*(x/jnp.where(nc == 0, 1, nc))**((1/4)*df)*jnp.exp(-1/2*(jnp.sqrt(x) - jnp.sqrt(jnp.where(nc == 0, 1, nc)))**2)), )
+    _c0 = jnp.where(nc == 0, 1, nc)
+    return (jnp.where((nc == 0), (1/2)*chndtr_1 - 1/2*chndtr_2, -1/2*ive_1*(x/_c0)**((1/4)*df)*jnp.exp(-1/2*(-jnp.sqrt(_c0) + jnp.sqrt(x))**2)), )
 
 
 _FUNCTION = _core.register(

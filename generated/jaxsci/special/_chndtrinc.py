@@ -29,7 +29,9 @@ def _chndtrinc_x_derivative(x, df, p, values, needs):
     """d chndtrinc / d x: Piecewise((0, p >= chndtr(x, df, 0)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(x, df, chndtrinc(x, df, p)))), ((x/chndtrinc(x, df, p))**(df/4 - 1/2)*ive(df/2 - 1, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))/((x/chndtrinc(x, df, p))**(df/4)*ive(df/2, sqrt(x*Piecewise((chndtrinc(x, df, p), Ne(chndtrinc(x, df, p), 0)), (1, True))))), True)) [implicit-function rule on chndtr: dnc/dx = -(dF/dx) / (dF/dnc) = f(x; df, nc) / f(x; df + 2, nc)]"""
     (out,) = values
     (chndtr_1, chndtr_2, ive_1, ive_2) = needs
-    return (jnp.where((chndtr_1 <= p), 0, jnp.where((abs(chndtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, ive_2*(x/out)**(-1/4*df)*(x/out)**((1/4)*df - 1/2)/ive_1)), )
+    _c0 = x/out
+    _c1 = (1/4)*df
+    return (jnp.where((chndtr_1 <= p), 0, jnp.where((abs(chndtr_2 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, ive_2*_c0**(-_c1)*_c0**(_c1 - 1/2)/ive_1)), )
 
 
 def _chndtrinc_df_needs(x, df, p, values, needs):

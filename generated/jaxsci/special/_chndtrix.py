@@ -69,7 +69,9 @@ def _chndtrix_nc_derivative(p, df, nc, values, needs):
     """d chndtrix / d nc: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - chndtr(chndtrix(p, df, nc), df, nc))), ((chndtrix(p, df, nc)/nc)**(df/4)*(chndtrix(p, df, nc)/nc)**(1/2 - df/4)*ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc)))/ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True))*chndtrix(p, df, nc))), True)) [implicit-function rule on chndtr: dx/dnc = -(dF/dnc) / (dF/dx) = f(x; df + 2, nc) / f(x; df, nc)]"""
     (out,) = values
     (chndtr_1, ive_1, ive_2) = needs
-    return (jnp.where((abs(chndtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, ive_2*(out/nc)**((1/4)*df)*(out/nc)**(1/2 - 1/4*df)/ive_1), )
+    _c0 = out/nc
+    _c1 = (1/4)*df
+    return (jnp.where((abs(chndtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, ive_2*_c0**_c1*_c0**(1/2 - _c1)/ive_1), )
 
 
 _FUNCTION = _core.register(

@@ -48,7 +48,9 @@ def _ellip_harm_2_s_derivative(h2, k2, n, p, s, values, needs):
     """d ellip_harm_2 / d s: ellip_harm_ds(h2, k2, n, p, s, 1, 1) / ellip_harm(h2, k2, n, p, s) * ellip_harm_2(h2, k2, n, p, s) - (2 * n + 1) / (ellip_harm(h2, k2, n, p, s) * sqrt((s**2 - h2) * (s**2 - k2))) [SciPy's integral (its docstring; DLMF 29.18) differentiated in s: the product rule, and the upper limit 1/s contributes -1/s^2 times the integrand at t = 1/s, 1/(E(s)^2 sqrt((1 - k2/s^2)(1 - h2/s^2)))]"""
     (out,) = values
     (ellip_harm_1, ellip_harm_ds_1) = needs
-    return (ellip_harm_ds_1*out/ellip_harm_1 - (2*n + 1)/(ellip_harm_1*jnp.sqrt((-h2 + s**2)*(-k2 + s**2))), )
+    _c0 = ellip_harm_1**(-1.0)
+    _c1 = -s**2
+    return (ellip_harm_ds_1*out*_c0 - _c0*(2*n + 1)/jnp.sqrt((-_c1 - h2)*(-_c1 - k2)), )
 
 
 def _ellip_harm_2_valid(h2, k2, n, p, s):

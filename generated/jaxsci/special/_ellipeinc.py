@@ -31,7 +31,8 @@ def _ellipeinc_m_derivative(phi, m, values, needs):
     """d ellipeinc / d m: (ellipeinc(phi, m) - ellipkinc(phi, m)) / (2 * m) [DLMF 19.2.5 differentiated under the integral sign (functions.wolfram.com, EllipticE2)]"""
     (out,) = values
     (ellipkinc_1, elliprd_1, elliprd_2) = needs
-    return (jnp.where((m == 0), -1/6*(-1)**(3*jnp.floor(phi/jnp.pi + 1/2))*elliprd_2*jnp.sin(phi)**3 - 1/3*elliprd_1*jnp.floor(phi/jnp.pi + 1/2), (1/2)*(-ellipkinc_1 + out)/jnp.where(m == 0, 1, m)), )
+    _c0 = jnp.floor(phi/jnp.pi + 1/2)
+    return (jnp.where((m == 0), -1/6*(-1)**(3*_c0)*elliprd_2*jnp.sin(phi)**3 - 1/3*elliprd_1*_c0, (1/2)*(-ellipkinc_1 + out)/jnp.where(m == 0, 1, m)), )
 
 
 _FUNCTION = _core.register(

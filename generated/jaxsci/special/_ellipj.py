@@ -29,7 +29,9 @@ def _ellipj_m_derivative(u, m, values, needs):
     """d ellipj / d m: sn: ellipj.cn(u, m) * (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); cn: -ellipj.sn(u, m) * (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); dn: -ellipj.sn(u, m) * (ellipj.sn(u, m) * ellipj.dn(u, m) - m * ellipj.cn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)); ph: (ellipj.sn(u, m) * ellipj.cn(u, m) - ellipj.dn(u, m) * ellipj_g(u, m)) / (2 * (1 - m)) [u = F(ph | m) differentiated in m at fixed u (DLMF 19.4.2), G = (E(ph | m) - (1 - m) u) / m by jaxsci's kernel ellipj_g (functions.wolfram.com JacobiSN/JacobiCN/JacobiDN/JacobiAmplitude, differentiation)]"""
     (sn, cn, dn, ph) = values
     (ellipj_g_1,) = needs
-    return (cn*(-ellipj_g_1*dn + sn*cn)/(2 - 2*m), -sn*(-ellipj_g_1*dn + sn*cn)/(2 - 2*m), -sn*(-ellipj_g_1*cn*m + sn*dn)/(2 - 2*m), (-ellipj_g_1*dn + sn*cn)/(2 - 2*m), )
+    _c0 = (2 - 2*m)**(-1.0)
+    _c1 = _c0*(-ellipj_g_1*dn + sn*cn)
+    return (cn*_c1, -sn*_c1, -sn*_c0*(-ellipj_g_1*cn*m + sn*dn), _c1, )
 
 
 _FUNCTION = _core.register(

@@ -31,7 +31,13 @@ def _ellipkinc_m_derivative(phi, m, values, needs):
     """d ellipkinc / d m: ellipeinc(phi, m) / (2 * m * (1 - m)) - ellipkinc(phi, m) / (2 * m) - sin(2 * phi) / (4 * (1 - m) * sqrt(1 - m * sin(phi)**2)) [DLMF 19.2.4 differentiated under the integral sign, reduced with DLMF 19.2.5 (functions.wolfram.com, EllipticF)]"""
     (out,) = values
     (ellipeinc_1, elliprd_1, elliprd_2) = needs
-    return (jnp.where((m == 0), -jnp.sin(2*phi)/((4 - 4*m)*jnp.sqrt(-m*jnp.sin(phi)**2 + 1)) + (-1/3*(-1)**(3*jnp.floor(phi/jnp.pi + 1/2))*elliprd_2*jnp.sin(phi)**3 - 2/3*elliprd_1*jnp.floor(phi/jnp.pi + 1/2) + out)/(2 - 2*m), (1/2)*ellipeinc_1/((1 - jnp.where(m == 0, 1, m))*jnp.where(m == 0, 1, m)) - 1/2*out/jnp.where(m == 0, 1, m) - jnp.sin(2*phi)/((4 - 4*jnp.where(m == 0, 1, m))*jnp.sqrt(-jnp.sin(phi)**2*jnp.where(m == 0, 1, m) + 1))), )
+    _c0 = jnp.sin(2*phi)
+    _c1 = jnp.sin(phi)
+    _c2 = _c1**2
+    _c3 = jnp.floor(phi/jnp.pi + 1/2)
+    _c4 = jnp.where(m == 0, 1, m)
+    _c5 = _c4**(-1.0)
+    return (jnp.where((m == 0), -_c0/((4 - 4*m)*jnp.sqrt(-_c2*m + 1)) + (-1/3*(-1)**(3*_c3)*elliprd_2*_c1**3 - 2/3*elliprd_1*_c3 + out)/(2 - 2*m), (1/2)*ellipeinc_1*_c5/(1 - _c4) - 1/2*out*_c5 - _c0/((4 - 4*_c4)*jnp.sqrt(-_c2*_c4 + 1))), )
 
 
 _FUNCTION = _core.register(

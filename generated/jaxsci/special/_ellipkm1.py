@@ -19,7 +19,8 @@ def _ellipkm1_p_derivative(p, values, needs):
     """d ellipkm1 / d p: -(ellipe(1 - p) - p * ellipkm1(p)) / (2 * p * (1 - p)) [DLMF 19.4.1 with m = k^2 = 1 - p]"""
     (out,) = values
     (ellipe_1, hyp2f1_1) = needs
-    return (jnp.where((p == 1), -1/8*jnp.pi*hyp2f1_1, (1/2)*(-ellipe_1 + out*jnp.where(p == 1, 2, p))/((1 - jnp.where(p == 1, 2, p))*jnp.where(p == 1, 2, p))), )
+    _c0 = jnp.where(p == 1, 2, p)
+    return (jnp.where((p == 1), -1/8*jnp.pi*hyp2f1_1, (1/2)*(-ellipe_1 + out*_c0)/(_c0*(1 - _c0))), )
 
 
 _FUNCTION = _core.register(

@@ -47,7 +47,9 @@ def _elliprd_z_derivative(x, y, z, values, needs):
     """d elliprd / d z: -(3 * elliprd(x, y, z) / 2 + x * (elliprd(x, y, z) - elliprd(y, z, x)) / (2 * (z - x)) + y * (elliprd(x, y, z) - elliprd(z, x, y)) / (2 * (z - y))) / z [DLMF 19.18.11 (homogeneity of degree -3/2) with the derivatives in x and y]"""
     (out,) = values
     (elliprd_1, elliprd_2) = needs
-    return ((-3/2*out - x*(-elliprd_1 + out)/(-2*x + 2*z) - y*(-elliprd_2 + out)/(-2*y + 2*z))/z, )
+    _c0 = -out
+    _c1 = -2*z
+    return ((-3/2*out - x*(-elliprd_1 - _c0)/(-_c1 - 2*x) - y*(-elliprd_2 - _c0)/(-_c1 - 2*y))/z, )
 
 
 _FUNCTION = _core.register(

@@ -62,7 +62,9 @@ def _elliprj_p_derivative(x, y, z, p, values, needs):
     """d elliprj / d p: -(3 * elliprj(x, y, z, p) / 2 + x * (elliprj(x, y, z, p) - elliprd(y, z, x)) / (2 * (p - x)) + y * (elliprj(x, y, z, p) - elliprd(z, x, y)) / (2 * (p - y)) + z * (elliprj(x, y, z, p) - elliprd(x, y, z)) / (2 * (p - z))) / p [DLMF 19.18.11 (homogeneity of degree -3/2) with the derivatives in x, y and z]"""
     (out,) = values
     (elliprd_1, elliprd_2, elliprd_3) = needs
-    return ((-3/2*out - x*(-elliprd_1 + out)/(2*p - 2*x) - y*(-elliprd_2 + out)/(2*p - 2*y) - z*(-elliprd_3 + out)/(2*p - 2*z))/p, )
+    _c0 = -out
+    _c1 = 2*p
+    return ((-3/2*out - x*(-elliprd_1 - _c0)/(_c1 - 2*x) - y*(-elliprd_2 - _c0)/(_c1 - 2*y) - z*(-elliprd_3 - _c0)/(_c1 - 2*z))/p, )
 
 
 _FUNCTION = _core.register(

@@ -22,7 +22,14 @@ def _erfcx_x_derivative(x, values, needs):
           (2 * x * erfcx(x) - 2 / sqrt(pi), True)) [DLMF 7.10 (w'(z) = -2 z w(z) + 2 i / sqrt(pi)) with erfcx(x) = w(i x) (DLMF 7.2.3); for x > 8, DLMF 7.11.4 (erfc z = exp(-z**2) U(1/2, 1/2, z**2) / sqrt(pi)) and 13.3.22 (U' = -a U(a + 1, b + 1, z)); for x > 1e8, DLMF 7.12.1 differentiated]"""
     (out,) = values
     (hyperu_1,) = needs
-    return (jnp.where(jnp.logical_and((jnp.imag(x) == 0), (jnp.real(x) > 100000000.0)), (-1 + (3/2)/(1 - jnp.where(jnp.logical_and((jnp.imag(x) == 0), (jnp.real(x) > 100000000.0)), 1 - x, -8))**2)/(jnp.sqrt(jnp.pi)*(1 - jnp.where(jnp.logical_and((jnp.imag(x) == 0), (jnp.real(x) > 100000000.0)), 1 - x, -8))**2), jnp.where(jnp.logical_and((jnp.imag(x) == 0), (jnp.real(x) > 8)), hyperu_1*(jnp.where(jnp.logical_and((jnp.imag(x) == 0), jnp.logical_and((jnp.real(x) <= 100000000.0), (jnp.real(x) > 8))), 1 - x, -8) - 1)/jnp.sqrt(jnp.pi), 2*out*x - 2/jnp.sqrt(jnp.pi))), )
+    _c0 = 1/jnp.sqrt(jnp.pi)
+    _c1 = 1 - x
+    _c2 = jnp.real(x)
+    _c3 = (jnp.imag(x) == 0)
+    _c4 = jnp.logical_and((_c2 > 100000000.0), _c3)
+    _c5 = (1 - jnp.where(_c4, _c1, -8))**(-2.0)
+    _c6 = (_c2 > 8)
+    return (jnp.where(_c4, _c0*_c5*((3/2)*_c5 - 1), jnp.where(jnp.logical_and(_c3, _c6), hyperu_1*_c0*(jnp.where(jnp.logical_and((_c2 <= 100000000.0), jnp.logical_and(_c3, _c6)), _c1, -8) - 1), 2*out*x - 2*_c0)), )
 
 
 _FUNCTION = _core.register(

@@ -15,7 +15,8 @@ def _expit_x_needs(x, values, needs):
 def _expit_x_derivative(x, values, needs):
     """d expit / d x: exp(-Abs(x)) / (1 + exp(-Abs(x)))**2 [quotient rule on 1 / (1 + exp(-x)) (DLMF 4.7), symmetrised with x -> -x]"""
     (out,) = values
-    return (jnp.exp(-abs(x))/(1 + jnp.exp(-abs(x)))**2, )
+    _c0 = jnp.exp(-abs(x))
+    return (_c0/(_c0 + 1)**2, )
 
 
 _FUNCTION = _core.register(

@@ -18,7 +18,8 @@ def _expn_x_derivative(n, x, values, needs):
     """d expn / d x: -expn(Max(n - 1, 0), x) - KroneckerDelta(n, 0) * expn(n, x) / (1 + KroneckerDelta(n, 0) * (x - 1)) [DLMF 8.19.13, and DLMF 8.19.12 at p = -1 for n = 0]"""
     (out,) = values
     (expn_1,) = needs
-    return (-expn_1 - out*jnp.where(0 == n, 1, 0)/((x - 1)*jnp.where(0 == n, 1, 0) + 1), )
+    _c0 = jnp.where(0 == n, 1, 0)
+    return (-expn_1 - out*_c0/(_c0*(x - 1) + 1), )
 
 
 _FUNCTION = _core.register(

@@ -19,7 +19,13 @@ def _fdtr_dfn_derivative(dfn, dfd, x, values, needs):
     """d fdtr / d dfn: betainc_da(dfn / 2, dfd / 2, dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) / 2 + Piecewise((exp((dfn / 2 - 1) * log(Piecewise((dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd), x > 0), (1, True))) + (dfd / 2 - 1) * log(dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) - betaln(dfn / 2, dfd / 2)), x > 0), (0, True)) * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) * dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)**2 [fdtr(dfn, dfd, x) = I_w(dfn/2, dfd/2), w = dfn x/(dfn x + dfd) (DLMF 8.17.2, Abramowitz and Stegun 26.6.2), differentiated with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betainc_da_1, betaln_1) = needs
-    return (jnp.where((x == 0), jnp.where((dfn > 2), 0, jnp.nan), (1/2)*betainc_da_1 + dfd*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(dfd/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x))))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((jnp.where(x == 0, 1, x) > 0), dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))), 1))), 0)*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x))))**2), )
+    _c0 = jnp.where(x == 0, 1, x)
+    _c1 = (_c0 > 0)
+    _c2 = jnp.where(_c1, _c0, jnp.where((_c0 == 0), 1, _c0))
+    _c3 = _c2*dfn
+    _c4 = _c3 + dfd
+    _c5 = _c4**(-1.0)
+    return (jnp.where((x == 0), jnp.where((dfn > 2), 0, jnp.nan), (1/2)*betainc_da_1 + _c2*dfd*jnp.where(_c1, jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(_c5*dfd) + ((1/2)*dfn - 1)*jnp.log(jnp.where(_c1, _c3*_c5, 1))), 0)/_c4**2), )
 
 
 def _fdtr_dfd_needs(dfn, dfd, x, values, needs):
@@ -34,7 +40,12 @@ def _fdtr_dfd_derivative(dfn, dfd, x, values, needs):
     """d fdtr / d dfd: betainc_db(dfn / 2, dfd / 2, dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) / 2 - Piecewise((exp((dfn / 2 - 1) * log(Piecewise((dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd), x > 0), (1, True))) + (dfd / 2 - 1) * log(dfd / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)) - betaln(dfn / 2, dfd / 2)), x > 0), (0, True)) * dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) / (dfn * Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + dfd)**2 [fdtr(dfn, dfd, x) = I_w(dfn/2, dfd/2), w = dfn x/(dfn x + dfd) (DLMF 8.17.2, Abramowitz and Stegun 26.6.2), differentiated with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betainc_db_1, betaln_1) = needs
-    return (jnp.where((x == 0), jnp.where((dfn > 2), 0, jnp.nan), (1/2)*betainc_db_1 - dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(dfd/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x))))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((jnp.where(x == 0, 1, x) > 0), dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))), 1))), 0)*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x)))/(dfd + dfn*jnp.where((jnp.where(x == 0, 1, x) > 0), jnp.where(x == 0, 1, x), jnp.where((jnp.where(x == 0, 1, x) == 0), 1, jnp.where(x == 0, 1, x))))**2), )
+    _c0 = jnp.where(x == 0, 1, x)
+    _c1 = (_c0 > 0)
+    _c2 = dfn*jnp.where(_c1, _c0, jnp.where((_c0 == 0), 1, _c0))
+    _c3 = _c2 + dfd
+    _c4 = _c3**(-1.0)
+    return (jnp.where((x == 0), jnp.where((dfn > 2), 0, jnp.nan), (1/2)*betainc_db_1 - _c2*jnp.where(_c1, jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(_c4*dfd) + ((1/2)*dfn - 1)*jnp.log(jnp.where(_c1, _c2*_c4, 1))), 0)/_c3**2), )
 
 
 def _fdtr_x_needs(dfn, dfd, x, values, needs):
@@ -50,7 +61,16 @@ def _fdtr_x_derivative(dfn, dfd, x, values, needs):
     """d fdtr / d x: dfn / (dfn*x + dfd) * exp(loggamma((dfn + dfd)/2) - loggamma(dfn/2) - loggamma(dfd/2) + (dfn/2 - 1) * log(dfn*x / (dfn*x + dfd)) + dfd/2 * log(dfd / (dfn*x + dfd))) [DLMF 8.17.2 differentiated (d/dt I_t(a, b) = t^(a-1) (1-t)^(b-1) / B(a, b)) with t = dfn x/(dfd + dfn x): the F density]"""
     (out,) = values
     (loggamma_1, loggamma_2, loggamma_3) = needs
-    return (jnp.where((x == 0), jnp.where((x < 1), dfn*(dfn*jnp.minimum(1, x)/(dfd + dfn*jnp.minimum(1, x)))**((1/2)*dfn - 1)*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + (1/2)*dfd*jnp.log(dfd/(dfd + dfn*jnp.minimum(1, x))))/(dfd + dfn*jnp.minimum(1, x)), dfn*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + (1/2)*dfd*jnp.log(dfd/(dfd + dfn*jnp.maximum(1, x))) + ((1/2)*dfn - 1)*jnp.log(dfn*jnp.maximum(1, x)/(dfd + dfn*jnp.maximum(1, x))))/(dfd + dfn*jnp.maximum(1, x))), dfn*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + (1/2)*dfd*jnp.log(dfd/(dfd + dfn*jnp.where(x == 0, 1, x))) + ((1/2)*dfn - 1)*jnp.log(dfn*jnp.where(x == 0, 1, x)/(dfd + dfn*jnp.where(x == 0, 1, x))))/(dfd + dfn*jnp.where(x == 0, 1, x))), )
+    _c0 = dfn*jnp.minimum(1, x)
+    _c1 = (_c0 + dfd)**(-1.0)
+    _c2 = (1/2)*dfn - 1
+    _c3 = dfn*jnp.maximum(1, x)
+    _c4 = (_c3 + dfd)**(-1.0)
+    _c5 = (1/2)*dfd
+    _c6 = -loggamma_1 - loggamma_2 + loggamma_3
+    _c7 = dfn*jnp.where(x == 0, 1, x)
+    _c8 = (_c7 + dfd)**(-1.0)
+    return (jnp.where((x == 0), jnp.where((x < 1), _c1*dfn*(_c0*_c1)**_c2*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + (1/2)*dfd*jnp.log(_c1*dfd)), _c4*dfn*jnp.exp(_c2*jnp.log(_c3*_c4) + _c5*jnp.log(_c4*dfd) + _c6)), _c8*dfn*jnp.exp(_c2*jnp.log(_c7*_c8) + _c5*jnp.log(_c8*dfd) + _c6)), )
 
 
 _FUNCTION = _core.register(

@@ -31,7 +31,17 @@ def _fdtri_dfn_derivative(dfn, dfd, p, values, needs):
     """d fdtri / d dfn: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - fdtr(dfn, dfd, fdtri(dfn, dfd, p)))), ((dfd + dfn*fdtri(dfn, dfd, p))*(-dfd*Piecewise((exp((dfd/2 - 1)*log(dfd/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))) + (dfn/2 - 1)*log(Piecewise((dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))), fdtri(dfn, dfd, p) > 0), (1, True))) - betaln(dfn/2, dfd/2)), fdtri(dfn, dfd, p) > 0), (0, True))*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))**2 - betainc_da(dfn/2, dfd/2, dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))))/2)*exp(-dfd*log(dfd/(dfd + dfn*fdtri(dfn, dfd, p)))/2 - (dfn/2 - 1)*log(dfn*fdtri(dfn, dfd, p)/(dfd + dfn*fdtri(dfn, dfd, p))) + loggamma(dfd/2) + loggamma(dfn/2) - loggamma(dfd/2 + dfn/2))/dfn, True)) [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betaln_1, loggamma_1, loggamma_2, loggamma_3, betainc_da_1, fdtr_1) = needs
-    return (jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, (-1/2*betainc_da_1 - dfd*jnp.where((out > 0), jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(dfd/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((out > 0), dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))), 1))), 0)*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))**2)*(out*dfn + dfd)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3 - 1/2*dfd*jnp.log(dfd/(out*dfn + dfd)) - ((1/2)*dfn - 1)*jnp.log(out*dfn/(out*dfn + dfd)))/dfn), )
+    _c0 = out*dfn
+    _c1 = _c0 + dfd
+    _c2 = _c1**(-1.0)
+    _c3 = (1/2)*dfd
+    _c4 = (1/2)*dfn - 1
+    _c5 = (out > 0)
+    _c6 = jnp.where(_c5, out, jnp.where((out == 0), 1, out))
+    _c7 = _c6*dfn
+    _c8 = _c7 + dfd
+    _c9 = _c8**(-1.0)
+    return (jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, _c1*(-1/2*betainc_da_1 - _c6*dfd*jnp.where(_c5, jnp.exp(-betaln_1 + _c4*jnp.log(jnp.where(_c5, _c7*_c9, 1)) + (_c3 - 1)*jnp.log(_c9*dfd)), 0)/_c8**2)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3 - _c3*jnp.log(_c2*dfd) - _c4*jnp.log(_c0*_c2))/dfn), )
 
 
 def _fdtri_dfd_needs(dfn, dfd, p, values, needs):
@@ -58,7 +68,17 @@ def _fdtri_dfd_derivative(dfn, dfd, p, values, needs):
     """d fdtri / d dfd: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - fdtr(dfn, dfd, fdtri(dfn, dfd, p)))), ((dfd + dfn*fdtri(dfn, dfd, p))*(dfn*Piecewise((exp((dfd/2 - 1)*log(dfd/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))) + (dfn/2 - 1)*log(Piecewise((dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))), fdtri(dfn, dfd, p) > 0), (1, True))) - betaln(dfn/2, dfd/2)), fdtri(dfn, dfd, p) > 0), (0, True))*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True)))**2 - betainc_db(dfn/2, dfd/2, dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))/(dfd + dfn*Piecewise((fdtri(dfn, dfd, p), fdtri(dfn, dfd, p) > 0), (1, Eq(fdtri(dfn, dfd, p), 0)), (fdtri(dfn, dfd, p), True))))/2)*exp(-dfd*log(dfd/(dfd + dfn*fdtri(dfn, dfd, p)))/2 - (dfn/2 - 1)*log(dfn*fdtri(dfn, dfd, p)/(dfd + dfn*fdtri(dfn, dfd, p))) + loggamma(dfd/2) + loggamma(dfn/2) - loggamma(dfd/2 + dfn/2))/dfn, True)) [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betaln_1, loggamma_1, loggamma_2, loggamma_3, betainc_db_1, fdtr_1) = needs
-    return (jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, (-1/2*betainc_db_1 + dfn*jnp.where((out > 0), jnp.exp(-betaln_1 + ((1/2)*dfd - 1)*jnp.log(dfd/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((out > 0), dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))), 1))), 0)*jnp.where((out > 0), out, jnp.where((out == 0), 1, out))/(dfd + dfn*jnp.where((out > 0), out, jnp.where((out == 0), 1, out)))**2)*(out*dfn + dfd)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3 - 1/2*dfd*jnp.log(dfd/(out*dfn + dfd)) - ((1/2)*dfn - 1)*jnp.log(out*dfn/(out*dfn + dfd)))/dfn), )
+    _c0 = out*dfn
+    _c1 = _c0 + dfd
+    _c2 = _c1**(-1.0)
+    _c3 = (1/2)*dfd
+    _c4 = (1/2)*dfn - 1
+    _c5 = (out > 0)
+    _c6 = jnp.where(_c5, out, jnp.where((out == 0), 1, out))
+    _c7 = _c6*dfn
+    _c8 = _c7 + dfd
+    _c9 = _c8**(-1.0)
+    return (jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, _c1*(-1/2*betainc_db_1 + _c6*dfn*jnp.where(_c5, jnp.exp(-betaln_1 + _c4*jnp.log(jnp.where(_c5, _c7*_c9, 1)) + (_c3 - 1)*jnp.log(_c9*dfd)), 0)/_c8**2)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3 - _c3*jnp.log(_c2*dfd) - _c4*jnp.log(_c0*_c2))/dfn), )
 
 
 def _fdtri_p_needs(dfn, dfd, p, values, needs):
@@ -83,7 +103,10 @@ def _fdtri_p_derivative(dfn, dfd, p, values, needs):
     """d fdtri / d p: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - fdtr(dfn, dfd, fdtri(dfn, dfd, p)))), ((dfd + dfn*fdtri(dfn, dfd, p))*exp(-dfd*log(dfd/(dfd + dfn*fdtri(dfn, dfd, p)))/2 - (dfn/2 - 1)*log(dfn*fdtri(dfn, dfd, p)/(dfd + dfn*fdtri(dfn, dfd, p))) + loggamma(dfd/2) + loggamma(dfn/2) - loggamma(dfd/2 + dfn/2))/dfn, True)) [implicit-function rule on fdtr (DLMF 8.17.2): dx/dp = 1 / (d fdtr / dx), the reciprocal of the F density]"""
     (out,) = values
     (loggamma_1, loggamma_2, loggamma_3, fdtr_1) = needs
-    return (jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, (out*dfn + dfd)*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3 - 1/2*dfd*jnp.log(dfd/(out*dfn + dfd)) - ((1/2)*dfn - 1)*jnp.log(out*dfn/(out*dfn + dfd)))/dfn), )
+    _c0 = out*dfn
+    _c1 = _c0 + dfd
+    _c2 = _c1**(-1.0)
+    return (jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, _c1*jnp.exp(-loggamma_1 + loggamma_2 + loggamma_3 - 1/2*dfd*jnp.log(_c2*dfd) - ((1/2)*dfn - 1)*jnp.log(_c0*_c2))/dfn), )
 
 
 _FUNCTION = _core.register(

@@ -27,7 +27,13 @@ def _fdtridfd_dfn_derivative(dfn, p, x, values, needs):
     """d fdtridfd / d dfn: Piecewise((0, Eq(fdtridfd(dfn, p, x), 1.0e-100) | Eq(fdtridfd(dfn, p, x), 1.0e+100)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - fdtr(dfn, fdtridfd(dfn, p, x), x))), ((-betainc_da(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2 - Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))*fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2)/(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2), True)) [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betainc_da_1, betainc_db_1, betaln_1, fdtr_1) = needs
-    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, (-1/2*betainc_da_1 - out*jnp.where((x > 0), jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((x > 0), dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))), 1))), 0)*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))**2)/((1/2)*betainc_db_1 - dfn*jnp.where((x > 0), jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((x > 0), dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))), 1))), 0)*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))**2))), )
+    _c0 = (x > 0)
+    _c1 = jnp.where(_c0, x, jnp.where((x == 0), 1, x))
+    _c2 = _c1*dfn
+    _c3 = out + _c2
+    _c4 = _c3**(-1.0)
+    _c5 = jnp.where(_c0, jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out*_c4) + ((1/2)*dfn - 1)*jnp.log(jnp.where(_c0, _c2*_c4, 1))), 0)/_c3**2
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, (-1/2*betainc_da_1 - out*_c1*_c5)/((1/2)*betainc_db_1 - _c2*_c5))), )
 
 
 def _fdtridfd_p_needs(dfn, p, x, values, needs):
@@ -49,7 +55,11 @@ def _fdtridfd_p_derivative(dfn, p, x, values, needs):
     """d fdtridfd / d p: Piecewise((0, Eq(fdtridfd(dfn, p, x), 1.0e-100) | Eq(fdtridfd(dfn, p, x), 1.0e+100)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - fdtr(dfn, fdtridfd(dfn, p, x), x))), (1/(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2), True)) [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betainc_db_1, betaln_1, fdtr_1) = needs
-    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, ((1/2)*betainc_db_1 - dfn*jnp.where((x > 0), jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((x > 0), dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))), 1))), 0)*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))**2)**(-1.0))), )
+    _c0 = (x > 0)
+    _c1 = dfn*jnp.where(_c0, x, jnp.where((x == 0), 1, x))
+    _c2 = out + _c1
+    _c3 = _c2**(-1.0)
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, ((1/2)*betainc_db_1 - _c1*jnp.where(_c0, jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out*_c3) + ((1/2)*dfn - 1)*jnp.log(jnp.where(_c0, _c1*_c3, 1))), 0)/_c2**2)**(-1.0))), )
 
 
 def _fdtridfd_x_needs(dfn, p, x, values, needs):
@@ -76,7 +86,15 @@ def _fdtridfd_x_derivative(dfn, p, x, values, needs):
     """d fdtridfd / d x: Piecewise((0, Eq(fdtridfd(dfn, p, x), 1.0e-100) | Eq(fdtridfd(dfn, p, x), 1.0e+100)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - fdtr(dfn, fdtridfd(dfn, p, x), x))), (-dfn*exp((dfn/2 - 1)*log(dfn*x/(dfn*x + fdtridfd(dfn, p, x))) + fdtridfd(dfn, p, x)*log(fdtridfd(dfn, p, x)/(dfn*x + fdtridfd(dfn, p, x)))/2 - loggamma(dfn/2) + loggamma(dfn/2 + fdtridfd(dfn, p, x)/2) - loggamma(fdtridfd(dfn, p, x)/2))/((dfn*x + fdtridfd(dfn, p, x))*(-dfn*Piecewise((exp((dfn/2 - 1)*log(Piecewise((dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)), x > 0), (1, True))) + (fdtridfd(dfn, p, x)/2 - 1)*log(fdtridfd(dfn, p, x)/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))) - betaln(dfn/2, fdtridfd(dfn, p, x)/2)), x > 0), (0, True))*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x))**2 + betainc_db(dfn/2, fdtridfd(dfn, p, x)/2, dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True))/(dfn*Piecewise((x, x > 0), (1, Eq(x, 0)), (x, True)) + fdtridfd(dfn, p, x)))/2)), True)) [implicit-function rule on fdtr, with the parameter derivatives from jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (loggamma_1, betainc_db_1, betaln_1, fdtr_1, loggamma_2, loggamma_3) = needs
-    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -dfn*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + (1/2)*out*jnp.log(out/(out + dfn*x)) + ((1/2)*dfn - 1)*jnp.log(dfn*x/(out + dfn*x)))/(((1/2)*betainc_db_1 - dfn*jnp.where((x > 0), jnp.exp(-betaln_1 + ((1/2)*out - 1)*jnp.log(out/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))) + ((1/2)*dfn - 1)*jnp.log(jnp.where((x > 0), dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))), 1))), 0)*jnp.where((x > 0), x, jnp.where((x == 0), 1, x))/(out + dfn*jnp.where((x > 0), x, jnp.where((x == 0), 1, x)))**2)*(out + dfn*x)))), )
+    _c0 = dfn*x
+    _c1 = (out + _c0)**(-1.0)
+    _c2 = (1/2)*out
+    _c3 = (1/2)*dfn - 1
+    _c4 = (x > 0)
+    _c5 = dfn*jnp.where(_c4, x, jnp.where((x == 0), 1, x))
+    _c6 = out + _c5
+    _c7 = _c6**(-1.0)
+    return (jnp.where(jnp.logical_or((out == 1.0e+100), (out == 1.0e-100)), 0, jnp.where((abs(fdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -_c1*dfn*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + _c2*jnp.log(out*_c1) + _c3*jnp.log(_c0*_c1))/((1/2)*betainc_db_1 - _c5*jnp.where(_c4, jnp.exp(-betaln_1 + _c3*jnp.log(jnp.where(_c4, _c5*_c7, 1)) + (_c2 - 1)*jnp.log(out*_c7)), 0)/_c6**2))), )
 
 
 _FUNCTION = _core.register(

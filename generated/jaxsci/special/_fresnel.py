@@ -15,7 +15,8 @@ def _fresnel_z_needs(z, values, needs):
 def _fresnel_z_derivative(z, values, needs):
     """d fresnel / d z: s: sin(pi * z**2 / 2); c: cos(pi * z**2 / 2) [fundamental theorem of calculus (the integrands of DLMF 7.2.7-7.2.8)]"""
     (s, c) = values
-    return (jnp.sin((1/2)*jnp.pi*z**2), jnp.cos((1/2)*jnp.pi*z**2), )
+    _c0 = (1/2)*jnp.pi*z**2
+    return (jnp.sin(_c0), jnp.cos(_c0), )
 
 
 _FUNCTION = _core.register(

@@ -19,7 +19,8 @@ def _it2i0k0_x_derivative(x, values, needs):
     """d it2i0k0 / d x: ii0: (i0(x) - 1) / x; ik0: -k0(x) / x [fundamental theorem of calculus (the integrands; minus for the lower limit)]"""
     (ii0, ik0) = values
     (i0_1, k0_1) = needs
-    return ((i0_1 - 1)/x, -k0_1/x, )
+    _c0 = x**(-1.0)
+    return (_c0*(i0_1 - 1), -k0_1*_c0, )
 
 
 _FUNCTION = _core.register(

@@ -19,7 +19,8 @@ def _it2j0y0_x_derivative(x, values, needs):
     """d it2j0y0 / d x: ij0: (1 - j0(x)) / x; iy0: -y0(x) / x [fundamental theorem of calculus (the integrands; minus for the lower limit)]"""
     (ij0, iy0) = values
     (j0_1, y0_1) = needs
-    return ((1 - j0_1)/x, -y0_1/x, )
+    _c0 = x**(-1.0)
+    return (_c0*(1 - j0_1), -y0_1*_c0, )
 
 
 _FUNCTION = _core.register(

@@ -33,7 +33,9 @@ def _ive_z_derivative(v, z, values, needs):
     """d ive / d z: ive(v - 1, z) - v / z * ive(v, z) - sign(re(z)) / 2 * ive(v, z) [DLMF 10.29.2 and the product rule for exp(-abs(re(z)))]"""
     (out,) = values
     (ive_1, ive_2) = needs
-    return (jnp.where((z == 0), (1/2)*ive_1 + (1/2)*ive_2 - 1/2*out*jnp.sign(jnp.real(z)), ive_2 - out*v/jnp.where(z == 0, 1, z) - 1/2*out*jnp.sign(jnp.real(jnp.where(z == 0, 1, z)))), )
+    _c0 = (1/2)*out
+    _c1 = jnp.where(z == 0, 1, z)
+    return (jnp.where((z == 0), (1/2)*ive_1 + (1/2)*ive_2 - _c0*jnp.sign(jnp.real(z)), ive_2 - out*v/_c1 - _c0*jnp.sign(jnp.real(_c1))), )
 
 
 def _ive_z_conjugate(v, z, values, needs):

@@ -33,7 +33,9 @@ def _jve_z_derivative(v, z, values, needs):
     """d jve / d z: jve(v - 1, z) - v / z * jve(v, z) + I * sign(im(z)) / 2 * jve(v, z) [DLMF 10.6.2 and the product rule for exp(-abs(im(z)))]"""
     (out,) = values
     (jve_1, jve_2) = needs
-    return (jnp.where((z == 0), (1/2)*jve_1 - 1/2*jve_2 + (1/2)*1j*out*jnp.sign(jnp.imag(z)), jve_1 - out*v/jnp.where(z == 0, 1, z) + (1/2)*1j*out*jnp.sign(jnp.imag(jnp.where(z == 0, 1, z)))), )
+    _c0 = (1/2)*1j*out
+    _c1 = jnp.where(z == 0, 1, z)
+    return (jnp.where((z == 0), (1/2)*jve_1 - 1/2*jve_2 + _c0*jnp.sign(jnp.imag(z)), jve_1 - out*v/_c1 + _c0*jnp.sign(jnp.imag(_c1))), )
 
 
 def _jve_z_conjugate(v, z, values, needs):

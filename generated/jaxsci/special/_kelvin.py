@@ -18,7 +18,10 @@ def _kelvin_x_derivative(x, values, needs):
     """d kelvin / d x: be: kelvin.bep(x); ke: kelvin.kep(x); bep: I * kelvin.be(x) - kelvin.bep(x) / x; kep: I * kelvin.ke(x) - kelvin.kep(x) / x [the outputs Be', Ke' and the Kelvin equation x^2 w'' + x w' - i x^2 w = 0 (DLMF 10.61.3)]"""
     (be, ke, bep, kep) = values
     (jv_1,) = needs
-    return (bep, kep, jnp.where((x == 0), (1/2)*1j*(-jv_1 + be), 1j*be - bep/jnp.where(x == 0, 1, x)), jnp.where((x == 0), 1j*ke - kep/x, 1j*ke - kep/jnp.where(x == 0, 1, x)), )
+    _c0 = (x == 0)
+    _c1 = jnp.where(x == 0, 1, x)**(-1.0)
+    _c2 = 1j*ke
+    return (bep, kep, jnp.where(_c0, (1/2)*1j*(-jv_1 + be), 1j*be - bep*_c1), jnp.where(_c0, -kep/x + _c2, -kep*_c1 + _c2), )
 
 
 _FUNCTION = _core.register(

@@ -15,7 +15,11 @@ def _kolmogi_p_needs(p, values, needs):
 def _kolmogi_p_derivative(p, values, needs):
     """d kolmogi / d p: Piecewise((-1/(8*(exp(-2*kolmogi(p)**2) - 4*exp(-8*kolmogi(p)**2) + 9*exp(-18*kolmogi(p)**2) - 16*exp(-32*kolmogi(p)**2) + 25*exp(-50*kolmogi(p)**2) - 36*exp(-72*kolmogi(p)**2))*kolmogi(p)), kolmogi(p) >= 0.82), (sqrt(2)*kolmogi(p)**2/(2*sqrt(pi)*(-sign(kolmogi(p))/2 - 1/2)*((-1 + pi**2/(4*kolmogi(p)**2))*exp(-pi**2/(8*kolmogi(p)**2)) + (-1 + 9*pi**2/(4*kolmogi(p)**2))*exp(-9*pi**2/(8*kolmogi(p)**2)) + (-1 + 25*pi**2/(4*kolmogi(p)**2))*exp(-25*pi**2/(8*kolmogi(p)**2)) + (-1 + 49*pi**2/(4*kolmogi(p)**2))*exp(-49*pi**2/(8*kolmogi(p)**2)))), True)) [implicit-function rule on kolmogorov (its derivative: the termwise-differentiated series)]"""
     (out,) = values
-    return (jnp.where((out >= 0.82), -(1/8)/(out*(jnp.exp(-2*out**2) - 4*jnp.exp(-8*out**2) + 9*jnp.exp(-18*out**2) - 16*jnp.exp(-32*out**2) + 25*jnp.exp(-50*out**2) - 36*jnp.exp(-72*out**2))), (1/2)*jnp.sqrt(2)*out**2/(jnp.sqrt(jnp.pi)*(-1/2*jnp.sign(out) - 1/2)*((-1 + (1/4)*jnp.pi**2/out**2)*jnp.exp(-1/8*jnp.pi**2/out**2) + (-1 + (9/4)*jnp.pi**2/out**2)*jnp.exp(-9/8*jnp.pi**2/out**2) + (-1 + (25/4)*jnp.pi**2/out**2)*jnp.exp(-25/8*jnp.pi**2/out**2) + (-1 + (49/4)*jnp.pi**2/out**2)*jnp.exp(-49/8*jnp.pi**2/out**2)))), )
+    _c0 = out**2
+    _c1 = jnp.pi**2
+    _c2 = _c0**(-1.0)
+    _c3 = _c1*_c2
+    return (jnp.where((out >= 0.82), -(1/8)/(out*(jnp.exp(-2*_c0) - 4*jnp.exp(-8*_c0) + 9*jnp.exp(-18*_c0) - 16*jnp.exp(-32*_c0) + 25*jnp.exp(-50*_c0) - 36*jnp.exp(-72*_c0))), (1/2)*jnp.sqrt(2)*_c0/(jnp.sqrt(jnp.pi)*(-1/2*jnp.sign(out) - 1/2)*(((1/4)*_c1*_c2 - 1)*jnp.exp(-1/8*_c3) + ((9/4)*_c1*_c2 - 1)*jnp.exp(-9/8*_c3) + ((25/4)*_c1*_c2 - 1)*jnp.exp(-25/8*_c3) + ((49/4)*_c1*_c2 - 1)*jnp.exp(-49/8*_c3)))), )
 
 
 _FUNCTION = _core.register(

@@ -22,7 +22,12 @@ def _kolmogorov_y_derivative(y, values, needs):
     + exp(-25 * pi**2 / (8 * y**2)) * (25 * pi**2 / (4 * y**2) - 1)
     + exp(-49 * pi**2 / (8 * y**2)) * (49 * pi**2 / (4 * y**2) - 1)), True)) [termwise derivative of Kolmogorov's series (y >= 0.82) and of its Jacobi-transformed form (Feller 1948; DLMF 20.7.32), truncated below 1e-19 relative]"""
     (out,) = values
-    return (jnp.where((y == 0), 0, jnp.where((jnp.where(y == 0, 1, y) >= 0.82), -8*(jnp.exp(-2*jnp.where(y == 0, 1, y)**2) - 4*jnp.exp(-8*jnp.where(y == 0, 1, y)**2) + 9*jnp.exp(-18*jnp.where(y == 0, 1, y)**2) - 16*jnp.exp(-32*jnp.where(y == 0, 1, y)**2) + 25*jnp.exp(-50*jnp.where(y == 0, 1, y)**2) - 36*jnp.exp(-72*jnp.where(y == 0, 1, y)**2))*jnp.where(y == 0, 1, y), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*(-1/2*jnp.sign(jnp.where(y == 0, 1, y)) - 1/2)*((-1 + (1/4)*jnp.pi**2/jnp.where(y == 0, 1, y)**2)*jnp.exp(-1/8*jnp.pi**2/jnp.where(y == 0, 1, y)**2) + (-1 + (9/4)*jnp.pi**2/jnp.where(y == 0, 1, y)**2)*jnp.exp(-9/8*jnp.pi**2/jnp.where(y == 0, 1, y)**2) + (-1 + (25/4)*jnp.pi**2/jnp.where(y == 0, 1, y)**2)*jnp.exp(-25/8*jnp.pi**2/jnp.where(y == 0, 1, y)**2) + (-1 + (49/4)*jnp.pi**2/jnp.where(y == 0, 1, y)**2)*jnp.exp(-49/8*jnp.pi**2/jnp.where(y == 0, 1, y)**2))/jnp.where(y == 0, 1, y)**2)), )
+    _c0 = jnp.where(y == 0, 1, y)
+    _c1 = _c0**2
+    _c2 = _c1**(-1.0)
+    _c3 = jnp.pi**2
+    _c4 = _c2*_c3
+    return (jnp.where((y == 0), 0, jnp.where((_c0 >= 0.82), -8*_c0*(jnp.exp(-2*_c1) - 4*jnp.exp(-8*_c1) + 9*jnp.exp(-18*_c1) - 16*jnp.exp(-32*_c1) + 25*jnp.exp(-50*_c1) - 36*jnp.exp(-72*_c1)), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*_c2*(-1/2*jnp.sign(_c0) - 1/2)*(((1/4)*_c2*_c3 - 1)*jnp.exp(-1/8*_c4) + ((9/4)*_c2*_c3 - 1)*jnp.exp(-9/8*_c4) + ((25/4)*_c2*_c3 - 1)*jnp.exp(-25/8*_c4) + ((49/4)*_c2*_c3 - 1)*jnp.exp(-49/8*_c4)))), )
 
 
 _FUNCTION = _core.register(

@@ -17,7 +17,8 @@ def _lqmn_z_derivative(z, values, needs):
     (Qmn, Qmn_d) = values
     z = _core.coredims.loop_dims(z, 2)
     (j, k) = _core.coredims.indices(values[0], 2)
-    return (Qmn_d, (-Qmn*(-j**2/(1 - z**2) + k*(k + 1)) + 2*Qmn_d*z)/(1 - z**2), )
+    _c0 = (1 - z**2)**(-1.0)
+    return (Qmn_d, _c0*(-Qmn*(-_c0*j**2 + k*(k + 1)) + 2*Qmn_d*z), )
 
 
 def _lqmn_core_shape(m, n, **_):

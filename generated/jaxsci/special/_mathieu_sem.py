@@ -33,7 +33,8 @@ def _mathieu_sem_x_derivative(m, q, x, values, needs):
     """d mathieu_sem / d x: y: pi / 180 * mathieu_sem.yp(m, q, x); yp: pi / 180 * (2 * q * cos(pi * x / 90) - mathieu_b(m, q)) * mathieu_sem.y(m, q, x) [SciPy's second output is d se_m/dt (t = pi x / 180 in radians); the second derivative from Mathieu's equation DLMF 28.2.1 with b = mathieu_b(m, q)]"""
     (y, yp) = values
     (mathieu_b_1,) = needs
-    return ((1/180)*jnp.pi*yp, (1/180)*jnp.pi*y*(-mathieu_b_1 + 2*q*jnp.cos((1/90)*jnp.pi*x)), )
+    _c0 = (1/180)*jnp.pi
+    return (yp*_c0, y*_c0*(-mathieu_b_1 + 2*q*jnp.cos((1/90)*jnp.pi*x)), )
 
 
 def _mathieu_sem_valid(m, q, x):

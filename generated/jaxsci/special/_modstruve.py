@@ -36,7 +36,8 @@ def _modstruve_x_derivative(v, x, values, needs):
     """d modstruve / d x: modstruve(v - 1, x) - v / x * modstruve(v, x) [DLMF 11.4.28, (x^v L_v)' = x^v L_(v-1)]"""
     (out,) = values
     (gamma_1, modstruve_1, modstruve_2, modstruve_3, modstruve_4) = needs
-    return (jnp.where((x == 0), jnp.where((v == 0), modstruve_1 + 2/jnp.pi, (1/2)*modstruve_2 + (1/2)*modstruve_3 + (1/2)*jnp.where((v <= -3/2), 0, ((1/2)*x)**jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v)/(jnp.sqrt(jnp.pi)*gamma_1))), modstruve_4 - out*v/jnp.where(x == 0, 1, x)), )
+    _c0 = (v == 0)
+    return (jnp.where((x == 0), jnp.where(_c0, modstruve_1 + 2/jnp.pi, (1/2)*modstruve_2 + (1/2)*modstruve_3 + (1/2)*jnp.where((v <= -3/2), 0, ((1/2)*x)**jnp.where(jnp.logical_or((v == -1), _c0), 1, v)/(jnp.sqrt(jnp.pi)*gamma_1))), modstruve_4 - out*v/jnp.where(x == 0, 1, x)), )
 
 
 _FUNCTION = _core.register(

@@ -20,7 +20,11 @@ def _nbdtr_p_derivative(k, n, p, values, needs):
     """d nbdtr / d p: exp(loggamma(n + k + 1) - loggamma(n) - loggamma(k + 1) + (n - 1) * log(p) + k * log(1 - p)) [DLMF 8.17.2 (d I_x(a, b)/dx = x^(a-1) (1-x)^(b-1) / B(a, b)) with a = n, b = k + 1]"""
     (out,) = values
     (loggamma_1, loggamma_2, loggamma_3) = needs
-    return (jnp.where((p == 0), p**(n - 1)*(1 - p)**k*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3), jnp.where((jnp.where(p == 0, 1, p) == 1), (1 - jnp.where(p == 0, 1, p))**k*jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3)*jnp.where(p == 0, 1, p)**(n - 1), jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + k*jnp.log(1 - jnp.where(jnp.where(p == 0, 1, p) == 1, 2, jnp.where(p == 0, 1, p))) + (n - 1)*jnp.log(jnp.where(jnp.where(p == 0, 1, p) == 1, 2, jnp.where(p == 0, 1, p)))))), )
+    _c0 = n - 1
+    _c1 = jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3)
+    _c2 = jnp.where(p == 0, 1, p)
+    _c3 = jnp.where(_c2 == 1, 2, _c2)
+    return (jnp.where((p == 0), _c1*p**_c0*(1 - p)**k, jnp.where((_c2 == 1), _c1*_c2**_c0*(1 - _c2)**k, jnp.exp(-loggamma_1 - loggamma_2 + loggamma_3 + _c0*jnp.log(_c3) + k*jnp.log(1 - _c3)))), )
 
 
 _FUNCTION = _core.register(

@@ -78,7 +78,12 @@ def _nbdtrik_p_derivative(y, n, p, values, needs):
     """d nbdtrik / d p: Piecewise((0, y <= betainc(n, 1, p)), (nan, 1.0e-14*y + 0.0001*Min(y, 1 - y) < Abs(y - betainc(n, nbdtrik(y, n, p) + 1, p))), (-Piecewise((exp((n - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(n, nbdtrik(y, n, p) + 1) + nbdtrik(y, n, p)*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True)))), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**nbdtrik(y, n, p)*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(n - 1)*exp(-Piecewise((betaln(n, nbdtrik(y, n, p) + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_db(n, nbdtrik(y, n, p) + 1, p), True)) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betainc_1, betainc_2, betainc_db_1, betaln_1) = needs
-    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, -jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + out*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), p, 1/2)) + (n - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**out*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**(n - 1)*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/betainc_db_1)), )
+    _c0 = n - 1
+    _c1 = abs(p - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, p, 1/2)
+    _c4 = (_c1 >= 1/2)
+    return (jnp.where((betainc_1 >= y), 0, jnp.where((abs(betainc_2 - y) > 1.0e-14*y + 0.0001*jnp.minimum(y, 1 - y)), jnp.nan, -jnp.where(_c2, jnp.exp(-betaln_1 + out*jnp.log(1 - _c3) + _c0*jnp.log(_c3)), (1 - jnp.where(_c4, p, 0))**out*(1 - jnp.where(_c4, 1 - p, 0))**_c0*jnp.exp(-jnp.where(_c4, betaln_1, 0)))/betainc_db_1)), )
 
 
 _FUNCTION = _core.register(

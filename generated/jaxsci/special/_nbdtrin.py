@@ -66,7 +66,12 @@ def _nbdtrin_p_derivative(k, y, p, values, needs):
     """d nbdtrin / d p: -Piecewise((exp(k*log(1 - Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) + (nbdtrin(k, y, p) - 1)*log(Piecewise((p, Abs(p - 1/2) < 1/2), (1/2, True))) - betaln(nbdtrin(k, y, p), k + 1)), Abs(p - 1/2) < 1/2), ((1 - Piecewise((p, Abs(p - 1/2) >= 1/2), (0, True)))**k*(1 - Piecewise((1 - p, Abs(p - 1/2) >= 1/2), (0, True)))**(nbdtrin(k, y, p) - 1)*exp(-Piecewise((betaln(nbdtrin(k, y, p), k + 1), Abs(p - 1/2) >= 1/2), (0, True))), True))/betainc_da(nbdtrin(k, y, p), k + 1, p) [implicit-function rule on nbdtr's continuous extension I_p(n, k + 1), with jaxsci's kernels betainc_da and betainc_db]"""
     (out,) = values
     (betainc_da_1, betaln_1) = needs
-    return (-jnp.where((abs(p - 1/2) < 1/2), jnp.exp(-betaln_1 + k*jnp.log(1 - jnp.where((abs(p - 1/2) < 1/2), p, 1/2)) + (out - 1)*jnp.log(jnp.where((abs(p - 1/2) < 1/2), p, 1/2))), (1 - jnp.where((abs(p - 1/2) >= 1/2), p, 0))**k*(1 - jnp.where((abs(p - 1/2) >= 1/2), 1 - p, 0))**(out - 1)*jnp.exp(-jnp.where((abs(p - 1/2) >= 1/2), betaln_1, 0)))/betainc_da_1, )
+    _c0 = out - 1
+    _c1 = abs(p - 1/2)
+    _c2 = (_c1 < 1/2)
+    _c3 = jnp.where(_c2, p, 1/2)
+    _c4 = (_c1 >= 1/2)
+    return (-jnp.where(_c2, jnp.exp(-betaln_1 + _c0*jnp.log(_c3) + k*jnp.log(1 - _c3)), (1 - jnp.where(_c4, p, 0))**k*(1 - jnp.where(_c4, 1 - p, 0))**_c0*jnp.exp(-jnp.where(_c4, betaln_1, 0)))/betainc_da_1, )
 
 
 _FUNCTION = _core.register(

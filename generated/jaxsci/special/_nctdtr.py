@@ -46,7 +46,21 @@ def _nctdtr_nc_derivative(df, nc, t, values, needs):
                      - nctdtr(df, -sign(t) * nc, -Abs(t))), True)) [dF/dnc = -E[phi(t S - nc)], reduced by integration by parts in the chi variable to noncentral t densities of df and df + 1 degrees of freedom, each a difference of CDFs (Johnson, Kotz & Balakrishnan ch. 31), at (-|t|, -sign(t) nc)]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_4) = needs
-    return (jnp.where((t == 0), -1/2*jnp.sqrt(2)*((1/2)*t**2*(nc**2 - 1) + jnp.sqrt(2)*(nc*t + (1/6)*t**3*(df + 1)*(nc**3 - 3*nc)/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(df + 2)*(nc**4 - 6*nc**2 + 3)/df)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), jnp.where((abs(jnp.where(t == 0, 1, t)) < 0.001), -1/2*jnp.sqrt(2)*((1/2)*(nc**2 - 1)*jnp.where(t == 0, 1, t)**2 + jnp.sqrt(2)*(nc*jnp.where(t == 0, 1, t) + (1/6)*(df + 1)*(nc**3 - 3*nc)*jnp.where(t == 0, 1, t)**3/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*(df + 2)*(nc**4 - 6*nc**2 + 3)*jnp.where(t == 0, 1, t)**4/df)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -nc*(-nctdtr_1 + nctdtr_2)*jnp.sign(jnp.where(t == 0, 1, t)) + jnp.sqrt(2)*(-nctdtr_3 + nctdtr_4)*(df + 1)*(df + jnp.where(t == 0, 1, t)**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(jnp.where(t == 0, 1, t))))), )
+    _c0 = nc**2
+    _c1 = (1/2)*_c0 - 1/2
+    _c2 = df**(-1.0)
+    _c3 = (1/24)*_c2*(df + 2)*(-6*_c0 + nc**4 + 3)
+    _c4 = df + 1
+    _c5 = (1/6)*_c2*_c4*(nc**3 - 3*nc)
+    _c6 = jnp.sqrt(2)
+    _c7 = jnp.sqrt(_c2)
+    _c8 = jnp.exp(-loggamma_1 + loggamma_2)
+    _c9 = _c6*_c7*_c8
+    _c10 = (1/2)*_c6*jnp.exp(-1/2*_c0)/jnp.sqrt(jnp.pi)
+    _c11 = jnp.where(t == 0, 1, t)
+    _c12 = _c11**2
+    _c13 = abs(_c11)
+    return (jnp.where((t == 0), -_c10*(_c1*t**2 + _c3*t**4 + _c9*(_c5*t**3 + nc*t) + 1), jnp.where((_c13 < 0.001), -_c10*(_c1*_c12 + _c11**4*_c3 + _c9*(_c11**3*_c5 + _c11*nc) + 1), -nc*(-nctdtr_1 + nctdtr_2)*jnp.sign(_c11) + _c2*_c4*_c6*_c7*_c8*(-nctdtr_3 + nctdtr_4)*(_c12 + df)/_c13)), )
 
 
 def _nctdtr_t_needs(df, nc, t, values, needs):
@@ -70,7 +84,18 @@ def _nctdtr_t_derivative(df, nc, t, values, needs):
                    - nctdtr(df, -sign(t) * nc, -Abs(t))), True)) [noncentral t density f_df(t) = (df / t) (F_(df+2)(t sqrt(1 + 2/df)) - F_df(t)) (Johnson, Kotz & Balakrishnan ch. 31; integration by parts in the chi variable), at (-|t|, -sign(t) nc)]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2) = needs
-    return (jnp.where((t == 0), (1/2)*jnp.sqrt(2)*(nc*t + jnp.sqrt(2)*(1 + (1/2)*t**2*(df + 1)*(nc**2 - 1)/df + (1/24)*t**4*(df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)/df**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + (1/6)*t**3*(df + 2)*(nc**3 - 3*nc)/df)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), jnp.where((abs(jnp.where(t == 0, 1, t)) < 0.001), (1/2)*jnp.sqrt(2)*(nc*jnp.where(t == 0, 1, t) + jnp.sqrt(2)*(1 + (1/2)*(df + 1)*(nc**2 - 1)*jnp.where(t == 0, 1, t)**2/df + (1/24)*(df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)*jnp.where(t == 0, 1, t)**4/df**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + (1/6)*(df + 2)*(nc**3 - 3*nc)*jnp.where(t == 0, 1, t)**3/df)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -df*(-nctdtr_1 + nctdtr_2)/abs(jnp.where(t == 0, 1, t)))), )
+    _c0 = df**(-1.0)
+    _c1 = (1/6)*_c0*(df + 2)*(nc**3 - 3*nc)
+    _c2 = df + 1
+    _c3 = nc**2
+    _c4 = (1/2)*_c0*_c2*(_c3 - 1)
+    _c5 = (1/24)*_c2*(df + 3)*(-6*_c3 + nc**4 + 3)/df**2
+    _c6 = jnp.sqrt(2)
+    _c7 = jnp.sqrt(_c0)*_c6*jnp.exp(-loggamma_1 + loggamma_2)
+    _c8 = (1/2)*_c6*jnp.exp(-1/2*_c3)/jnp.sqrt(jnp.pi)
+    _c9 = jnp.where(t == 0, 1, t)
+    _c10 = abs(_c9)
+    return (jnp.where((t == 0), _c8*(_c1*t**3 + _c7*(_c4*t**2 + _c5*t**4 + 1) + nc*t), jnp.where((_c10 < 0.001), _c8*(_c1*_c9**3 + _c7*(_c4*_c9**2 + _c5*_c9**4 + 1) + _c9*nc), -df*(-nctdtr_1 + nctdtr_2)/_c10)), )
 
 
 _FUNCTION = _core.register(

@@ -52,7 +52,15 @@ def _nctdtridf_nc_derivative(p, nc, t, values, needs):
     """d nctdtridf / d nc: Piecewise((0, Eq(nctdtridf(p, nc, t), -1.0e+100) | Eq(nctdtridf(p, nc, t), 1.0e+100)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - nctdtr(nctdtridf(p, nc, t), nc, t))), (-Piecewise((-sqrt(2)*(t**4*(nctdtridf(p, nc, t) + 2)*(nc**4 - 6*nc**2 + 3)/(24*nctdtridf(p, nc, t)) + t**2*(nc**2 - 1)/2 + sqrt(2)*(nc*t + t**3*(nc**3 - 3*nc)*(nctdtridf(p, nc, t) + 1)/(6*nctdtridf(p, nc, t)))*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2)) + 1)*exp(-nc**2/2)/(2*sqrt(pi)), Abs(t) < 0.001), (-nc*(nctdtr(nctdtridf(p, nc, t) + 2, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 2)/nctdtridf(p, nc, t))*Abs(t)) - nctdtr(nctdtridf(p, nc, t), -nc*sign(t), -Abs(t)))*sign(t) + sqrt(2)*(t**2 + nctdtridf(p, nc, t))*(-nctdtr(nctdtridf(p, nc, t) + 1, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 1)/nctdtridf(p, nc, t))*Abs(t)) + nctdtr(nctdtridf(p, nc, t) + 3, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 3)/nctdtridf(p, nc, t))*Abs(t)))*(nctdtridf(p, nc, t) + 1)*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2))/(nctdtridf(p, nc, t)*Abs(t)), True))/nctdtr_ddf(nctdtridf(p, nc, t), nc, t), True)) [implicit-function rule on nctdtr: each derivative divided by d nctdtr / d df, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_4, nctdtr_5, nctdtr_ddf_1) = needs
-    return (jnp.where(jnp.logical_or((out == -1.0e+100), (out == 1.0e+100)), 0, jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -jnp.where((abs(t) < 0.001), -1/2*jnp.sqrt(2)*((1/2)*t**2*(nc**2 - 1) + jnp.sqrt(2)*(nc*t + (1/6)*t**3*(out + 1)*(nc**3 - 3*nc)/out)*jnp.sqrt(out**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(out + 2)*(nc**4 - 6*nc**2 + 3)/out)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -nc*(-nctdtr_2 + nctdtr_3)*jnp.sign(t) + jnp.sqrt(2)*(-nctdtr_4 + nctdtr_5)*(out + 1)*(out + t**2)*jnp.sqrt(out**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(out*abs(t)))/nctdtr_ddf_1)), )
+    _c0 = jnp.sqrt(2)
+    _c1 = nc**2
+    _c2 = t**2
+    _c3 = out**(-1.0)
+    _c4 = out + 1
+    _c5 = jnp.sqrt(_c3)
+    _c6 = jnp.exp(-loggamma_1 + loggamma_2)
+    _c7 = abs(t)
+    return (jnp.where(jnp.logical_or((out == -1.0e+100), (out == 1.0e+100)), 0, jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -jnp.where((_c7 < 0.001), -1/2*_c0*(_c0*_c5*_c6*((1/6)*_c3*_c4*t**3*(nc**3 - 3*nc) + nc*t) + (1/2)*_c2*(_c1 - 1) + (1/24)*_c3*t**4*(out + 2)*(-6*_c1 + nc**4 + 3) + 1)*jnp.exp(-1/2*_c1)/jnp.sqrt(jnp.pi), _c0*_c3*_c4*_c5*_c6*(-nctdtr_4 + nctdtr_5)*(out + _c2)/_c7 - nc*(-nctdtr_2 + nctdtr_3)*jnp.sign(t))/nctdtr_ddf_1)), )
 
 
 def _nctdtridf_t_needs(p, nc, t, values, needs):
@@ -77,7 +85,12 @@ def _nctdtridf_t_derivative(p, nc, t, values, needs):
     """d nctdtridf / d t: Piecewise((0, Eq(nctdtridf(p, nc, t), -1.0e+100) | Eq(nctdtridf(p, nc, t), 1.0e+100)), (nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - nctdtr(nctdtridf(p, nc, t), nc, t))), (-Piecewise((sqrt(2)*(nc*t + t**3*(nc**3 - 3*nc)*(nctdtridf(p, nc, t) + 2)/(6*nctdtridf(p, nc, t)) + sqrt(2)*(t**4*(nctdtridf(p, nc, t) + 1)*(nctdtridf(p, nc, t) + 3)*(nc**4 - 6*nc**2 + 3)/(24*nctdtridf(p, nc, t)**2) + t**2*(nc**2 - 1)*(nctdtridf(p, nc, t) + 1)/(2*nctdtridf(p, nc, t)) + 1)*sqrt(1/nctdtridf(p, nc, t))*exp(loggamma(nctdtridf(p, nc, t)/2 + 1/2) - loggamma(nctdtridf(p, nc, t)/2)))*exp(-nc**2/2)/(2*sqrt(pi)), Abs(t) < 0.001), (-(nctdtr(nctdtridf(p, nc, t) + 2, -nc*sign(t), -sqrt((nctdtridf(p, nc, t) + 2)/nctdtridf(p, nc, t))*Abs(t)) - nctdtr(nctdtridf(p, nc, t), -nc*sign(t), -Abs(t)))*nctdtridf(p, nc, t)/Abs(t), True))/nctdtr_ddf(nctdtridf(p, nc, t), nc, t), True)) [implicit-function rule on nctdtr: each derivative divided by d nctdtr / d df, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_ddf_1) = needs
-    return (jnp.where(jnp.logical_or((out == -1.0e+100), (out == 1.0e+100)), 0, jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -jnp.where((abs(t) < 0.001), (1/2)*jnp.sqrt(2)*(nc*t + jnp.sqrt(2)*(1 + (1/2)*t**2*(out + 1)*(nc**2 - 1)/out + (1/24)*t**4*(out + 1)*(out + 3)*(nc**4 - 6*nc**2 + 3)/out**2)*jnp.sqrt(out**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + (1/6)*t**3*(out + 2)*(nc**3 - 3*nc)/out)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -out*(-nctdtr_2 + nctdtr_3)/abs(t))/nctdtr_ddf_1)), )
+    _c0 = jnp.sqrt(2)
+    _c1 = nc**2
+    _c2 = out**(-1.0)
+    _c3 = out + 1
+    _c4 = abs(t)
+    return (jnp.where(jnp.logical_or((out == -1.0e+100), (out == 1.0e+100)), 0, jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -jnp.where((_c4 < 0.001), (1/2)*_c0*(_c0*jnp.sqrt(_c2)*((1/2)*_c2*_c3*t**2*(_c1 - 1) + 1 + (1/24)*_c3*t**4*(out + 3)*(-6*_c1 + nc**4 + 3)/out**2)*jnp.exp(-loggamma_1 + loggamma_2) + (1/6)*_c2*t**3*(out + 2)*(nc**3 - 3*nc) + nc*t)*jnp.exp(-1/2*_c1)/jnp.sqrt(jnp.pi), -out*(-nctdtr_2 + nctdtr_3)/_c4)/nctdtr_ddf_1)), )
 
 
 _FUNCTION = _core.register(

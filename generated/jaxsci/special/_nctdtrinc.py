@@ -33,7 +33,15 @@ def _nctdtrinc_df_derivative(df, p, t, values, needs):
     """d nctdtrinc / d df: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - nctdtr(df, nctdtrinc(df, p, t), t))), (-Piecewise((-sqrt(2)*sqrt(pi)*exp(nctdtrinc(df, p, t)**2/2)/(t**2*(nctdtrinc(df, p, t)**2 - 1)/2 + sqrt(2)*(t*nctdtrinc(df, p, t) + t**3*(df + 1)*(nctdtrinc(df, p, t)**3 - 3*nctdtrinc(df, p, t))/(6*df))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + 1 + t**4*(df + 2)*(nctdtrinc(df, p, t)**4 - 6*nctdtrinc(df, p, t)**2 + 3)/(24*df)), Abs(t) < 0.001), (1/(-(-nctdtr(df, -nctdtrinc(df, p, t)*sign(t), -Abs(t)) + nctdtr(df + 2, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 2)/df)*Abs(t)))*nctdtrinc(df, p, t)*sign(t) + sqrt(2)*(df + 1)*(df + t**2)*(-nctdtr(df + 1, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 1)/df)*Abs(t)) + nctdtr(df + 3, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 3)/df)*Abs(t)))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2))/(df*Abs(t))), True))*nctdtr_ddf(df, nctdtrinc(df, p, t), t), True)) [implicit-function rule on nctdtr, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_4, nctdtr_5, nctdtr_ddf_1) = needs
-    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -nctdtr_ddf_1*jnp.where((abs(t) < 0.001), -jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*out**2)/((1/2)*t**2*(out**2 - 1) + jnp.sqrt(2)*(out*t + (1/6)*t**3*(out**3 - 3*out)*(df + 1)/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(df + 2)*(out**4 - 6*out**2 + 3)/df), (-out*(-nctdtr_2 + nctdtr_3)*jnp.sign(t) + jnp.sqrt(2)*(-nctdtr_4 + nctdtr_5)*(df + 1)*(df + t**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(t)))**(-1.0))), )
+    _c0 = jnp.sqrt(2)
+    _c1 = out**2
+    _c2 = t**2
+    _c3 = df**(-1.0)
+    _c4 = df + 1
+    _c5 = jnp.sqrt(_c3)
+    _c6 = jnp.exp(-loggamma_1 + loggamma_2)
+    _c7 = abs(t)
+    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -nctdtr_ddf_1*jnp.where((_c7 < 0.001), -jnp.sqrt(jnp.pi)*_c0*jnp.exp((1/2)*_c1)/(_c0*_c5*_c6*(out*t + (1/6)*_c3*_c4*t**3*(out**3 - 3*out)) + (1/2)*_c2*(_c1 - 1) + (1/24)*_c3*t**4*(df + 2)*(out**4 - 6*_c1 + 3) + 1), (-out*(-nctdtr_2 + nctdtr_3)*jnp.sign(t) + _c0*_c3*_c4*_c5*_c6*(-nctdtr_4 + nctdtr_5)*(_c2 + df)/_c7)**(-1.0))), )
 
 
 def _nctdtrinc_p_needs(df, p, t, values, needs):
@@ -61,7 +69,15 @@ def _nctdtrinc_p_derivative(df, p, t, values, needs):
     """d nctdtrinc / d p: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - nctdtr(df, nctdtrinc(df, p, t), t))), (Piecewise((-sqrt(2)*sqrt(pi)*exp(nctdtrinc(df, p, t)**2/2)/(t**2*(nctdtrinc(df, p, t)**2 - 1)/2 + sqrt(2)*(t*nctdtrinc(df, p, t) + t**3*(df + 1)*(nctdtrinc(df, p, t)**3 - 3*nctdtrinc(df, p, t))/(6*df))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + 1 + t**4*(df + 2)*(nctdtrinc(df, p, t)**4 - 6*nctdtrinc(df, p, t)**2 + 3)/(24*df)), Abs(t) < 0.001), (1/(-(-nctdtr(df, -nctdtrinc(df, p, t)*sign(t), -Abs(t)) + nctdtr(df + 2, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 2)/df)*Abs(t)))*nctdtrinc(df, p, t)*sign(t) + sqrt(2)*(df + 1)*(df + t**2)*(-nctdtr(df + 1, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 1)/df)*Abs(t)) + nctdtr(df + 3, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 3)/df)*Abs(t)))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2))/(df*Abs(t))), True)), True)) [implicit-function rule on nctdtr (its nc-derivative as a difference of CDFs)]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_4, nctdtr_5) = needs
-    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, jnp.where((abs(t) < 0.001), -jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*out**2)/((1/2)*t**2*(out**2 - 1) + jnp.sqrt(2)*(out*t + (1/6)*t**3*(out**3 - 3*out)*(df + 1)/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(df + 2)*(out**4 - 6*out**2 + 3)/df), (-out*(-nctdtr_2 + nctdtr_3)*jnp.sign(t) + jnp.sqrt(2)*(-nctdtr_4 + nctdtr_5)*(df + 1)*(df + t**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(t)))**(-1.0))), )
+    _c0 = jnp.sqrt(2)
+    _c1 = out**2
+    _c2 = t**2
+    _c3 = df**(-1.0)
+    _c4 = df + 1
+    _c5 = jnp.sqrt(_c3)
+    _c6 = jnp.exp(-loggamma_1 + loggamma_2)
+    _c7 = abs(t)
+    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, jnp.where((_c7 < 0.001), -jnp.sqrt(jnp.pi)*_c0*jnp.exp((1/2)*_c1)/(_c0*_c5*_c6*(out*t + (1/6)*_c3*_c4*t**3*(out**3 - 3*out)) + (1/2)*_c2*(_c1 - 1) + (1/24)*_c3*t**4*(df + 2)*(out**4 - 6*_c1 + 3) + 1), (-out*(-nctdtr_2 + nctdtr_3)*jnp.sign(t) + _c0*_c3*_c4*_c5*_c6*(-nctdtr_4 + nctdtr_5)*(_c2 + df)/_c7)**(-1.0))), )
 
 
 def _nctdtrinc_t_needs(df, p, t, values, needs):
@@ -89,7 +105,27 @@ def _nctdtrinc_t_derivative(df, p, t, values, needs):
     """d nctdtrinc / d t: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - nctdtr(df, nctdtrinc(df, p, t), t))), (-Piecewise((sqrt(2)*(t*nctdtrinc(df, p, t) + sqrt(2)*(1 + t**2*(df + 1)*(nctdtrinc(df, p, t)**2 - 1)/(2*df) + t**4*(df + 1)*(df + 3)*(nctdtrinc(df, p, t)**4 - 6*nctdtrinc(df, p, t)**2 + 3)/(24*df**2))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + t**3*(df + 2)*(nctdtrinc(df, p, t)**3 - 3*nctdtrinc(df, p, t))/(6*df))*exp(-nctdtrinc(df, p, t)**2/2)/(2*sqrt(pi)), Abs(t) < 0.001), (-df*(-nctdtr(df, -nctdtrinc(df, p, t)*sign(t), -Abs(t)) + nctdtr(df + 2, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 2)/df)*Abs(t)))/Abs(t), True))*Piecewise((-sqrt(2)*sqrt(pi)*exp(nctdtrinc(df, p, t)**2/2)/(t**2*(nctdtrinc(df, p, t)**2 - 1)/2 + sqrt(2)*(t*nctdtrinc(df, p, t) + t**3*(df + 1)*(nctdtrinc(df, p, t)**3 - 3*nctdtrinc(df, p, t))/(6*df))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + 1 + t**4*(df + 2)*(nctdtrinc(df, p, t)**4 - 6*nctdtrinc(df, p, t)**2 + 3)/(24*df)), Abs(t) < 0.001), (1/(-(-nctdtr(df, -nctdtrinc(df, p, t)*sign(t), -Abs(t)) + nctdtr(df + 2, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 2)/df)*Abs(t)))*nctdtrinc(df, p, t)*sign(t) + sqrt(2)*(df + 1)*(df + t**2)*(-nctdtr(df + 1, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 1)/df)*Abs(t)) + nctdtr(df + 3, -nctdtrinc(df, p, t)*sign(t), -sqrt((df + 3)/df)*Abs(t)))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2))/(df*Abs(t))), True)), True)) [implicit-function rule on nctdtr (its t- and nc-derivatives as differences of CDFs)]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_4, nctdtr_5) = needs
-    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -jnp.where((abs(t) < 0.001), (1/2)*jnp.sqrt(2)*(out*t + jnp.sqrt(2)*(1 + (1/2)*t**2*(out**2 - 1)*(df + 1)/df + (1/24)*t**4*(df + 1)*(df + 3)*(out**4 - 6*out**2 + 3)/df**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + (1/6)*t**3*(out**3 - 3*out)*(df + 2)/df)*jnp.exp(-1/2*out**2)/jnp.sqrt(jnp.pi), -df*(-nctdtr_2 + nctdtr_3)/abs(t))*jnp.where((abs(t) < 0.001), -jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*out**2)/((1/2)*t**2*(out**2 - 1) + jnp.sqrt(2)*(out*t + (1/6)*t**3*(out**3 - 3*out)*(df + 1)/df)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1 + (1/24)*t**4*(df + 2)*(out**4 - 6*out**2 + 3)/df), (-out*(-nctdtr_2 + nctdtr_3)*jnp.sign(t) + jnp.sqrt(2)*(-nctdtr_4 + nctdtr_5)*(df + 1)*(df + t**2)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(t)))**(-1.0))), )
+    _c0 = jnp.sqrt(2)
+    _c1 = jnp.sqrt(jnp.pi)
+    _c2 = out**2
+    _c3 = (1/2)*_c2
+    _c4 = out*t
+    _c5 = df**(-1.0)
+    _c6 = _c5*(df + 2)
+    _c7 = (1/6)*t**3*(out**3 - 3*out)
+    _c8 = t**2
+    _c9 = (1/2)*_c8*(_c2 - 1)
+    _c10 = df + 1
+    _c11 = _c10*_c5
+    _c12 = (1/24)*t**4*(out**4 - 6*_c2 + 3)
+    _c13 = jnp.sqrt(_c5)
+    _c14 = jnp.exp(-loggamma_1 + loggamma_2)
+    _c15 = _c0*_c13*_c14
+    _c16 = abs(t)
+    _c17 = (_c16 < 0.001)
+    _c18 = _c16**(-1.0)
+    _c19 = -nctdtr_2 + nctdtr_3
+    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -jnp.where(_c17, (1/2)*_c0*(_c15*(_c10*_c12*(df + 3)/df**2 + _c11*_c9 + 1) + _c4 + _c6*_c7)*jnp.exp(-_c3)/_c1, -_c18*_c19*df)*jnp.where(_c17, -_c0*_c1*jnp.exp(_c3)/(_c12*_c6 + _c15*(_c11*_c7 + _c4) + _c9 + 1), (-out*_c19*jnp.sign(t) + _c0*_c10*_c13*_c14*_c18*_c5*(-nctdtr_4 + nctdtr_5)*(_c8 + df))**(-1.0))), )
 
 
 _FUNCTION = _core.register(

@@ -31,7 +31,12 @@ def _nctdtrit_df_derivative(df, nc, p, values, needs):
     """d nctdtrit / d df: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - nctdtr(df, nc, nctdtrit(df, nc, p)))), (-Piecewise((sqrt(2)*sqrt(pi)*exp(nc**2/2)/(nc*nctdtrit(df, nc, p) + sqrt(2)*(1 + (df + 1)*(nc**2 - 1)*nctdtrit(df, nc, p)**2/(2*df) + (df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)*nctdtrit(df, nc, p)**4/(24*df**2))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + (df + 2)*(nc**3 - 3*nc)*nctdtrit(df, nc, p)**3/(6*df)), Abs(nctdtrit(df, nc, p)) < 0.001), (-Abs(nctdtrit(df, nc, p))/(df*(-nctdtr(df, -nc*sign(nctdtrit(df, nc, p)), -Abs(nctdtrit(df, nc, p))) + nctdtr(df + 2, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 2)/df)*Abs(nctdtrit(df, nc, p))))), True))*nctdtr_ddf(df, nc, nctdtrit(df, nc, p)), True)) [implicit-function rule on nctdtr, its parameter derivatives from jaxsci's non-central kernels]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_ddf_1) = needs
-    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -nctdtr_ddf_1*jnp.where((abs(out) < 0.001), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*nc**2)/((1/6)*out**3*(df + 2)*(nc**3 - 3*nc)/df + out*nc + jnp.sqrt(2)*((1/24)*out**4*(df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)/df**2 + (1/2)*out**2*(df + 1)*(nc**2 - 1)/df + 1)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)), -abs(out)/(df*(-nctdtr_2 + nctdtr_3)))), )
+    _c0 = jnp.sqrt(2)
+    _c1 = nc**2
+    _c2 = df**(-1.0)
+    _c3 = df + 1
+    _c4 = abs(out)
+    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -nctdtr_ddf_1*jnp.where((_c4 < 0.001), jnp.sqrt(jnp.pi)*_c0*jnp.exp((1/2)*_c1)/((1/6)*out**3*_c2*(df + 2)*(nc**3 - 3*nc) + out*nc + _c0*jnp.sqrt(_c2)*((1/24)*out**4*_c3*(df + 3)*(-6*_c1 + nc**4 + 3)/df**2 + (1/2)*out**2*_c2*_c3*(_c1 - 1) + 1)*jnp.exp(-loggamma_1 + loggamma_2)), -_c2*_c4/(-nctdtr_2 + nctdtr_3))), )
 
 
 def _nctdtrit_nc_needs(df, nc, p, values, needs):
@@ -59,7 +64,26 @@ def _nctdtrit_nc_derivative(df, nc, p, values, needs):
     """d nctdtrit / d nc: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - nctdtr(df, nc, nctdtrit(df, nc, p)))), (-Piecewise((-sqrt(2)*((nc**2 - 1)*nctdtrit(df, nc, p)**2/2 + sqrt(2)*(nc*nctdtrit(df, nc, p) + (df + 1)*(nc**3 - 3*nc)*nctdtrit(df, nc, p)**3/(6*df))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + 1 + (df + 2)*(nc**4 - 6*nc**2 + 3)*nctdtrit(df, nc, p)**4/(24*df))*exp(-nc**2/2)/(2*sqrt(pi)), Abs(nctdtrit(df, nc, p)) < 0.001), (-nc*(-nctdtr(df, -nc*sign(nctdtrit(df, nc, p)), -Abs(nctdtrit(df, nc, p))) + nctdtr(df + 2, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 2)/df)*Abs(nctdtrit(df, nc, p))))*sign(nctdtrit(df, nc, p)) + sqrt(2)*(df + 1)*(df + nctdtrit(df, nc, p)**2)*(-nctdtr(df + 1, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 1)/df)*Abs(nctdtrit(df, nc, p))) + nctdtr(df + 3, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 3)/df)*Abs(nctdtrit(df, nc, p))))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2))/(df*Abs(nctdtrit(df, nc, p))), True))*Piecewise((sqrt(2)*sqrt(pi)*exp(nc**2/2)/(nc*nctdtrit(df, nc, p) + sqrt(2)*(1 + (df + 1)*(nc**2 - 1)*nctdtrit(df, nc, p)**2/(2*df) + (df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)*nctdtrit(df, nc, p)**4/(24*df**2))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + (df + 2)*(nc**3 - 3*nc)*nctdtrit(df, nc, p)**3/(6*df)), Abs(nctdtrit(df, nc, p)) < 0.001), (-Abs(nctdtrit(df, nc, p))/(df*(-nctdtr(df, -nc*sign(nctdtrit(df, nc, p)), -Abs(nctdtrit(df, nc, p))) + nctdtr(df + 2, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 2)/df)*Abs(nctdtrit(df, nc, p))))), True)), True)) [implicit-function rule on nctdtr (its t- and nc-derivatives as differences of CDFs)]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3, nctdtr_4, nctdtr_5) = needs
-    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -jnp.where((abs(out) < 0.001), -1/2*jnp.sqrt(2)*((1/24)*out**4*(df + 2)*(nc**4 - 6*nc**2 + 3)/df + (1/2)*out**2*(nc**2 - 1) + jnp.sqrt(2)*((1/6)*out**3*(df + 1)*(nc**3 - 3*nc)/df + out*nc)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2) + 1)*jnp.exp(-1/2*nc**2)/jnp.sqrt(jnp.pi), -nc*(-nctdtr_2 + nctdtr_3)*jnp.sign(out) + jnp.sqrt(2)*(-nctdtr_4 + nctdtr_5)*(out**2 + df)*(df + 1)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)/(df*abs(out)))*jnp.where((abs(out) < 0.001), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*nc**2)/((1/6)*out**3*(df + 2)*(nc**3 - 3*nc)/df + out*nc + jnp.sqrt(2)*((1/24)*out**4*(df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)/df**2 + (1/2)*out**2*(df + 1)*(nc**2 - 1)/df + 1)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)), -abs(out)/(df*(-nctdtr_2 + nctdtr_3)))), )
+    _c0 = jnp.sqrt(2)
+    _c1 = jnp.sqrt(jnp.pi)
+    _c2 = nc**2
+    _c3 = (1/2)*_c2
+    _c4 = out*nc
+    _c5 = df**(-1.0)
+    _c6 = _c5*(df + 2)
+    _c7 = (1/6)*out**3*(nc**3 - 3*nc)
+    _c8 = out**2
+    _c9 = (1/2)*_c8*(_c2 - 1)
+    _c10 = df + 1
+    _c11 = _c10*_c5
+    _c12 = (1/24)*out**4*(-6*_c2 + nc**4 + 3)
+    _c13 = jnp.sqrt(_c5)
+    _c14 = jnp.exp(-loggamma_1 + loggamma_2)
+    _c15 = _c0*_c13*_c14
+    _c16 = abs(out)
+    _c17 = (_c16 < 0.001)
+    _c18 = -nctdtr_2 + nctdtr_3
+    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, -jnp.where(_c17, -1/2*_c0*(_c12*_c6 + _c15*(_c11*_c7 + _c4) + _c9 + 1)*jnp.exp(-_c3)/_c1, _c0*_c10*_c13*_c14*_c5*(-nctdtr_4 + nctdtr_5)*(_c8 + df)/_c16 - _c18*nc*jnp.sign(out))*jnp.where(_c17, _c0*_c1*jnp.exp(_c3)/(_c15*(_c10*_c12*(df + 3)/df**2 + _c11*_c9 + 1) + _c4 + _c6*_c7), -_c16*_c5/_c18)), )
 
 
 def _nctdtrit_p_needs(df, nc, p, values, needs):
@@ -85,7 +109,12 @@ def _nctdtrit_p_derivative(df, nc, p, values, needs):
     """d nctdtrit / d p: Piecewise((nan, 1.0e-14*p + 0.0001*Min(p, 1 - p) < Abs(p - nctdtr(df, nc, nctdtrit(df, nc, p)))), (Piecewise((sqrt(2)*sqrt(pi)*exp(nc**2/2)/(nc*nctdtrit(df, nc, p) + sqrt(2)*(1 + (df + 1)*(nc**2 - 1)*nctdtrit(df, nc, p)**2/(2*df) + (df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)*nctdtrit(df, nc, p)**4/(24*df**2))*sqrt(1/df)*exp(-loggamma(df/2) + loggamma(df/2 + 1/2)) + (df + 2)*(nc**3 - 3*nc)*nctdtrit(df, nc, p)**3/(6*df)), Abs(nctdtrit(df, nc, p)) < 0.001), (-Abs(nctdtrit(df, nc, p))/(df*(-nctdtr(df, -nc*sign(nctdtrit(df, nc, p)), -Abs(nctdtrit(df, nc, p))) + nctdtr(df + 2, -nc*sign(nctdtrit(df, nc, p)), -sqrt((df + 2)/df)*Abs(nctdtrit(df, nc, p))))), True)), True)) [implicit-function rule on nctdtr (its t-derivative, the density, as a difference of CDFs)]"""
     (out,) = values
     (loggamma_1, loggamma_2, nctdtr_1, nctdtr_2, nctdtr_3) = needs
-    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, jnp.where((abs(out) < 0.001), jnp.sqrt(2)*jnp.sqrt(jnp.pi)*jnp.exp((1/2)*nc**2)/((1/6)*out**3*(df + 2)*(nc**3 - 3*nc)/df + out*nc + jnp.sqrt(2)*((1/24)*out**4*(df + 1)*(df + 3)*(nc**4 - 6*nc**2 + 3)/df**2 + (1/2)*out**2*(df + 1)*(nc**2 - 1)/df + 1)*jnp.sqrt(df**(-1.0))*jnp.exp(-loggamma_1 + loggamma_2)), -abs(out)/(df*(-nctdtr_2 + nctdtr_3)))), )
+    _c0 = jnp.sqrt(2)
+    _c1 = nc**2
+    _c2 = df**(-1.0)
+    _c3 = df + 1
+    _c4 = abs(out)
+    return (jnp.where((abs(nctdtr_1 - p) > 1.0e-14*p + 0.0001*jnp.minimum(p, 1 - p)), jnp.nan, jnp.where((_c4 < 0.001), jnp.sqrt(jnp.pi)*_c0*jnp.exp((1/2)*_c1)/((1/6)*out**3*_c2*(df + 2)*(nc**3 - 3*nc) + out*nc + _c0*jnp.sqrt(_c2)*((1/24)*out**4*_c3*(df + 3)*(-6*_c1 + nc**4 + 3)/df**2 + (1/2)*out**2*_c2*_c3*(_c1 - 1) + 1)*jnp.exp(-loggamma_1 + loggamma_2)), -_c2*_c4/(-nctdtr_2 + nctdtr_3))), )
 
 
 _FUNCTION = _core.register(

@@ -32,7 +32,8 @@ def _nrdtrisd_p_derivative(mn, p, x, values, needs):
     """d nrdtrisd / d p: -(x - mn) / nrdtrimn(p, 1, 0)**2 * sqrt(2 * pi) * exp(nrdtrimn(p, 1, 0)**2 / 2) [std = (x - mn) / ndtri(p); d ndtri(p)/dp = sqrt(2 pi) exp(ndtri(p)^2 / 2) (inverse-function rule on DLMF 7.2.1)]"""
     (out,) = values
     (nrdtrimn_1,) = needs
-    return (jnp.sqrt(2)*jnp.sqrt(jnp.pi)*(mn - x)*jnp.exp((1/2)*nrdtrimn_1**2)/nrdtrimn_1**2, )
+    _c0 = nrdtrimn_1**2
+    return (jnp.sqrt(2)*jnp.sqrt(jnp.pi)*(mn - x)*jnp.exp((1/2)*_c0)/_c0, )
 
 
 def _nrdtrisd_x_needs(mn, p, x, values, needs):

@@ -33,7 +33,9 @@ def _obl_ang1_x_derivative(m, n, c, x, values, needs):
     """d obl_ang1 / d x: s: obl_ang1.sp(m, n, c, x); sp: (2 * x * obl_ang1.sp(m, n, c, x) - (obl_cv(m, n, c) + c**2 * x**2 - m**2 / (1 - x**2)) * obl_ang1.s(m, n, c, x)) / (1 - x**2) [SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (oblate, Flammer's characteristic value obl_cv(m, n, c))]"""
     (s, sp) = values
     (obl_cv_1,) = needs
-    return (sp, (-s*(obl_cv_1 + c**2*x**2 - m**2/(1 - x**2)) + 2*sp*x)/(1 - x**2), )
+    _c0 = x**2
+    _c1 = (1 - _c0)**(-1.0)
+    return (sp, _c1*(-s*(obl_cv_1 + _c0*c**2 - _c1*m**2) + 2*sp*x), )
 
 
 def _obl_ang1_valid(m, n, c, x):

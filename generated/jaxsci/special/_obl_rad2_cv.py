@@ -16,7 +16,9 @@ def _obl_rad2_cv_x_needs(m, n, c, cv, x, values, needs):
 def _obl_rad2_cv_x_derivative(m, n, c, cv, x, values, needs):
     """d obl_rad2_cv / d x: s: obl_rad2_cv.sp(m, n, c, cv, x); sp: ((cv - c**2 * x**2 - m**2 / (1 + x**2)) * obl_rad2_cv.s(m, n, c, cv, x) - 2 * x * obl_rad2_cv.sp(m, n, c, cv, x)) / (1 + x**2) [SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (oblate, Flammer's characteristic value cv)]"""
     (s, sp) = values
-    return (sp, (s*(-c**2*x**2 + cv - m**2/(x**2 + 1)) - 2*sp*x)/(x**2 + 1), )
+    _c0 = x**2
+    _c1 = (_c0 + 1)**(-1.0)
+    return (sp, _c1*(s*(-_c0*c**2 - _c1*m**2 + cv) - 2*sp*x), )
 
 
 def _obl_rad2_cv_valid(m, n, c, cv, x):

@@ -29,7 +29,8 @@ def _owens_t_a_needs(h, a, values, needs):
 def _owens_t_a_derivative(h, a, values, needs):
     """d owens_t / d a: exp(-h**2 * (1 + a**2) / 2) / (2 * pi * (1 + a**2)) [Owen (1956) eq. (2.1): the integrand at x = a]"""
     (out,) = values
-    return ((1/2)*jnp.exp(-1/2*h**2*(a**2 + 1))/(jnp.pi*(a**2 + 1)), )
+    _c0 = a**2 + 1
+    return ((1/2)*jnp.exp(-1/2*_c0*h**2)/(jnp.pi*_c0), )
 
 
 _FUNCTION = _core.register(

@@ -16,7 +16,9 @@ def _pro_ang1_cv_x_needs(m, n, c, cv, x, values, needs):
 def _pro_ang1_cv_x_derivative(m, n, c, cv, x, values, needs):
     """d pro_ang1_cv / d x: s: pro_ang1_cv.sp(m, n, c, cv, x); sp: (2 * x * pro_ang1_cv.sp(m, n, c, cv, x) - (cv - c**2 * x**2 - m**2 / (1 - x**2)) * pro_ang1_cv.s(m, n, c, cv, x)) / (1 - x**2) [SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (prolate, Flammer's characteristic value cv)]"""
     (s, sp) = values
-    return (sp, (-s*(-c**2*x**2 + cv - m**2/(1 - x**2)) + 2*sp*x)/(1 - x**2), )
+    _c0 = x**2
+    _c1 = (1 - _c0)**(-1.0)
+    return (sp, _c1*(-s*(-_c0*c**2 - _c1*m**2 + cv) + 2*sp*x), )
 
 
 def _pro_ang1_cv_valid(m, n, c, cv, x):

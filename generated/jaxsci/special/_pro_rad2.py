@@ -33,7 +33,9 @@ def _pro_rad2_x_derivative(m, n, c, x, values, needs):
     """d pro_rad2 / d x: s: pro_rad2.sp(m, n, c, x); sp: (2 * x * pro_rad2.sp(m, n, c, x) - (pro_cv(m, n, c) - c**2 * x**2 - m**2 / (1 - x**2)) * pro_rad2.s(m, n, c, x)) / (1 - x**2) [SciPy's second output is the x-derivative; the second derivative from the spheroidal wave equation DLMF 30.2.1 (prolate, Flammer's characteristic value pro_cv(m, n, c))]"""
     (s, sp) = values
     (pro_cv_1,) = needs
-    return (sp, (-s*(pro_cv_1 - c**2*x**2 - m**2/(1 - x**2)) + 2*sp*x)/(1 - x**2), )
+    _c0 = x**2
+    _c1 = (1 - _c0)**(-1.0)
+    return (sp, _c1*(-s*(pro_cv_1 - _c0*c**2 - _c1*m**2) + 2*sp*x), )
 
 
 def _pro_rad2_valid(m, n, c, x):

@@ -15,7 +15,8 @@ def _pseudo_huber_delta_needs(delta, r, values, needs):
 def _pseudo_huber_delta_derivative(delta, r, values, needs):
     """d pseudo_huber / d delta: Piecewise((0, delta < 0), (r**4 / (sqrt(delta**2 + r**2) * (sqrt(delta**2 + r**2) + delta)**2), True)) [differentiation of delta^2 (sqrt(1 + (r/delta)^2) - 1), with sqrt(1 + v^2) - 1 = v^2 / (sqrt(1 + v^2) + 1)]"""
     (out,) = values
-    return (jnp.where((delta < 0), 0, r**4/((delta + jnp.sqrt(delta**2 + r**2))**2*jnp.sqrt(delta**2 + r**2))), )
+    _c0 = jnp.sqrt(delta**2 + r**2)
+    return (jnp.where((delta < 0), 0, r**4/(_c0*(_c0 + delta)**2)), )
 
 
 def _pseudo_huber_r_needs(delta, r, values, needs):

@@ -32,7 +32,11 @@ def _psi_z_derivative(z, values, needs):
   - 691 / (2730 * (17/2 + Piecewise((-1, re(z) < 1/2), (1, True)) * (z - 1/2))**13)
   + 7 / (6 * (17/2 + Piecewise((-1, re(z) < 1/2), (1, True)) * (z - 1/2))**15)) [trigamma by DLMF 5.15.6 (reflection), 5.15.5 (recurrence) and 5.15.8 (asymptotic expansion, Bernoulli numbers B_2..B_14)]"""
     (out,) = values
-    return ((((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**(-1.0) + (1/2)/((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**2 + (1/6)/((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**3 - (1/30)/((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**5 + (1/42)/((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**7 - (1/30)/((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**9 + (5/66)/((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**11 - (691/2730)/((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**13 + (7/6)/((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 17/2)**15 + ((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 15/2)**(-2.0) + ((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 13/2)**(-2.0) + ((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 11/2)**(-2.0) + ((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 9/2)**(-2.0) + ((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 7/2)**(-2.0) + ((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 5/2)**(-2.0) + ((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 3/2)**(-2.0) + ((z - 1/2)*jnp.where((jnp.real(z) < 1/2), -1, 1) + 1/2)**(-2.0))*jnp.where((jnp.real(z) < 1/2), -1, 1) + jnp.where((jnp.real(z) < 1/2), jnp.pi**2/jnp.sin(jnp.pi*jnp.where((jnp.real(z) < 1/2), z, 1/2))**2, 0), )
+    _c0 = (jnp.real(z) < 1/2)
+    _c1 = jnp.where(_c0, -1, 1)
+    _c2 = _c1*(z - 1/2)
+    _c3 = _c2 + 17/2
+    return (_c1*((_c2 + 15/2)**(-2.0) + (_c2 + 13/2)**(-2.0) + (_c2 + 11/2)**(-2.0) + (_c2 + 9/2)**(-2.0) + (_c2 + 7/2)**(-2.0) + (_c2 + 5/2)**(-2.0) + (_c2 + 3/2)**(-2.0) + (_c2 + 1/2)**(-2.0) + _c3**(-1.0) + (1/2)/_c3**2 + (1/6)/_c3**3 - (1/30)/_c3**5 + (1/42)/_c3**7 - (1/30)/_c3**9 + (5/66)/_c3**11 - (691/2730)/_c3**13 + (7/6)/_c3**15) + jnp.where(_c0, jnp.pi**2/jnp.sin(jnp.pi*jnp.where(_c0, z, 1/2))**2, 0), )
 
 
 _FUNCTION = _core.register(

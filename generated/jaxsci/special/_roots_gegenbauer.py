@@ -35,7 +35,11 @@ def _roots_gegenbauer_mu_false_alpha_derivative(alpha, values, needs, *, n):
     alpha = _core.coredims.loop_dims(alpha, 1)
     (i,) = _core.coredims.indices(values[0], 1)
     (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3, eval_jacobi_dparam_4, eval_jacobi_dparam_5) = needs
-    return (-2*(eval_jacobi_dparam_1 + eval_jacobi_dparam_2)/(eval_jacobi_dparam_3*(2*alpha + n)), w*(-2*digamma_1 + 2*digamma_2 + 2*jnp.log(2) - 4/(2*alpha + n) + 8*x*alpha*(eval_jacobi_dparam_1 + eval_jacobi_dparam_2)/(eval_jacobi_dparam_3*(1 - x**2)*(2*alpha + n)) - 2*(eval_jacobi_dparam_4 + eval_jacobi_dparam_5)/eval_jacobi_dparam_3), )
+    _c0 = eval_jacobi_dparam_3**(-1.0)
+    _c1 = 2*_c0
+    _c2 = (2*alpha + n)**(-1.0)
+    _c3 = eval_jacobi_dparam_1 + eval_jacobi_dparam_2
+    return (-_c1*_c2*_c3, w*(-2*digamma_1 + 2*digamma_2 + 8*x*_c0*_c2*_c3*alpha/(1 - x**2) - _c1*(eval_jacobi_dparam_4 + eval_jacobi_dparam_5) - 4*_c2 + 2*jnp.log(2)), )
 
 
 def _roots_gegenbauer_core_shape(n, **_):

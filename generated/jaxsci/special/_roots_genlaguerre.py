@@ -32,7 +32,9 @@ def _roots_genlaguerre_mu_false_alpha_derivative(alpha, values, needs, *, n):
     alpha = _core.coredims.loop_dims(alpha, 1)
     (i,) = _core.coredims.indices(values[0], 1)
     (digamma_1, eval_genlaguerre_dparam_1, eval_genlaguerre_dparam_2, eval_genlaguerre_dparam_3) = needs
-    return (eval_genlaguerre_dparam_1/eval_genlaguerre_dparam_2, w*(digamma_1 + eval_genlaguerre_dparam_1*(-2*x + 2*alpha + 1)/(eval_genlaguerre_dparam_2*x) - 2*eval_genlaguerre_dparam_3/eval_genlaguerre_dparam_2), )
+    _c0 = eval_genlaguerre_dparam_2**(-1.0)
+    _c1 = eval_genlaguerre_dparam_1*_c0
+    return (_c1, w*(digamma_1 - 2*eval_genlaguerre_dparam_3*_c0 + _c1*(-2*x + 2*alpha + 1)/x), )
 
 
 def _roots_genlaguerre_core_shape(n, **_):

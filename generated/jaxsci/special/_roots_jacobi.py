@@ -35,7 +35,12 @@ def _roots_jacobi_mu_false_alpha_derivative(alpha, beta, values, needs, *, n):
     beta = _core.coredims.loop_dims(beta, 1)
     (i,) = _core.coredims.indices(values[0], 1)
     (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3) = needs
-    return (-2*eval_jacobi_dparam_1/(eval_jacobi_dparam_2*(alpha + beta + n + 1)), w*(-digamma_1 + digamma_2 - 4*eval_jacobi_dparam_1*(-x*(alpha + beta + 1) - alpha + beta)/(eval_jacobi_dparam_2*(1 - x**2)*(alpha + beta + n + 1)) + jnp.log(2) - 2/(alpha + beta + n + 1) - 2*eval_jacobi_dparam_3/eval_jacobi_dparam_2), )
+    _c0 = alpha + beta + 1
+    _c1 = (_c0 + n)**(-1.0)
+    _c2 = 2*_c1
+    _c3 = eval_jacobi_dparam_2**(-1.0)
+    _c4 = eval_jacobi_dparam_1*_c3
+    return (-_c2*_c4, w*(-digamma_1 + digamma_2 - 2*eval_jacobi_dparam_3*_c3 - 4*_c1*_c4*(-x*_c0 - alpha + beta)/(1 - x**2) - _c2 + jnp.log(2)), )
 
 
 def _roots_jacobi_mu_false_beta_needs(alpha, beta, values, needs, *, n):
@@ -65,7 +70,12 @@ def _roots_jacobi_mu_false_beta_derivative(alpha, beta, values, needs, *, n):
     beta = _core.coredims.loop_dims(beta, 1)
     (i,) = _core.coredims.indices(values[0], 1)
     (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3) = needs
-    return (-2*eval_jacobi_dparam_1/(eval_jacobi_dparam_2*(alpha + beta + n + 1)), w*(-digamma_1 + digamma_2 - 4*eval_jacobi_dparam_1*(-x*(alpha + beta + 1) - alpha + beta)/(eval_jacobi_dparam_2*(1 - x**2)*(alpha + beta + n + 1)) + jnp.log(2) - 2/(alpha + beta + n + 1) - 2*eval_jacobi_dparam_3/eval_jacobi_dparam_2), )
+    _c0 = alpha + beta + 1
+    _c1 = (_c0 + n)**(-1.0)
+    _c2 = 2*_c1
+    _c3 = eval_jacobi_dparam_2**(-1.0)
+    _c4 = eval_jacobi_dparam_1*_c3
+    return (-_c2*_c4, w*(-digamma_1 + digamma_2 - 2*eval_jacobi_dparam_3*_c3 - 4*_c1*_c4*(-x*_c0 - alpha + beta)/(1 - x**2) - _c2 + jnp.log(2)), )
 
 
 def _roots_jacobi_core_shape(n, **_):

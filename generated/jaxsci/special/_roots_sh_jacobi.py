@@ -35,7 +35,10 @@ def _roots_sh_jacobi_mu_false_p1_derivative(p1, q1, values, needs, *, n):
     q1 = _core.coredims.loop_dims(q1, 1)
     (i,) = _core.coredims.indices(values[0], 1)
     (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3) = needs
-    return (-eval_jacobi_dparam_1/(eval_jacobi_dparam_2*(n + p1)), w*(-digamma_1 + digamma_2 - eval_jacobi_dparam_1*(-2*x*p1 + 2*q1 - 1)/(eval_jacobi_dparam_2*x*(1 - x)*(n + p1)) - 2/(n + p1) - 2*eval_jacobi_dparam_3/eval_jacobi_dparam_2), )
+    _c0 = eval_jacobi_dparam_2**(-1.0)
+    _c1 = (n + p1)**(-1.0)
+    _c2 = eval_jacobi_dparam_1*_c0*_c1
+    return (-_c2, w*(-digamma_1 + digamma_2 - 2*eval_jacobi_dparam_3*_c0 - 2*_c1 - _c2*(-2*x*p1 + 2*q1 - 1)/(x*(1 - x))), )
 
 
 def _roots_sh_jacobi_mu_false_q1_needs(p1, q1, values, needs, *, n):
@@ -67,7 +70,10 @@ def _roots_sh_jacobi_mu_false_q1_derivative(p1, q1, values, needs, *, n):
     q1 = _core.coredims.loop_dims(q1, 1)
     (i,) = _core.coredims.indices(values[0], 1)
     (digamma_1, digamma_2, eval_jacobi_dparam_1, eval_jacobi_dparam_2, eval_jacobi_dparam_3, eval_jacobi_dparam_4, eval_jacobi_dparam_5) = needs
-    return ((-eval_jacobi_dparam_1 + eval_jacobi_dparam_2)/(eval_jacobi_dparam_3*(n + p1)), w*(-digamma_1 + digamma_2 - 2*(-eval_jacobi_dparam_4 + eval_jacobi_dparam_5)/eval_jacobi_dparam_3 - (eval_jacobi_dparam_1 - eval_jacobi_dparam_2)*(-2*x*p1 + 2*q1 - 1)/(eval_jacobi_dparam_3*x*(1 - x)*(n + p1))), )
+    _c0 = eval_jacobi_dparam_1 - eval_jacobi_dparam_2
+    _c1 = eval_jacobi_dparam_3**(-1.0)
+    _c2 = _c1/(n + p1)
+    return (-_c0*_c2, w*(-digamma_1 + digamma_2 - 2*_c1*(-eval_jacobi_dparam_4 + eval_jacobi_dparam_5) - _c0*_c2*(-2*x*p1 + 2*q1 - 1)/(x*(1 - x))), )
 
 
 def _roots_sh_jacobi_core_shape(n, **_):

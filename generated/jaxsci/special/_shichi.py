@@ -18,7 +18,10 @@ def _shichi_x_derivative(x, values, needs):
     """d shichi / d x: shi: sinh(x) / x; chi: cosh(x) / x [the integrand of DLMF 6.2.15 (Shi), and of DLMF 6.2.16 plus 1/x (Chi)]"""
     (shi, chi) = values
     (spherical_in_1,) = needs
-    return (jnp.where((x == 0), spherical_in_1, jnp.sinh(jnp.where(x == 0, 1, x))/jnp.where(x == 0, 1, x)), jnp.where((x == 0), jnp.cosh(x)/x, jnp.cosh(jnp.where(x == 0, 1, x))/jnp.where(x == 0, 1, x)), )
+    _c0 = (x == 0)
+    _c1 = jnp.where(x == 0, 1, x)
+    _c2 = _c1**(-1.0)
+    return (jnp.where(_c0, spherical_in_1, _c2*jnp.sinh(_c1)), jnp.where(_c0, jnp.cosh(x)/x, _c2*jnp.cosh(_c1)), )
 
 
 _FUNCTION = _core.register(

@@ -18,7 +18,10 @@ def _sici_x_derivative(x, values, needs):
     """d sici / d x: si: sin(x) / x; ci: cos(x) / x [the integrand of DLMF 6.2.9 (Si), and of DLMF 6.2.13 plus 1/x (Ci)]"""
     (si, ci) = values
     (spherical_jn_1,) = needs
-    return (jnp.where((x == 0), spherical_jn_1, jnp.sin(jnp.where(x == 0, 1, x))/jnp.where(x == 0, 1, x)), jnp.where((x == 0), jnp.cos(x)/x, jnp.cos(jnp.where(x == 0, 1, x))/jnp.where(x == 0, 1, x)), )
+    _c0 = (x == 0)
+    _c1 = jnp.where(x == 0, 1, x)
+    _c2 = _c1**(-1.0)
+    return (jnp.where(_c0, spherical_jn_1, _c2*jnp.sin(_c1)), jnp.where(_c0, jnp.cos(x)/x, _c2*jnp.cos(_c1)), )
 
 
 _FUNCTION = _core.register(

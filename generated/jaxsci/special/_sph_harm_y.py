@@ -22,7 +22,9 @@ def _sph_harm_y_theta_derivative(n, m, theta, phi, values, needs):
             - sqrt(Max(0, (n + m) * (n - m + 1))) * exp(I * phi) * sph_harm_y(n, m - 1, theta, phi)) / 2, True)) [DLMF 14.30.1 and the angular-momentum ladder operators (L+- Y_n^m = sqrt((n -+ m)(n +- m + 1)) Y_n^(m+-1))]"""
     (y,) = values
     (sph_harm_y_1, sph_harm_y_2) = needs
-    return (jnp.where(jnp.logical_or((n < 0), (n < abs(m))), 0, (1/2)*sph_harm_y_1*jnp.exp(-1j*phi)*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_harm_y_2*jnp.exp(1j*phi)*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1)))), )
+    _c0 = 1j*phi
+    _c1 = m + n
+    return (jnp.where(jnp.logical_or((n < 0), (n < abs(m))), 0, (1/2)*sph_harm_y_1*jnp.exp(-_c0)*jnp.sqrt(jnp.maximum(0, (_c1 + 1)*(-m + n))) - 1/2*sph_harm_y_2*jnp.exp(_c0)*jnp.sqrt(jnp.maximum(0, _c1*(-m + n + 1)))), )
 
 
 def _sph_harm_y_phi_needs(n, m, theta, phi, values, needs):

@@ -35,7 +35,13 @@ def _sph_harm_y_all_theta_derivative(theta, phi, values, needs, *, m):
     phi = _core.coredims.loop_dims(phi, 2)
     (j, i) = _core.coredims.indices(values[0], 2)
     (sph_harm_y_1, sph_harm_y_2) = needs
-    return (jnp.where(jnp.where((i <= m), (i > j), (j < jnp.where((i - 2*m <= 1), -i + 2*m + 1, i - 2*m - 1))), 0, (1/2)*sph_harm_y_1*jnp.exp(-1j*phi)*jnp.sqrt(jnp.maximum(0, (j - jnp.where((i <= m), i, i - 2*m - 1))*(j + jnp.where((i <= m), i, i - 2*m - 1) + 1))) - 1/2*sph_harm_y_2*jnp.exp(1j*phi)*jnp.sqrt(jnp.maximum(0, (j + jnp.where((i <= m), i, i - 2*m - 1))*(j - jnp.where((i <= m), i, i - 2*m - 1) + 1)))), )
+    _c0 = (i <= m)
+    _c1 = -i + 2*m + 1
+    _c2 = 1j*phi
+    _c3 = jnp.where(_c0, i, -_c1)
+    _c4 = _c3 + j
+    _c5 = -_c3 + j
+    return (jnp.where(jnp.where(_c0, (i > j), (j < abs(_c1))), 0, (1/2)*sph_harm_y_1*jnp.exp(-_c2)*jnp.sqrt(jnp.maximum(0, _c5*(_c4 + 1))) - 1/2*sph_harm_y_2*jnp.exp(_c2)*jnp.sqrt(jnp.maximum(0, _c4*(_c5 + 1)))), )
 
 
 def _sph_harm_y_all_phi_needs(theta, phi, values, needs, *, m):

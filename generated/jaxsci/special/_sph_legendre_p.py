@@ -27,7 +27,8 @@ def _sph_legendre_p_theta_derivative(n, m, theta, values, needs, *, diff_n):
     theta = _core.coredims.loop_dims(theta, 1)
     (d,) = _core.coredims.indices(values[0], 1)
     (sph_legendre_p_1, sph_legendre_p_2) = needs
-    return (jnp.where((n < 0), 0, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), jnp.where((n < abs(m)), 0, (1/2)*sph_legendre_p_1*jnp.sqrt(jnp.maximum(0, (-m + n)*(m + n + 1))) - 1/2*sph_legendre_p_2*jnp.sqrt(jnp.maximum(0, (m + n)*(-m + n + 1)))))), )
+    _c0 = m + n
+    return (jnp.where((n < 0), 0, jnp.where((d < diff_n), _core.coredims.shift(p, -1, 1), jnp.where((n < abs(m)), 0, (1/2)*sph_legendre_p_1*jnp.sqrt(jnp.maximum(0, (_c0 + 1)*(-m + n))) - 1/2*sph_legendre_p_2*jnp.sqrt(jnp.maximum(0, _c0*(-m + n + 1)))))), )
 
 
 def _sph_legendre_p_core_shape(diff_n, **_):

@@ -32,7 +32,12 @@ def _sph_legendre_p_all_theta_derivative(theta, values, needs, *, m, diff_n):
     theta = _core.coredims.loop_dims(theta, 3)
     (d, j, i) = _core.coredims.indices(values[0], 3)
     (sph_legendre_p_dtheta_1, sph_legendre_p_dtheta_2) = needs
-    return (jnp.where((d < diff_n), _core.coredims.shift(p, -3, 1), jnp.where(jnp.where((i <= m), (i > j), (j < jnp.where((i - 2*m <= 1), -i + 2*m + 1, i - 2*m - 1))), 0, (1/2)*sph_legendre_p_dtheta_1*jnp.sqrt(jnp.maximum(0, (j - jnp.where((i <= m), i, i - 2*m - 1))*(j + jnp.where((i <= m), i, i - 2*m - 1) + 1))) - 1/2*sph_legendre_p_dtheta_2*jnp.sqrt(jnp.maximum(0, (j + jnp.where((i <= m), i, i - 2*m - 1))*(j - jnp.where((i <= m), i, i - 2*m - 1) + 1))))), )
+    _c0 = (i <= m)
+    _c1 = -i + 2*m + 1
+    _c2 = jnp.where(_c0, i, -_c1)
+    _c3 = _c2 + j
+    _c4 = -_c2 + j
+    return (jnp.where((d < diff_n), _core.coredims.shift(p, -3, 1), jnp.where(jnp.where(_c0, (i > j), (j < abs(_c1))), 0, (1/2)*sph_legendre_p_dtheta_1*jnp.sqrt(jnp.maximum(0, _c4*(_c3 + 1))) - 1/2*sph_legendre_p_dtheta_2*jnp.sqrt(jnp.maximum(0, _c3*(_c4 + 1))))), )
 
 
 def _sph_legendre_p_all_core_shape(diff_n, m, n, **_):

@@ -34,7 +34,9 @@ def _spherical_in_derivative_true_z_derivative(n, z, values, needs):
     """d spherical_in / d z (when derivative=True): -2 / z * spherical_in(n, z, derivative=True) + (1 + n * (n + 1) / z**2) * spherical_in(n, z) [DLMF 10.47.2]"""
     (out,) = values
     (spherical_in_1, spherical_in_2, spherical_in_3) = needs
-    return (jnp.where((z == 0), (spherical_in_1*n + spherical_in_2*(n + 1))/(2*n + 1), spherical_in_3*(n*(n + 1)/jnp.where(z == 0, 1, z)**2 + 1) - 2*out/jnp.where(z == 0, 1, z)), )
+    _c0 = n + 1
+    _c1 = jnp.where(z == 0, 1, z)
+    return (jnp.where((z == 0), (spherical_in_1*n + spherical_in_2*_c0)/(2*n + 1), spherical_in_3*(_c0*n/_c1**2 + 1) - 2*out/_c1), )
 
 
 _FUNCTION = _core.register(

@@ -36,7 +36,10 @@ def _struve_x_derivative(v, x, values, needs):
     """d struve / d x: struve(v - 1, x) - v / x * struve(v, x) [DLMF 11.4.27, (x^v H_v)' = x^v H_(v-1)]"""
     (out,) = values
     (gamma_1, struve_1, struve_2, struve_3, struve_4) = needs
-    return (jnp.where((x == 0), jnp.where((v == 0), -struve_1 + 2/jnp.pi, jnp.where((v == -1), (1/2)*struve_2 - 1/2*struve_3 - 1/2*jnp.where((v <= -3/2), 0, ((1/2)*x)**jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v)/(jnp.sqrt(jnp.pi)*gamma_1)), -1/2*struve_2 + (1/2)*struve_3 + (1/2)*jnp.where((v <= -3/2), 0, ((1/2)*x)**jnp.where(jnp.logical_or((v == -1), (v == 0)), 1, v)/(jnp.sqrt(jnp.pi)*gamma_1)))), struve_4 - out*v/jnp.where(x == 0, 1, x)), )
+    _c0 = (v == 0)
+    _c1 = (v == -1)
+    _c2 = -1/2*struve_2 + (1/2)*struve_3 + (1/2)*jnp.where((v <= -3/2), 0, ((1/2)*x)**jnp.where(jnp.logical_or(_c0, _c1), 1, v)/(jnp.sqrt(jnp.pi)*gamma_1))
+    return (jnp.where((x == 0), jnp.where(_c0, -struve_1 + 2/jnp.pi, jnp.where(_c1, -_c2, _c2)), struve_4 - out*v/jnp.where(x == 0, 1, x)), )
 
 
 _FUNCTION = _core.register(

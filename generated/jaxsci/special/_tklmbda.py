@@ -16,7 +16,8 @@ def _tklmbda_x_derivative(x, lmbda, values, needs):
     """d tklmbda / d x: Piecewise((0, Max(lmbda, 0) * abs(x) >= 1),
   (1 / (tklmbda(x, lmbda)**(lmbda - 1) + (1 - tklmbda(x, lmbda))**(lmbda - 1)), True)) [inverse-function rule on Q(p) = (p^lmbda - (1-p)^lmbda) / lmbda: dF/dx = 1 / (p^(lmbda-1) + (1-p)^(lmbda-1))]"""
     (out,) = values
-    return (jnp.where((abs(x)*jnp.maximum(0, lmbda) >= 1), 0, (out**(lmbda - 1) + (1 - out)**(lmbda - 1))**(-1.0)), )
+    _c0 = lmbda - 1
+    return (jnp.where((abs(x)*jnp.maximum(0, lmbda) >= 1), 0, (out**_c0 + (1 - out)**_c0)**(-1.0)), )
 
 
 def _tklmbda_lmbda_needs(x, lmbda, values, needs):
@@ -32,7 +33,19 @@ def _tklmbda_lmbda_derivative(x, lmbda, values, needs):
           - 2 * sinh(lmbda * (log(tklmbda(x, lmbda)) - log(1 - tklmbda(x, lmbda))) / 2) / lmbda) / lmbda)
     / (tklmbda(x, lmbda)**(lmbda - 1) + (1 - tklmbda(x, lmbda))**(lmbda - 1)), True)) [inverse-function rule on Q(p, lmbda) = (p^lmbda - (1-p)^lmbda) / lmbda: dF/dlmbda = -(dQ/dlmbda) / (dQ/dp)]"""
     (out,) = values
-    return (jnp.where((lmbda == 0), -((1/30)*lmbda**3*(jnp.log(out)**5 - jnp.log(1 - out)**5) + (1/8)*lmbda**2*(jnp.log(out)**4 - jnp.log(1 - out)**4) + (1/3)*lmbda*(jnp.log(out)**3 - jnp.log(1 - out)**3) + (1/2)*jnp.log(out)**2 - 1/2*jnp.log(1 - out)**2)/(out**(lmbda - 1) + (1 - out)**(lmbda - 1)), jnp.where((abs(x)*jnp.maximum(0, jnp.where(lmbda == 0, 1, lmbda)) >= 1), 0, -(((jnp.log(out) - jnp.log(1 - out))*jnp.cosh((1/2)*(jnp.log(out) - jnp.log(1 - out))*jnp.where(lmbda == 0, 1, lmbda)) - 2*jnp.sinh((1/2)*(jnp.log(out) - jnp.log(1 - out))*jnp.where(lmbda == 0, 1, lmbda))/jnp.where(lmbda == 0, 1, lmbda))/jnp.where(lmbda == 0, 1, lmbda) + (jnp.log(out) + jnp.log(1 - out))*jnp.sinh((1/2)*(jnp.log(out) - jnp.log(1 - out))*jnp.where(lmbda == 0, 1, lmbda))/jnp.where(lmbda == 0, 1, lmbda))*jnp.exp((1/2)*(jnp.log(out) + jnp.log(1 - out))*jnp.where(lmbda == 0, 1, lmbda))/(out**(jnp.where(lmbda == 0, 1, lmbda) - 1) + (1 - out)**(jnp.where(lmbda == 0, 1, lmbda) - 1)))), )
+    _c0 = lmbda - 1
+    _c1 = 1 - out
+    _c2 = jnp.log(out)
+    _c3 = jnp.log(_c1)
+    _c4 = jnp.where(lmbda == 0, 1, lmbda)
+    _c5 = _c2 + _c3
+    _c6 = (1/2)*_c4
+    _c7 = _c4 - 1
+    _c8 = _c4**(-1.0)
+    _c9 = _c2 - _c3
+    _c10 = _c6*_c9
+    _c11 = _c8*jnp.sinh(_c10)
+    return (jnp.where((lmbda == 0), -((1/2)*_c2**2 - 1/2*_c3**2 + (1/30)*lmbda**3*(_c2**5 - _c3**5) + (1/8)*lmbda**2*(_c2**4 - _c3**4) + (1/3)*lmbda*(_c2**3 - _c3**3))/(out**_c0 + _c1**_c0), jnp.where((abs(x)*jnp.maximum(0, _c4) >= 1), 0, -(_c11*_c5 + _c8*(-2*_c11 + _c9*jnp.cosh(_c10)))*jnp.exp(_c5*_c6)/(out**_c7 + _c1**_c7))), )
 
 
 _FUNCTION = _core.register(

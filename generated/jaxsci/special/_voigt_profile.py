@@ -18,7 +18,8 @@ def _voigt_profile_x_derivative(x, sigma, gamma, values, needs):
     """d voigt_profile / d x: -re((x + I * gamma) / (sigma * sqrt(2)) * wofz((x + I * gamma) / (sigma * sqrt(2)))) / (sigma**2 * sqrt(pi)) [V = Re w(z) / (sigma sqrt(2 pi)) (DLMF 7.19) with w'(z) = -2 z w(z) + 2 i / sqrt(pi) (DLMF 7.10), dz/dx = 1 / (sigma sqrt(2))]"""
     (out,) = values
     (wofz_1,) = needs
-    return (((1/2)*jnp.sqrt(2)*gamma*jnp.imag(wofz_1)/sigma - 1/2*jnp.sqrt(2)*x*jnp.real(wofz_1)/sigma)/(jnp.sqrt(jnp.pi)*sigma**2), )
+    _c0 = (1/2)*jnp.sqrt(2)/sigma
+    return ((_c0*gamma*jnp.imag(wofz_1) - _c0*x*jnp.real(wofz_1))/(jnp.sqrt(jnp.pi)*sigma**2), )
 
 
 def _voigt_profile_sigma_needs(x, sigma, gamma, values, needs):
@@ -32,7 +33,11 @@ def _voigt_profile_sigma_derivative(x, sigma, gamma, values, needs):
     """d voigt_profile / d sigma: -voigt_profile(x, sigma, gamma) / sigma + re(2 * ((x + I * gamma) / (sigma * sqrt(2)))**2 * wofz((x + I * gamma) / (sigma * sqrt(2))) - 2 * I * (x + I * gamma) / (sigma * sqrt(2)) / sqrt(pi)) / (sigma**2 * sqrt(2 * pi)) [V = Re w(z) / (sigma sqrt(2 pi)) (DLMF 7.19) with w'(z) = -2 z w(z) + 2 i / sqrt(pi) (DLMF 7.10), dz/dsigma = -z / sigma]"""
     (out,) = values
     (wofz_1,) = needs
-    return (-out/sigma + (1/2)*jnp.sqrt(2)*(jnp.sqrt(2)*gamma/(jnp.sqrt(jnp.pi)*sigma) + jnp.real(wofz_1*(1j*gamma + x)**2)/sigma**2)/(jnp.sqrt(jnp.pi)*sigma**2), )
+    _c0 = sigma**(-1.0)
+    _c1 = jnp.sqrt(2)
+    _c2 = 1/jnp.sqrt(jnp.pi)
+    _c3 = sigma**(-2.0)
+    return (-out*_c0 + (1/2)*_c1*_c2*_c3*(_c0*_c1*_c2*gamma + _c3*jnp.real(wofz_1*(1j*gamma + x)**2)), )
 
 
 def _voigt_profile_gamma_needs(x, sigma, gamma, values, needs):
@@ -46,7 +51,9 @@ def _voigt_profile_gamma_derivative(x, sigma, gamma, values, needs):
     """d voigt_profile / d gamma: (im((x + I * gamma) / (sigma * sqrt(2)) * wofz((x + I * gamma) / (sigma * sqrt(2)))) - 1 / sqrt(pi)) / (sigma**2 * sqrt(pi)) [V = Re w(z) / (sigma sqrt(2 pi)) (DLMF 7.19) with w'(z) = -2 z w(z) + 2 i / sqrt(pi) (DLMF 7.10), dz/dgamma = i / (sigma sqrt(2))]"""
     (out,) = values
     (wofz_1,) = needs
-    return (((1/2)*jnp.sqrt(2)*gamma*jnp.real(wofz_1)/sigma - 1/jnp.sqrt(jnp.pi) + (1/2)*jnp.sqrt(2)*x*jnp.imag(wofz_1)/sigma)/(jnp.sqrt(jnp.pi)*sigma**2), )
+    _c0 = 1/jnp.sqrt(jnp.pi)
+    _c1 = (1/2)*jnp.sqrt(2)/sigma
+    return (_c0*(-_c0 + _c1*gamma*jnp.real(wofz_1) + _c1*x*jnp.imag(wofz_1))/sigma**2, )
 
 
 _FUNCTION = _core.register(
