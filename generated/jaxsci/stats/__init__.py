@@ -24,6 +24,7 @@ if _TYPE_CHECKING:
     from . import cauchy as cauchy
     from . import chi as chi
     from . import chi2 as chi2
+    from . import cosine as cosine
     from . import dgamma as dgamma
     from . import dlaplace as dlaplace
     from . import dweibull as dweibull
@@ -134,6 +135,7 @@ __all__ = [
     'cauchy',
     'chi',
     'chi2',
+    'cosine',
     'dgamma',
     'dlaplace',
     'dweibull',
