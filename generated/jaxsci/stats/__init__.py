@@ -96,6 +96,7 @@ if _TYPE_CHECKING:
     from . import rdist as rdist
     from . import recipinvgauss as recipinvgauss
     from . import reciprocal as reciprocal
+    from . import rel_breitwigner as rel_breitwigner
     from . import rice as rice
     from . import semicircular as semicircular
     from . import skellam as skellam
@@ -207,6 +208,7 @@ __all__ = [
     'rdist',
     'recipinvgauss',
     'reciprocal',
+    'rel_breitwigner',
     'rice',
     'semicircular',
     'skellam',
