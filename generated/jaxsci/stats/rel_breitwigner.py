@@ -15,16 +15,17 @@ rho**2), p**2 = 2 (w + rho**2)), is cdf = (arctan2(s x, w - x**2) + (s / p) atan
 (arctan2(s x, x**2 - w) - (s / p) atanh(p x / (x**2 + w))) / pi, whose terms cancel as x grows (sf ~
 k / (3 x**3)): above x**2 = 2 w their leading terms are combined exactly, s x / (x**2 - w) - (s / p)
 p x / (x**2 + w) = 2 w s x / (x**4 - w**2), and arctan(y) - y and atanh(y) - y are taken by their
-series below y = 0.1 (SciPy's sf, 1 - cdf, loses the tail: 3e-5 off at 1000 widths). x**2 - w is (x
-- rho)(x + rho) - (w - rho**2), which keeps its accuracy at the peak, and w - rho**2 = rho /
-(sqrt(rho**2 + 1) + rho). SciPy's quantiles search the cdf numerically (rv_continuous's default):
-SciPy's own on the host, differentiated by the implicit-function rule (isf is ppf(1 - q), as
-SciPy's). The mean and variance are SciPy's moments, in real form: mean = rho G with G = r sqrt(2 /
-(1 + r)) (1/2 + arctan(rho) / pi), r = sqrt(1 + 1/rho**2), and second moment rho**2 + 1 / (1 + r);
-the variance is taken as 1 / (1 + r) - rho**2 (G - 1)(G + 1), with G - 1 = (u - 1) - u arctan(1/rho)
-/ pi, u = r sqrt(2 / (1 + r)), u - 1 = (1 + 2 r) / (rho**2 (1 + r)**2 (u + 1)), which does not
-cancel as SciPy's m2 - mean**2 does for large rho. The entropy has no closed form (SciPy integrates
-numerically): not provided.
+series below y = 0.1 (SciPy's sf, 1 - cdf, loses the tail: 3e-5 off at 1000 widths). logcdf and
+logsf are the logs of these, log1p of minus the other tail where that is the smaller (SciPy's
+default takes its numerical median for that choice). x**2 - w is (x - rho)(x + rho) - (w - rho**2),
+which keeps its accuracy at the peak, and w - rho**2 = rho / (sqrt(rho**2 + 1) + rho). SciPy's
+quantiles search the cdf numerically (rv_continuous's default): SciPy's own on the host,
+differentiated by the implicit-function rule (isf is ppf(1 - q), as SciPy's). The mean and variance
+are SciPy's moments, in real form: mean = rho G with G = r sqrt(2 / (1 + r)) (1/2 + arctan(rho) /
+pi), r = sqrt(1 + 1/rho**2), and second moment rho**2 + 1 / (1 + r); the variance is taken as 1 / (1
++ r) - rho**2 (G - 1)(G + 1), with G - 1 = (u - 1) - u arctan(1/rho) / pi, u = r sqrt(2 / (1 + r)),
+u - 1 = (1 + 2 r) / (rho**2 (1 + r)**2 (u + 1)), which does not cancel as SciPy's m2 - mean**2 does
+for large rho. The entropy has no closed form (SciPy integrates numerically): not provided.
 
 References:
   Relativistic Breit-Wigner distribution, https://en.wikipedia.org/wiki/Relativistic_Breit-Wigner_distribution
@@ -57,7 +58,7 @@ def _pdf(x, rho):
 
 
 def _cdf(x, rho):
-    """cdf in standard form: h = rho / (sqrt(rho**2 + 1) + rho); w = rho**2 + h; s = sqrt(2 * h); p = sqrt(4 * rho**2 + 2 * h); near = where(x <= sqrt(2 * w), x, sqrt(2 * w)); far = where(x <= sqrt(2 * w), sqrt(2 * w), x); v1 = s / (((far - rho) * (far + rho) - h) / far); v2 = p / (far + w / far); small1 = where(v1 < 0.1, v1, 0.1); large1 = where(v1 < 0.1, 0.1, v1); atan1 = where(v1 < 0.1, -small1**3 * (1 / 3 - small1**2 * (1 / 5 - small1**2 * (1 / 7 - small1**2 * (1 / 9 - small1**2 * (1 / 11 - small1**2 * (1 / 13 - small1**2 * (1 / 15 - small1**2 / 17))))))), arctan(large1) - large1); lognear = log1p(2 * p * near / (((near - rho) - h / (p + 2 * rho))**2 + h / 2)); logfar = log1p(2 * p * far / (((far - rho) - h / (p + 2 * rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2); atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 + small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 + small2**2 / 17))))))), logfar / 2 - large2); tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w), (arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / pi, 1 - tail)"""
+    """cdf in standard form: h = rho / (sqrt(rho**2 + 1) + rho); w = rho**2 + h; s = sqrt(2 * h); p = sqrt(4 * rho**2 + 2 * h); near = where(x <= sqrt(2 * w), x, sqrt(2 * w)); far = where(x <= sqrt(2 * w), sqrt(2 * w), x); v1 = s / (((far - rho) * (far + rho) - h) / far); v2 = p / (far + w / far); small1 = where(v1 < 0.1, v1, 0.1); large1 = where(v1 < 0.1, 0.1, v1); atan1 = where(v1 < 0.1, -small1**3 * (1 / 3 - small1**2 * (1 / 5 - small1**2 * (1 / 7 - small1**2 * (1 / 9 - small1**2 * (1 / 11 - small1**2 * (1 / 13 - small1**2 * (1 / 15 - small1**2 / 17))))))), arctan(large1) - large1); lognear = log1p(2 * p * near / (((near - rho) - h / (p + 2 * rho))**2 + h / 2)); logfar = log1p(2 * p * far / (((far - rho) - h / (p + 2 * rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2); atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 + small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 + small2**2 / 17))))))), logfar / 2 - large2); cnear = (arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / pi; snear = (arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / pi; tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w), cnear, 1 - tail)"""
     h = rho / (jnp.sqrt(rho ** 2 + 1) + rho)
     w = rho ** 2 + h
     s = jnp.sqrt(2 * h)
@@ -74,12 +75,14 @@ def _cdf(x, rho):
     small2 = jnp.where(v2 < 0.1, v2, 0.1)
     large2 = jnp.where(v2 < 0.1, 0.1, v2)
     atanh2 = jnp.where(v2 < 0.1, small2 ** 3 * (1 / 3 + small2 ** 2 * (1 / 5 + small2 ** 2 * (1 / 7 + small2 ** 2 * (1 / 9 + small2 ** 2 * (1 / 11 + small2 ** 2 * (1 / 13 + small2 ** 2 * (1 / 15 + small2 ** 2 / 17))))))), logfar / 2 - large2)
+    cnear = (jnp.arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / jnp.pi
+    snear = (jnp.arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / jnp.pi
     tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / jnp.pi
-    return jnp.where(x <= jnp.sqrt(2 * w), (jnp.arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / jnp.pi, 1 - tail)
+    return jnp.where(x <= jnp.sqrt(2 * w), cnear, 1 - tail)
 
 
 def _sf(x, rho):
-    """sf in standard form: h = rho / (sqrt(rho**2 + 1) + rho); w = rho**2 + h; s = sqrt(2 * h); p = sqrt(4 * rho**2 + 2 * h); near = where(x <= sqrt(2 * w), x, sqrt(2 * w)); far = where(x <= sqrt(2 * w), sqrt(2 * w), x); v1 = s / (((far - rho) * (far + rho) - h) / far); v2 = p / (far + w / far); small1 = where(v1 < 0.1, v1, 0.1); large1 = where(v1 < 0.1, 0.1, v1); atan1 = where(v1 < 0.1, -small1**3 * (1 / 3 - small1**2 * (1 / 5 - small1**2 * (1 / 7 - small1**2 * (1 / 9 - small1**2 * (1 / 11 - small1**2 * (1 / 13 - small1**2 * (1 / 15 - small1**2 / 17))))))), arctan(large1) - large1); lognear = log1p(2 * p * near / (((near - rho) - h / (p + 2 * rho))**2 + h / 2)); logfar = log1p(2 * p * far / (((far - rho) - h / (p + 2 * rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2); atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 + small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 + small2**2 / 17))))))), logfar / 2 - large2); tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w), (arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / pi, tail)"""
+    """sf in standard form: h = rho / (sqrt(rho**2 + 1) + rho); w = rho**2 + h; s = sqrt(2 * h); p = sqrt(4 * rho**2 + 2 * h); near = where(x <= sqrt(2 * w), x, sqrt(2 * w)); far = where(x <= sqrt(2 * w), sqrt(2 * w), x); v1 = s / (((far - rho) * (far + rho) - h) / far); v2 = p / (far + w / far); small1 = where(v1 < 0.1, v1, 0.1); large1 = where(v1 < 0.1, 0.1, v1); atan1 = where(v1 < 0.1, -small1**3 * (1 / 3 - small1**2 * (1 / 5 - small1**2 * (1 / 7 - small1**2 * (1 / 9 - small1**2 * (1 / 11 - small1**2 * (1 / 13 - small1**2 * (1 / 15 - small1**2 / 17))))))), arctan(large1) - large1); lognear = log1p(2 * p * near / (((near - rho) - h / (p + 2 * rho))**2 + h / 2)); logfar = log1p(2 * p * far / (((far - rho) - h / (p + 2 * rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2); atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 + small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 + small2**2 / 17))))))), logfar / 2 - large2); cnear = (arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / pi; snear = (arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / pi; tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w), snear, tail)"""
     h = rho / (jnp.sqrt(rho ** 2 + 1) + rho)
     w = rho ** 2 + h
     s = jnp.sqrt(2 * h)
@@ -96,8 +99,58 @@ def _sf(x, rho):
     small2 = jnp.where(v2 < 0.1, v2, 0.1)
     large2 = jnp.where(v2 < 0.1, 0.1, v2)
     atanh2 = jnp.where(v2 < 0.1, small2 ** 3 * (1 / 3 + small2 ** 2 * (1 / 5 + small2 ** 2 * (1 / 7 + small2 ** 2 * (1 / 9 + small2 ** 2 * (1 / 11 + small2 ** 2 * (1 / 13 + small2 ** 2 * (1 / 15 + small2 ** 2 / 17))))))), logfar / 2 - large2)
+    cnear = (jnp.arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / jnp.pi
+    snear = (jnp.arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / jnp.pi
     tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / jnp.pi
-    return jnp.where(x <= jnp.sqrt(2 * w), (jnp.arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / jnp.pi, tail)
+    return jnp.where(x <= jnp.sqrt(2 * w), snear, tail)
+
+
+def _logcdf(x, rho):
+    """logcdf in standard form: h = rho / (sqrt(rho**2 + 1) + rho); w = rho**2 + h; s = sqrt(2 * h); p = sqrt(4 * rho**2 + 2 * h); near = where(x <= sqrt(2 * w), x, sqrt(2 * w)); far = where(x <= sqrt(2 * w), sqrt(2 * w), x); v1 = s / (((far - rho) * (far + rho) - h) / far); v2 = p / (far + w / far); small1 = where(v1 < 0.1, v1, 0.1); large1 = where(v1 < 0.1, 0.1, v1); atan1 = where(v1 < 0.1, -small1**3 * (1 / 3 - small1**2 * (1 / 5 - small1**2 * (1 / 7 - small1**2 * (1 / 9 - small1**2 * (1 / 11 - small1**2 * (1 / 13 - small1**2 * (1 / 15 - small1**2 / 17))))))), arctan(large1) - large1); lognear = log1p(2 * p * near / (((near - rho) - h / (p + 2 * rho))**2 + h / 2)); logfar = log1p(2 * p * far / (((far - rho) - h / (p + 2 * rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2); atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 + small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 + small2**2 / 17))))))), logfar / 2 - large2); cnear = (arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / pi; snear = (arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / pi; tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w), where(cnear < 0.5, log(cnear), log1p(-snear)), log1p(-tail))"""
+    h = rho / (jnp.sqrt(rho ** 2 + 1) + rho)
+    w = rho ** 2 + h
+    s = jnp.sqrt(2 * h)
+    p = jnp.sqrt(4 * rho ** 2 + 2 * h)
+    near = jnp.where(x <= jnp.sqrt(2 * w), x, jnp.sqrt(2 * w))
+    far = jnp.where(x <= jnp.sqrt(2 * w), jnp.sqrt(2 * w), x)
+    v1 = s / (((far - rho) * (far + rho) - h) / far)
+    v2 = p / (far + w / far)
+    small1 = jnp.where(v1 < 0.1, v1, 0.1)
+    large1 = jnp.where(v1 < 0.1, 0.1, v1)
+    atan1 = jnp.where(v1 < 0.1, -small1 ** 3 * (1 / 3 - small1 ** 2 * (1 / 5 - small1 ** 2 * (1 / 7 - small1 ** 2 * (1 / 9 - small1 ** 2 * (1 / 11 - small1 ** 2 * (1 / 13 - small1 ** 2 * (1 / 15 - small1 ** 2 / 17))))))), jnp.arctan(large1) - large1)
+    lognear = jnp.log1p(2 * p * near / ((near - rho - h / (p + 2 * rho)) ** 2 + h / 2))
+    logfar = jnp.log1p(2 * p * far / ((far - rho - h / (p + 2 * rho)) ** 2 + h / 2))
+    small2 = jnp.where(v2 < 0.1, v2, 0.1)
+    large2 = jnp.where(v2 < 0.1, 0.1, v2)
+    atanh2 = jnp.where(v2 < 0.1, small2 ** 3 * (1 / 3 + small2 ** 2 * (1 / 5 + small2 ** 2 * (1 / 7 + small2 ** 2 * (1 / 9 + small2 ** 2 * (1 / 11 + small2 ** 2 * (1 / 13 + small2 ** 2 * (1 / 15 + small2 ** 2 / 17))))))), logfar / 2 - large2)
+    cnear = (jnp.arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / jnp.pi
+    snear = (jnp.arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / jnp.pi
+    tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / jnp.pi
+    return jnp.where(x <= jnp.sqrt(2 * w), jnp.where(cnear < 0.5, jnp.log(cnear), jnp.log1p(-snear)), jnp.log1p(-tail))
+
+
+def _logsf(x, rho):
+    """logsf in standard form: h = rho / (sqrt(rho**2 + 1) + rho); w = rho**2 + h; s = sqrt(2 * h); p = sqrt(4 * rho**2 + 2 * h); near = where(x <= sqrt(2 * w), x, sqrt(2 * w)); far = where(x <= sqrt(2 * w), sqrt(2 * w), x); v1 = s / (((far - rho) * (far + rho) - h) / far); v2 = p / (far + w / far); small1 = where(v1 < 0.1, v1, 0.1); large1 = where(v1 < 0.1, 0.1, v1); atan1 = where(v1 < 0.1, -small1**3 * (1 / 3 - small1**2 * (1 / 5 - small1**2 * (1 / 7 - small1**2 * (1 / 9 - small1**2 * (1 / 11 - small1**2 * (1 / 13 - small1**2 * (1 / 15 - small1**2 / 17))))))), arctan(large1) - large1); lognear = log1p(2 * p * near / (((near - rho) - h / (p + 2 * rho))**2 + h / 2)); logfar = log1p(2 * p * far / (((far - rho) - h / (p + 2 * rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2); atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 + small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 + small2**2 / 17))))))), logfar / 2 - large2); cnear = (arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / pi; snear = (arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / pi; tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w), where(cnear < 0.5, log1p(-cnear), log(snear)), log(tail))"""
+    h = rho / (jnp.sqrt(rho ** 2 + 1) + rho)
+    w = rho ** 2 + h
+    s = jnp.sqrt(2 * h)
+    p = jnp.sqrt(4 * rho ** 2 + 2 * h)
+    near = jnp.where(x <= jnp.sqrt(2 * w), x, jnp.sqrt(2 * w))
+    far = jnp.where(x <= jnp.sqrt(2 * w), jnp.sqrt(2 * w), x)
+    v1 = s / (((far - rho) * (far + rho) - h) / far)
+    v2 = p / (far + w / far)
+    small1 = jnp.where(v1 < 0.1, v1, 0.1)
+    large1 = jnp.where(v1 < 0.1, 0.1, v1)
+    atan1 = jnp.where(v1 < 0.1, -small1 ** 3 * (1 / 3 - small1 ** 2 * (1 / 5 - small1 ** 2 * (1 / 7 - small1 ** 2 * (1 / 9 - small1 ** 2 * (1 / 11 - small1 ** 2 * (1 / 13 - small1 ** 2 * (1 / 15 - small1 ** 2 / 17))))))), jnp.arctan(large1) - large1)
+    lognear = jnp.log1p(2 * p * near / ((near - rho - h / (p + 2 * rho)) ** 2 + h / 2))
+    logfar = jnp.log1p(2 * p * far / ((far - rho - h / (p + 2 * rho)) ** 2 + h / 2))
+    small2 = jnp.where(v2 < 0.1, v2, 0.1)
+    large2 = jnp.where(v2 < 0.1, 0.1, v2)
+    atanh2 = jnp.where(v2 < 0.1, small2 ** 3 * (1 / 3 + small2 ** 2 * (1 / 5 + small2 ** 2 * (1 / 7 + small2 ** 2 * (1 / 9 + small2 ** 2 * (1 / 11 + small2 ** 2 * (1 / 13 + small2 ** 2 * (1 / 15 + small2 ** 2 / 17))))))), logfar / 2 - large2)
+    cnear = (jnp.arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) / jnp.pi
+    snear = (jnp.arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) / jnp.pi
+    tail = (2 * w * s / far / (((far - rho) * (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / jnp.pi
+    return jnp.where(x <= jnp.sqrt(2 * w), jnp.where(cnear < 0.5, jnp.log1p(-cnear), jnp.log(snear)), jnp.log(tail))
 
 
 def _mean(rho):
@@ -119,7 +172,7 @@ _DISTRIBUTION = distributions.Continuous(
     shapes=('rho', ),
     valid=_valid,
     support=_support,
-    methods={'pdf': _pdf, 'cdf': _cdf, 'sf': _sf},
+    methods={'pdf': _pdf, 'cdf': _cdf, 'sf': _sf, 'logcdf': _logcdf, 'logsf': _logsf},
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
@@ -179,10 +232,11 @@ def cdf(x, rho, loc=0, scale=1):
     rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2);
     atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 +
     small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 +
-    small2**2 / 17))))))), logfar / 2 - large2); tail = (2 * w * s / far / (((far - rho) *
-    (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <=
-    sqrt(2 * w), (arctan2(s * near, h - (near - rho) * (near + rho)) + s / p * lognear / 2) /
-    pi, 1 - tail)``, with x standing for (x - loc) / scale.
+    small2**2 / 17))))))), logfar / 2 - large2); cnear = (arctan2(s * near, h - (near - rho) *
+    (near + rho)) + s / p * lognear / 2) / pi; snear = (arctan2(s * near, (near - rho) * (near
+    + rho) - h) - s / p * lognear / 2) / pi; tail = (2 * w * s / far / (((far - rho) * (far +
+    rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w),
+    cnear, 1 - tail)``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -198,7 +252,22 @@ def cdf(x, rho, loc=0, scale=1):
 def logcdf(x, rho, loc=0, scale=1):
     """Log of the cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.rel_breitwigner.logcdf`` computes it: SciPy's default, log(cdf) below the median, log1p(-sf) above it, with x standing for (x -
+    Computed as SciPy's ``scipy.stats.rel_breitwigner.logcdf`` computes it: ``h = rho / (sqrt(rho**2 + 1) + rho); w = rho**2 + h; s = sqrt(2 * h); p = sqrt(4 * rho**2
+    + 2 * h); near = where(x <= sqrt(2 * w), x, sqrt(2 * w)); far = where(x <= sqrt(2 * w),
+    sqrt(2 * w), x); v1 = s / (((far - rho) * (far + rho) - h) / far); v2 = p / (far + w /
+    far); small1 = where(v1 < 0.1, v1, 0.1); large1 = where(v1 < 0.1, 0.1, v1); atan1 =
+    where(v1 < 0.1, -small1**3 * (1 / 3 - small1**2 * (1 / 5 - small1**2 * (1 / 7 - small1**2
+    * (1 / 9 - small1**2 * (1 / 11 - small1**2 * (1 / 13 - small1**2 * (1 / 15 - small1**2 /
+    17))))))), arctan(large1) - large1); lognear = log1p(2 * p * near / (((near - rho) - h /
+    (p + 2 * rho))**2 + h / 2)); logfar = log1p(2 * p * far / (((far - rho) - h / (p + 2 *
+    rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2);
+    atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 +
+    small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 +
+    small2**2 / 17))))))), logfar / 2 - large2); cnear = (arctan2(s * near, h - (near - rho) *
+    (near + rho)) + s / p * lognear / 2) / pi; snear = (arctan2(s * near, (near - rho) * (near
+    + rho) - h) - s / p * lognear / 2) / pi; tail = (2 * w * s / far / (((far - rho) * (far +
+    rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w),
+    where(cnear < 0.5, log(cnear), log1p(-snear)), log1p(-tail))``, with x standing for (x -
     loc) / scale.
 
     Args:
@@ -226,10 +295,11 @@ def sf(x, rho, loc=0, scale=1):
     rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2);
     atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 +
     small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 +
-    small2**2 / 17))))))), logfar / 2 - large2); tail = (2 * w * s / far / (((far - rho) *
-    (far + rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <=
-    sqrt(2 * w), (arctan2(s * near, (near - rho) * (near + rho) - h) - s / p * lognear / 2) /
-    pi, tail)``, with x standing for (x - loc) / scale.
+    small2**2 / 17))))))), logfar / 2 - large2); cnear = (arctan2(s * near, h - (near - rho) *
+    (near + rho)) + s / p * lognear / 2) / pi; snear = (arctan2(s * near, (near - rho) * (near
+    + rho) - h) - s / p * lognear / 2) / pi; tail = (2 * w * s / far / (((far - rho) * (far +
+    rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w),
+    snear, tail)``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -245,8 +315,23 @@ def sf(x, rho, loc=0, scale=1):
 def logsf(x, rho, loc=0, scale=1):
     """Log of the survival function.
 
-    Computed as SciPy's ``scipy.stats.rel_breitwigner.logsf`` computes it: SciPy's default, log(sf) above the median, log1p(-cdf) below it, with x standing for (x -
-    loc) / scale.
+    Computed as SciPy's ``scipy.stats.rel_breitwigner.logsf`` computes it: ``h = rho / (sqrt(rho**2 + 1) + rho); w = rho**2 + h; s = sqrt(2 * h); p = sqrt(4 * rho**2
+    + 2 * h); near = where(x <= sqrt(2 * w), x, sqrt(2 * w)); far = where(x <= sqrt(2 * w),
+    sqrt(2 * w), x); v1 = s / (((far - rho) * (far + rho) - h) / far); v2 = p / (far + w /
+    far); small1 = where(v1 < 0.1, v1, 0.1); large1 = where(v1 < 0.1, 0.1, v1); atan1 =
+    where(v1 < 0.1, -small1**3 * (1 / 3 - small1**2 * (1 / 5 - small1**2 * (1 / 7 - small1**2
+    * (1 / 9 - small1**2 * (1 / 11 - small1**2 * (1 / 13 - small1**2 * (1 / 15 - small1**2 /
+    17))))))), arctan(large1) - large1); lognear = log1p(2 * p * near / (((near - rho) - h /
+    (p + 2 * rho))**2 + h / 2)); logfar = log1p(2 * p * far / (((far - rho) - h / (p + 2 *
+    rho))**2 + h / 2)); small2 = where(v2 < 0.1, v2, 0.1); large2 = where(v2 < 0.1, 0.1, v2);
+    atanh2 = where(v2 < 0.1, small2**3 * (1 / 3 + small2**2 * (1 / 5 + small2**2 * (1 / 7 +
+    small2**2 * (1 / 9 + small2**2 * (1 / 11 + small2**2 * (1 / 13 + small2**2 * (1 / 15 +
+    small2**2 / 17))))))), logfar / 2 - large2); cnear = (arctan2(s * near, h - (near - rho) *
+    (near + rho)) + s / p * lognear / 2) / pi; snear = (arctan2(s * near, (near - rho) * (near
+    + rho) - h) - s / p * lognear / 2) / pi; tail = (2 * w * s / far / (((far - rho) * (far +
+    rho) - h) / far) / (far + w / far) + atan1 - s / p * atanh2) / pi; where(x <= sqrt(2 * w),
+    where(cnear < 0.5, log1p(-cnear), log(snear)), log(tail))``, with x standing for (x - loc)
+    / scale.
 
     Args:
       x: Quantiles (the point).
