@@ -24,6 +24,7 @@ if _TYPE_CHECKING:
     from . import cauchy as cauchy
     from . import chi as chi
     from . import chi2 as chi2
+    from . import cosine as cosine
     from . import dgamma as dgamma
     from . import dlaplace as dlaplace
     from . import dweibull as dweibull
@@ -95,6 +96,7 @@ if _TYPE_CHECKING:
     from . import rdist as rdist
     from . import recipinvgauss as recipinvgauss
     from . import reciprocal as reciprocal
+    from . import rel_breitwigner as rel_breitwigner
     from . import rice as rice
     from . import semicircular as semicircular
     from . import skellam as skellam
@@ -134,6 +136,7 @@ __all__ = [
     'cauchy',
     'chi',
     'chi2',
+    'cosine',
     'dgamma',
     'dlaplace',
     'dweibull',
@@ -205,6 +208,7 @@ __all__ = [
     'rdist',
     'recipinvgauss',
     'reciprocal',
+    'rel_breitwigner',
     'rice',
     'semicircular',
     'skellam',
