@@ -201,7 +201,7 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
     kind = top.get("type", str, required=True)
     if kind not in TYPES:
         raise SpecError(path, top.value_line("type"), f"type must be one of {', '.join(TYPES)}, got {kind!r}")
-    shapes = _shapes(top, path)
+    shapes = _shapes(top, path, kind)
     _check_shapes_match_scipy(scipy, shapes, path, top.value_line("shapes") if top.has("shapes") else top.line)
     variable = VARIABLE[kind]
     shape_names = {s.name for s in shapes}
@@ -462,16 +462,20 @@ class _Printer(ast.NodeTransformer):
                   f"{', '.join(sorted(ELEMENTARY | CORE | set(CONSTANTS)))})")
 
 
-def _shapes(top: _Mapping, path: str) -> tuple:
+def _shapes(top: _Mapping, path: str, type_: str) -> tuple:
+    """The shape parameters. A name is SciPy's, so only the generated module's own names are refused: the
+    point of this type of distribution (x, or k for a discrete one; mielke's shape k is continuous's), q,
+    loc, scale, and the module's imports and sampling names."""
     shapes = []
     for index, item in enumerate(top.get("shapes", list, default=[])):
         line = top.data["shapes"].item_lines[index] if hasattr(top.data["shapes"], "item_lines") else top.line
         m = _Mapping(item, path, f"shapes[{index}]", line)
         name = m.get("name", str, required=True)
         # the generated module's own names, and those of its functions' arguments
-        if not name.isidentifier() or name in ("loc", "scale", "x", "k", "q", "jnp", "jax", "special", "key", "keys",
-                                                "shape", "dtype", "size"):
-            raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed")
+        if not name.isidentifier() or name in (VARIABLE[type_], PROBABILITY, "loc", "scale", "jnp", "jax", "special",
+                                                "distributions", "key", "keys", "shape", "dtype", "size"):
+            raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed in a {type_} "
+                                                        "distribution (a name of the generated module's own)")
         kind = m.get("kind", str, default="real")
         if kind not in ("real", "integer"):
             raise SpecError(path, m.value_line("kind"), f"shapes[{index}].kind must be real or integer, got {kind!r}")

@@ -74,6 +74,7 @@ if _TYPE_CHECKING:
     from . import loguniform as loguniform
     from . import lomax as lomax
     from . import maxwell as maxwell
+    from . import mielke as mielke
     from . import moyal as moyal
     from . import nakagami as nakagami
     from . import nbinom as nbinom
@@ -184,6 +185,7 @@ __all__ = [
     'loguniform',
     'lomax',
     'maxwell',
+    'mielke',
     'moyal',
     'nakagami',
     'nbinom',
