@@ -59,6 +59,7 @@ if _TYPE_CHECKING:
     from . import johnsonsb as johnsonsb
     from . import johnsonsu as johnsonsu
     from . import kappa3 as kappa3
+    from . import kappa4 as kappa4
     from . import ksone as ksone
     from . import kstwo as kstwo
     from . import kstwobign as kstwobign
@@ -170,6 +171,7 @@ __all__ = [
     'johnsonsb',
     'johnsonsu',
     'kappa3',
+    'kappa4',
     'ksone',
     'kstwo',
     'kstwobign',
