@@ -417,6 +417,10 @@ reference:
     (("    derivatives:\n      a: {not_differentiable: the test's reason}\n", ""),
      "methods.cdf: give derivatives.a (a formula, or {not_differentiable: why})"),
     (("      a: {not_differentiable: the test's reason}", "      a: gammaincc(a, xx)"), "methods.cdf.derivatives.a: unknown name 'xx'"),
+    # a host method's rule may call the distribution's own methods, with the point and every shape parameter
+    (("      a: {not_differentiable: the test's reason}", "      a: pdf(x)"),
+     "methods.cdf.derivatives.a: the distribution's own pdf takes 2 argument(s) (the point and the shape parameters"),
+    (("  logpdf: xlogy(a - 1, x) - x - gammaln(a)", "  logpdf: log(pdf(x, a))"), "methods.logpdf: unknown function 'pdf'"),
 ])
 def test_host_method_errors_are_located(change, message):
     """The host-method grammar is as strict as the formulas': unknown keys, arguments and names, and an

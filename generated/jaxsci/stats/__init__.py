@@ -56,6 +56,7 @@ if _TYPE_CHECKING:
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
+    from . import irwinhall as irwinhall
     from . import johnsonsb as johnsonsb
     from . import johnsonsu as johnsonsu
     from . import kappa3 as kappa3
@@ -168,6 +169,7 @@ __all__ = [
     'hypsecant',
     'invgamma',
     'invweibull',
+    'irwinhall',
     'johnsonsb',
     'johnsonsu',
     'kappa3',
