@@ -201,7 +201,7 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
     kind = top.get("type", str, required=True)
     if kind not in TYPES:
         raise SpecError(path, top.value_line("type"), f"type must be one of {', '.join(TYPES)}, got {kind!r}")
-    shapes = _shapes(top, path)
+    shapes = _shapes(top, path, kind)
     _check_shapes_match_scipy(scipy, shapes, path, top.value_line("shapes") if top.has("shapes") else top.line)
     variable = VARIABLE[kind]
     shape_names = {s.name for s in shapes}
@@ -232,7 +232,9 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         namespace = at_probability if method in QUANTILE_METHODS else at_point
         value = methods_map.get(method, (str, dict))
         if isinstance(value, dict) and "host" in value:
-            host[method] = _host_method(value, path, methods_map.value_line(method), method, kind, namespace, shapes)
+            # a host method's derivative formulas may call the distribution's own methods in standard form
+            own = Namespace(namespace.variables, arities, own={m: 1 + len(shapes) for m in public})
+            host[method] = _host_method(value, path, methods_map.value_line(method), method, kind, own, shapes)
         else:
             methods[method] = namespace.formula(value, path, methods_map.value_line(method), f"methods.{method}")
     methods_map.done()
@@ -355,12 +357,15 @@ def _host_rules(host: dict, methods: dict, kind: str, shapes: tuple, path: str, 
 
 
 class Namespace:
-    """The names a formula may use: ``variables``, jaxsci.special's functions, ``ELEMENTARY``, ``CONSTANTS``."""
+    """The names a formula may use: ``variables``, jaxsci.special's functions, ``ELEMENTARY``, ``CONSTANTS``,
+    and in a host method's derivative formulas ``own``: the distribution's own methods in standard form
+    (method -> number of arguments, the point and the shapes), printed as ``_DISTRIBUTION.standard(...)``."""
 
-    def __init__(self, variables: set, arities: dict, draws: bool = False):
+    def __init__(self, variables: set, arities: dict, draws: bool = False, own: dict | None = None):
         self.variables = variables
         self.arities = arities
         self.draws = draws  # a sampler's formula: ``random_<name>(...)`` calls jax.random's sampler
+        self.own = own or {}
 
     def formula(self, value, path: str, line: int | None, what: str) -> Code:
         """A formula: a string, or ``{let: {name: formula, ...}, value: formula}``, each ``let`` name usable
@@ -376,7 +381,7 @@ class Namespace:
             code = namespace.code(lets.get(name, str), path, lets.value_line(name), f"{what}.let.{name}")
             bound.append((name, code.code))
             texts.append(f"{name} = {code.text}")
-            namespace = Namespace(namespace.variables | {name}, self.arities)
+            namespace = Namespace(namespace.variables | {name}, self.arities, own=self.own)
         lets.done()
         result = namespace.code(m.get("value", str, required=True), path, m.value_line("value"), f"{what}.value")
         m.done()
@@ -435,6 +440,12 @@ class _Printer(ast.NodeTransformer):
             self.draws += 1
             function = ast.Attribute(ast.Attribute(ast.Name("jax", ast.Load()), "random", ast.Load()), sampler, ast.Load())
             return ast.Call(function, [key, *args, ast.Name("shape", ast.Load()), ast.Name("dtype", ast.Load())], [])
+        if name in self.namespace.own:
+            if len(args) != self.namespace.own[name]:
+                raise _FormulaError(f"the distribution's own {name} takes {self.namespace.own[name]} argument(s) (the "
+                                    f"point and the shape parameters, in standard form), got {len(args)}")
+            method = ast.Attribute(ast.Name("_DISTRIBUTION", ast.Load()), "standard", ast.Load())
+            return ast.Call(method, [ast.Constant(name), *args], [])
         if name in ELEMENTARY or name in CORE:
             module = "jnp" if name in ELEMENTARY else "distributions"
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
@@ -455,23 +466,28 @@ class _Printer(ast.NodeTransformer):
 
     def _unknown(self, name: str, what: str) -> str:
         draws = {RANDOM_PREFIX + n for n in RANDOM} if self.namespace.draws else set()
-        known = sorted(self.namespace.variables | ELEMENTARY | CORE | set(CONSTANTS) | set(self.namespace.arities) | draws)
+        known = sorted(self.namespace.variables | ELEMENTARY | CORE | set(CONSTANTS) | set(self.namespace.arities) | draws
+                       | set(self.namespace.own))
         hint = difflib.get_close_matches(name, known, n=1)
         return (f"unknown {what} {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
                 + f" (the formula's names: {', '.join(sorted(self.namespace.variables))}, jaxsci.special's functions, "
                   f"{', '.join(sorted(ELEMENTARY | CORE | set(CONSTANTS)))})")
 
 
-def _shapes(top: _Mapping, path: str) -> tuple:
+def _shapes(top: _Mapping, path: str, type_: str) -> tuple:
+    """The shape parameters. A name is SciPy's, so only the generated module's own names are refused: the
+    point of this type of distribution (x, or k for a discrete one; mielke's shape k is continuous's), q,
+    loc, scale, and the module's imports and sampling names."""
     shapes = []
     for index, item in enumerate(top.get("shapes", list, default=[])):
         line = top.data["shapes"].item_lines[index] if hasattr(top.data["shapes"], "item_lines") else top.line
         m = _Mapping(item, path, f"shapes[{index}]", line)
         name = m.get("name", str, required=True)
         # the generated module's own names, and those of its functions' arguments
-        if not name.isidentifier() or name in ("loc", "scale", "x", "k", "q", "jnp", "jax", "special", "key", "keys",
-                                                "shape", "dtype", "size"):
-            raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed")
+        if not name.isidentifier() or name in (VARIABLE[type_], PROBABILITY, "loc", "scale", "jnp", "jax", "special",
+                                                "distributions", "key", "keys", "shape", "dtype", "size"):
+            raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed in a {type_} "
+                                                        "distribution (a name of the generated module's own)")
         kind = m.get("kind", str, default="real")
         if kind not in ("real", "integer"):
             raise SpecError(path, m.value_line("kind"), f"shapes[{index}].kind must be real or integer, got {kind!r}")

@@ -330,6 +330,37 @@ def test_the_good_spec_loads():
     assert d.differentiable == ("x", "loc", "scale")
 
 
+_SHAPE_K = """\
+name: NAME
+scipy: scipy.stats.NAME
+type: TYPE
+summary: A distribution with a shape parameter named k.
+shapes:
+  - name: k
+  - name: s
+support: {lower: 0, upper: inf}
+methods:
+  logpdf: log(k) + xlogy(k - 1, x) - (1 + k / s) * log1p(x**s)
+  cdf: exp(-(k / s) * log1p(x**(-s)))
+  ppf: expm1(-(s / k) * log(q))**(-1 / s)
+reference:
+  logpdf: log(k) + (k - 1) * log(x) - (1 + k / s) * log1p(x**s)
+  cdf: (1 + x**(-s))**(-k / s)
+"""
+
+
+def test_a_shape_may_take_the_other_types_point_name():
+    """SciPy's shape names are kept: a continuous distribution's point is x, so its shape may be k (mielke's);
+    a discrete distribution's point is k, where the same name is a path:line error."""
+    d = parse_distribution(_SHAPE_K.replace("NAME", "mielke").replace("TYPE", "continuous"), "specs/stats/mielke.yaml",
+                           "mielke", special_arities(SPECS))
+    assert d.differentiable == ("x", "k", "s", "loc", "scale")
+    assert d.methods["ppf"].code == "jnp.expm1(-(s / k) * jnp.log(q)) ** (-1 / s)"
+    with pytest.raises(SpecError, match=r"^specs/stats/nbinom.yaml:6: shape parameter name 'k' is not allowed in a discrete"):
+        parse_distribution(_SHAPE_K.replace("NAME", "nbinom").replace("TYPE", "discrete"), "specs/stats/nbinom.yaml",
+                           "nbinom", special_arities(SPECS))
+
+
 def test_scaffold_writes_a_spec_the_loader_rejects_until_filled_in(tmp_path):
     """`python -m generator new scipy.stats.NAME`: SciPy's shapes, type and summary, and placeholders
     that are path:line errors until a person fills them in; it never overwrites a spec."""
@@ -399,6 +430,10 @@ reference:
     (("    derivatives:\n      a: {not_differentiable: the test's reason}\n", ""),
      "methods.cdf: give derivatives.a (a formula, or {not_differentiable: why})"),
     (("      a: {not_differentiable: the test's reason}", "      a: gammaincc(a, xx)"), "methods.cdf.derivatives.a: unknown name 'xx'"),
+    # a host method's rule may call the distribution's own methods, with the point and every shape parameter
+    (("      a: {not_differentiable: the test's reason}", "      a: pdf(x)"),
+     "methods.cdf.derivatives.a: the distribution's own pdf takes 2 argument(s) (the point and the shape parameters"),
+    (("  logpdf: xlogy(a - 1, x) - x - gammaln(a)", "  logpdf: log(pdf(x, a))"), "methods.logpdf: unknown function 'pdf'"),
 ])
 def test_host_method_errors_are_located(change, message):
     """The host-method grammar is as strict as the formulas': unknown keys, arguments and names, and an

@@ -197,6 +197,8 @@ def scipy_off(d, reference) -> list:
                     continue
                 if not near(value, exact):
                     off.append({"method": method, **at, "x": float(x), "scipy": float(value), "mpmath": float(exact)})
+        if d.type == "continuous":
+            off += quantiles_off(d, reference, dist, shapes, at, rtol)
         if d.type == "discrete" and lower == -np.inf:
             # rv_discrete.logcdf and logsf pass k = -inf to _logcdf and _logsf where the support is unbounded
             # below (its cdf and sf do not): NaN where SciPy's _cdf is NaN there (skellam's chndtr), although
@@ -206,6 +208,42 @@ def scipy_off(d, reference) -> list:
                     log_value, value = (getattr(dist, m)(-np.inf, *shapes, **at) for m in (method, method[3:]))
                     if np.isnan(log_value) and not np.isnan(value):
                         off.append({"method": method, **at, "x": -np.inf, "scipy": np.nan, "mpmath": float(np.log(value))})
+    return off
+
+
+def quantiles_off(d, reference, dist, shapes, at, rtol) -> list:
+    """A continuous distribution's ppf and isf at the value test's probabilities where SciPy's quantile is
+    further than rtol from the root of the reference's cdf (sf): a quantile whose formula cancels in a tail
+    (1 - q**(s/k) near q = 1), by an amount that any other rounding of the same formula moves. The root is
+    Newton's from SciPy's quantile, at 30 digits and again at 400 where 30 say SciPy is off; a probability
+    mpmath cannot resolve there (no root found) is skipped, and SciPy stands."""
+    import numpy as np
+
+    from statspoints import PROBABILITIES as VALUE_PROBABILITIES
+
+    off = []
+    scale = at.get("scale", 1)
+    for method in QUANTILE_METHODS:
+        with np.errstate(all="ignore"):
+            theirs = getattr(dist, method)(VALUE_PROBABILITIES, *shapes, **at)
+        for q, value in zip(VALUE_PROBABILITIES, theirs):
+            if not np.isfinite(value):
+                continue
+            reference.start = mpmath.mpf((value - at["loc"]) / scale)
+
+            def exact():
+                root = reference(method, mpmath.mpf(float(q)), [mpmath.mpf(s) for s in shapes], at["loc"], scale)
+                return float(mpmath.re(root))
+
+            try:
+                if abs(value - exact()) <= rtol * abs(value):
+                    continue
+                with mpmath.workdps(400):
+                    truth = exact()
+            except (ValueError, ZeroDivisionError, OverflowError):
+                continue
+            if abs(value - truth) > rtol * abs(truth):
+                off.append({"method": method, **at, "x": float(q), "scipy": float(value), "mpmath": truth})
     return off
 
 

@@ -229,6 +229,12 @@ class Distribution:
         return self._method("ppf", uniform, shapes)
 
     # ---- standard-form methods, with SciPy's defaults for those a spec leaves out ---------------------
+    def standard(self, method: str, z, *shapes):
+        """``method`` in standard form at ``(z, *shapes)``, with no support or parameter checks around it: what
+        a host method's derivative formula calls as ``pdf(x - 1, n - 1)`` (irwinhall's d pdf/dx), differentiable
+        by the method's own rules."""
+        return self._method(method, z, shapes)
+
     def _method(self, method: str, z, shapes):
         own = self.methods.get(method)
         if own is not None:

@@ -57,9 +57,11 @@ if _TYPE_CHECKING:
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
+    from . import irwinhall as irwinhall
     from . import johnsonsb as johnsonsb
     from . import johnsonsu as johnsonsu
     from . import kappa3 as kappa3
+    from . import kappa4 as kappa4
     from . import ksone as ksone
     from . import kstwo as kstwo
     from . import kstwobign as kstwobign
@@ -75,6 +77,7 @@ if _TYPE_CHECKING:
     from . import loguniform as loguniform
     from . import lomax as lomax
     from . import maxwell as maxwell
+    from . import mielke as mielke
     from . import moyal as moyal
     from . import nakagami as nakagami
     from . import nbinom as nbinom
@@ -169,9 +172,11 @@ __all__ = [
     'hypsecant',
     'invgamma',
     'invweibull',
+    'irwinhall',
     'johnsonsb',
     'johnsonsu',
     'kappa3',
+    'kappa4',
     'ksone',
     'kstwo',
     'kstwobign',
@@ -187,6 +192,7 @@ __all__ = [
     'loguniform',
     'lomax',
     'maxwell',
+    'mielke',
     'moyal',
     'nakagami',
     'nbinom',
