@@ -56,6 +56,7 @@ if _TYPE_CHECKING:
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
     from . import invweibull as invweibull
+    from . import jf_skew_t as jf_skew_t
     from . import johnsonsb as johnsonsb
     from . import johnsonsu as johnsonsu
     from . import kappa3 as kappa3
@@ -166,6 +167,7 @@ __all__ = [
     'hypsecant',
     'invgamma',
     'invweibull',
+    'jf_skew_t',
     'johnsonsb',
     'johnsonsu',
     'kappa3',
