@@ -26,6 +26,7 @@ if _TYPE_CHECKING:
     from . import chi2 as chi2
     from . import dgamma as dgamma
     from . import dlaplace as dlaplace
+    from . import dpareto_lognorm as dpareto_lognorm
     from . import dweibull as dweibull
     from . import erlang as erlang
     from . import expon as expon
@@ -137,6 +138,7 @@ __all__ = [
     'chi2',
     'dgamma',
     'dlaplace',
+    'dpareto_lognorm',
     'dweibull',
     'erlang',
     'expon',
