@@ -55,6 +55,7 @@ if _TYPE_CHECKING:
     from . import hypergeom as hypergeom
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
+    from . import invgauss as invgauss
     from . import invweibull as invweibull
     from . import johnsonsb as johnsonsb
     from . import johnsonsu as johnsonsu
@@ -165,6 +166,7 @@ __all__ = [
     'hypergeom',
     'hypsecant',
     'invgamma',
+    'invgauss',
     'invweibull',
     'johnsonsb',
     'johnsonsu',
