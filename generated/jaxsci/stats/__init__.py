@@ -56,6 +56,7 @@ if _TYPE_CHECKING:
     from . import hypergeom as hypergeom
     from . import hypsecant as hypsecant
     from . import invgamma as invgamma
+    from . import invgauss as invgauss
     from . import invweibull as invweibull
     from . import jf_skew_t as jf_skew_t
     from . import johnsonsb as johnsonsb
@@ -168,6 +169,7 @@ __all__ = [
     'hypergeom',
     'hypsecant',
     'invgamma',
+    'invgauss',
     'invweibull',
     'jf_skew_t',
     'johnsonsb',
