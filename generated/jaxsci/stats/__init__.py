@@ -24,6 +24,7 @@ if _TYPE_CHECKING:
     from . import cauchy as cauchy
     from . import chi as chi
     from . import chi2 as chi2
+    from . import cosine as cosine
     from . import dgamma as dgamma
     from . import dlaplace as dlaplace
     from . import dpareto_lognorm as dpareto_lognorm
@@ -58,10 +59,12 @@ if _TYPE_CHECKING:
     from . import invgamma as invgamma
     from . import invgauss as invgauss
     from . import invweibull as invweibull
+    from . import irwinhall as irwinhall
     from . import jf_skew_t as jf_skew_t
     from . import johnsonsb as johnsonsb
     from . import johnsonsu as johnsonsu
     from . import kappa3 as kappa3
+    from . import kappa4 as kappa4
     from . import ksone as ksone
     from . import kstwo as kstwo
     from . import kstwobign as kstwobign
@@ -77,6 +80,7 @@ if _TYPE_CHECKING:
     from . import loguniform as loguniform
     from . import lomax as lomax
     from . import maxwell as maxwell
+    from . import mielke as mielke
     from . import moyal as moyal
     from . import nakagami as nakagami
     from . import nbinom as nbinom
@@ -98,6 +102,7 @@ if _TYPE_CHECKING:
     from . import rdist as rdist
     from . import recipinvgauss as recipinvgauss
     from . import reciprocal as reciprocal
+    from . import rel_breitwigner as rel_breitwigner
     from . import rice as rice
     from . import semicircular as semicircular
     from . import skellam as skellam
@@ -137,6 +142,7 @@ __all__ = [
     'cauchy',
     'chi',
     'chi2',
+    'cosine',
     'dgamma',
     'dlaplace',
     'dpareto_lognorm',
@@ -171,10 +177,12 @@ __all__ = [
     'invgamma',
     'invgauss',
     'invweibull',
+    'irwinhall',
     'jf_skew_t',
     'johnsonsb',
     'johnsonsu',
     'kappa3',
+    'kappa4',
     'ksone',
     'kstwo',
     'kstwobign',
@@ -190,6 +198,7 @@ __all__ = [
     'loguniform',
     'lomax',
     'maxwell',
+    'mielke',
     'moyal',
     'nakagami',
     'nbinom',
@@ -211,6 +220,7 @@ __all__ = [
     'rdist',
     'recipinvgauss',
     'reciprocal',
+    'rel_breitwigner',
     'rice',
     'semicircular',
     'skellam',
