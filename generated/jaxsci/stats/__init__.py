@@ -36,6 +36,7 @@ if _TYPE_CHECKING:
     from . import fatiguelife as fatiguelife
     from . import fisk as fisk
     from . import foldcauchy as foldcauchy
+    from . import foldnorm as foldnorm
     from . import gamma as gamma
     from . import genexpon as genexpon
     from . import genextreme as genextreme
@@ -148,6 +149,7 @@ __all__ = [
     'fatiguelife',
     'fisk',
     'foldcauchy',
+    'foldnorm',
     'gamma',
     'genexpon',
     'genextreme',
