@@ -37,6 +37,7 @@ if _TYPE_CHECKING:
     from . import fatiguelife as fatiguelife
     from . import fisk as fisk
     from . import foldcauchy as foldcauchy
+    from . import foldnorm as foldnorm
     from . import gamma as gamma
     from . import genexpon as genexpon
     from . import genextreme as genextreme
@@ -155,6 +156,7 @@ __all__ = [
     'fatiguelife',
     'fisk',
     'foldcauchy',
+    'foldnorm',
     'gamma',
     'genexpon',
     'genextreme',
