@@ -201,7 +201,7 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
     kind = top.get("type", str, required=True)
     if kind not in TYPES:
         raise SpecError(path, top.value_line("type"), f"type must be one of {', '.join(TYPES)}, got {kind!r}")
-    shapes = _shapes(top, path)
+    shapes = _shapes(top, path, kind)
     _check_shapes_match_scipy(scipy, shapes, path, top.value_line("shapes") if top.has("shapes") else top.line)
     variable = VARIABLE[kind]
     shape_names = {s.name for s in shapes}
@@ -462,15 +462,16 @@ class _Printer(ast.NodeTransformer):
                   f"{', '.join(sorted(ELEMENTARY | CORE | set(CONSTANTS)))})")
 
 
-def _shapes(top: _Mapping, path: str) -> tuple:
+def _shapes(top: _Mapping, path: str, kind: str) -> tuple:
+    # the generated module's own names, and those of its functions' arguments: the point is k in a discrete
+    # module only, so that a continuous distribution's shape may be k (studentized_range's number of groups)
+    reserved = {"loc", "scale", "x", VARIABLE[kind], "q", "jnp", "jax", "special", "key", "keys", "shape", "dtype", "size"}
     shapes = []
     for index, item in enumerate(top.get("shapes", list, default=[])):
         line = top.data["shapes"].item_lines[index] if hasattr(top.data["shapes"], "item_lines") else top.line
         m = _Mapping(item, path, f"shapes[{index}]", line)
         name = m.get("name", str, required=True)
-        # the generated module's own names, and those of its functions' arguments
-        if not name.isidentifier() or name in ("loc", "scale", "x", "k", "q", "jnp", "jax", "special", "key", "keys",
-                                                "shape", "dtype", "size"):
+        if not name.isidentifier() or name in reserved:
             raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed")
         kind = m.get("kind", str, default="real")
         if kind not in ("real", "integer"):
@@ -645,6 +646,8 @@ def not_differentiable(d: Distribution, method: str) -> dict:
     why = {s.name: s.why for s in d.shapes if s.integer}
     if d.type == "continuous":
         blocked = host_blocked(d, method)
+        if method == "rvs":  # a sample is no function of x, and loc and scale move it by JAX's arithmetic
+            return {**{n: w for n, w in blocked.items() if n in {s.name for s in d.shapes}}, **why}
         if d.variable in blocked:  # the core passes loc and scale to the method through (x - loc) / scale
             blocked.update({n: blocked[d.variable] for n in ("loc", "scale")})
         return {**blocked, **why}
@@ -676,13 +679,14 @@ def second_order_blocked(d: Distribution, method: str) -> dict:
     """argument -> why its first derivative exists but its second raises NonDifferentiableError: where a
     host density is not differentiable in the point, the methods whose rules use the density's value
     (d cdf/dx = pdf, d ppf/dq = 1/pdf at the quantile) are differentiable to first order only, in the
-    point, loc and scale (cdf and its kin) or in q and the shape parameters (the quantiles, the median)."""
+    point, loc and scale (cdf and its kin) or in q and the shape parameters (the quantiles, the median, and
+    a sample, whose implicit gradient -(dF/dshape) / f is differentiated along the sample)."""
     if d.type != "continuous" or not _rule_uses_density(d, method):
         return {}
     why = next((d.host[m].blocked[d.variable] for m in d.density if m in d.host and d.variable in d.host[m].blocked), None)
     if why is None:
         return {}
-    if method in QUANTILE_METHODS or method == "median":
+    if method in (*QUANTILE_METHODS, "median", "rvs"):
         names = [*([PROBABILITY] if method in QUANTILE_METHODS else []), *(s.name for s in d.shapes)]
     else:
         names = [d.variable, "loc", "scale"]
