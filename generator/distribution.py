@@ -661,6 +661,8 @@ def not_differentiable(d: Distribution, method: str) -> dict:
     why = {s.name: s.why for s in d.shapes if s.integer}
     if d.type == "continuous":
         blocked = host_blocked(d, method)
+        if method == "rvs":  # a sample is no function of x, and loc and scale move it by JAX's arithmetic
+            return {**{n: w for n, w in blocked.items() if n in {s.name for s in d.shapes}}, **why}
         if d.variable in blocked:  # the core passes loc and scale to the method through (x - loc) / scale
             blocked.update({n: blocked[d.variable] for n in ("loc", "scale")})
         return {**blocked, **why}
@@ -692,13 +694,14 @@ def second_order_blocked(d: Distribution, method: str) -> dict:
     """argument -> why its first derivative exists but its second raises NonDifferentiableError: where a
     host density is not differentiable in the point, the methods whose rules use the density's value
     (d cdf/dx = pdf, d ppf/dq = 1/pdf at the quantile) are differentiable to first order only, in the
-    point, loc and scale (cdf and its kin) or in q and the shape parameters (the quantiles, the median)."""
+    point, loc and scale (cdf and its kin) or in q and the shape parameters (the quantiles, the median, and
+    a sample, whose implicit gradient -(dF/dshape) / f is differentiated along the sample)."""
     if d.type != "continuous" or not _rule_uses_density(d, method):
         return {}
     why = next((d.host[m].blocked[d.variable] for m in d.density if m in d.host and d.variable in d.host[m].blocked), None)
     if why is None:
         return {}
-    if method in QUANTILE_METHODS or method == "median":
+    if method in (*QUANTILE_METHODS, "median", "rvs"):
         names = [*([PROBABILITY] if method in QUANTILE_METHODS else []), *(s.name for s in d.shapes)]
     else:
         names = [d.variable, "loc", "scale"]

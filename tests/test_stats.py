@@ -313,6 +313,12 @@ reference:
     (("logpdf: -x", "logpfd: -x"), "unknown method 'logpfd' for a continuous distribution; did you mean 'logpdf'?"),
     (("support: {lower: 0, upper: inf}", "support: {lower: 0, upper: inf}\nshapes: [{name: a}]"),
      "shapes must be SciPy's, in SciPy's order: [], got ['a']"),
+    # the point's name is not a shape's; k is a continuous spec's shape name (studentized_range), not a discrete one's
+    (("support: {lower: 0, upper: inf}", "support: {lower: 0, upper: inf}\nshapes: [{name: x}]"),
+     "shape parameter name 'x' is not allowed"),
+    (("support: {lower: 0, upper: inf}", "support: {lower: 0, upper: inf}\nshapes: [{name: k}]"),
+     "shapes must be SciPy's, in SciPy's order: [], got ['k']"),
+    (("type: continuous", "type: discrete\nshapes: [{name: k}]"), "shape parameter name 'k' is not allowed"),
     (("cdf: 1 - exp(-x)", "cdf: 1 - exq(-x)"), "reference.cdf: 'exq' is neither an mpmath name"),
     (("cdf: -expm1(-x)", "cdf: x.real"), "Attribute is not allowed in a formula"),
 ])

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.custom_derivatives import SymbolicZero
 
 from .api import call
 from .promote import _inexact, no_tangent
@@ -397,17 +398,31 @@ class Continuous(Distribution):
         def sample(z, *shapes):
             return z
 
-        @sample.defjvp
         def implicit(primals, tangents):
             z, *shapes = primals
             _, *shape_tangents = tangents
             # the sample again, so that at the next order its own dependence on the shapes is seen
             x = sample(z, *shapes)
-            cdf, d_cdf = jax.jvp(lambda *s: self._method("cdf", x, s), tuple(shapes), tuple(shape_tangents))
-            _, d_sf = jax.jvp(lambda *s: self._method("sf", x, s), tuple(shapes), tuple(shape_tangents))
+            # only the shapes that move: a tangent on one the spec declares not differentiable raises, a
+            # zero one (differentiating in another shape, or in loc) must not
+            moving = [i for i, t in enumerate(shape_tangents) if type(t) is not SymbolicZero]
+            if not moving:
+                return z, jnp.zeros_like(z)
+
+            def tail(method):
+                def along(*moved):
+                    values = list(shapes)
+                    for i, value in zip(moving, moved):
+                        values[i] = value
+                    return self._method(method, x, values)
+
+                return jax.jvp(along, tuple(shapes[i] for i in moving), tuple(shape_tangents[i] for i in moving))
+
+            (cdf, d_cdf), (_, d_sf) = tail("cdf"), tail("sf")
             # dF = -dS: the upper half takes the survival function's, which keeps its relative accuracy there
             return z, jnp.where(cdf > 0.5, d_sf, -d_cdf) / self._method("pdf", x, shapes)
 
+        sample.defjvp(implicit, symbolic_zeros=True)
         return sample
 
 

@@ -109,6 +109,7 @@ if _TYPE_CHECKING:
     from . import skellam as skellam
     from . import skewcauchy as skewcauchy
     from . import skewnorm as skewnorm
+    from . import studentized_range as studentized_range
     from . import t as t
     from . import trapezoid as trapezoid
     from . import triang as triang
@@ -228,6 +229,7 @@ __all__ = [
     'skellam',
     'skewcauchy',
     'skewnorm',
+    'studentized_range',
     't',
     'trapezoid',
     'triang',

@@ -244,6 +244,6 @@ def rvs(key, n, loc=0, scale=1, size=None):
       scale: Scale parameter (default 1).
       size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): x, loc, scale: SciPy's density (kolmognp) is a numerical derivative of the Pomeranz or Durbin cdf over most of the support, and jaxsci has no formula for its derivative; n: SciPy requires an integer number of samples (kstwo's _argcheck): the distribution exists only at integers.
+    Differentiable in: loc, scale. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of samples (kstwo's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.rvs(key, n, loc=loc, scale=scale, size=size)
