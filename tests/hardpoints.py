@@ -100,12 +100,31 @@ def _large_orders():
 # All by default: the kernels take 0.3 s for the whole set (the composite rules sum blocks of nodes).
 POINTS += _large_orders()
 
+
+def _scaled_arguments():
+    """The argument derivatives of the exponentially scaled I and K (issue 23), whose rules from DLMF
+    10.29.1 cancel 2|x|-fold at large |x|: out to x = 1e15, on both sides of x = 40, where the kernels
+    (kernels/bessel_scaled.py) pass from the rule to Hankel's expansion, small x, and negative x for I."""
+    large = [(1e15,), (1e12,), (1e8,), (1e5,), (300.0,), (60.0,), (41.0,), (39.0,), (25.0,), (12.0,)]
+    return [("i0e", "x", (1, 2), large + [(1e-3,), (-1e8,), (-45.0,)]),
+            ("i1e", "x", (1, 2), large + [(1e-3,), (-1e8,), (-45.0,)]),
+            ("k0e", "x", (1, 2), large + [(0.01,)]),
+            ("k1e", "x", (1, 2), large + [(0.01,)]),
+            # complex z too (the group is evaluated in complex128): off the real axis, up to |ph z| = 2.2
+            ("kve", "z", (1, 2), [(0.0, 1e15), (2.5, 1e8), (0.3, 1e5), (10.0, 500.0), (30.0, 2000.0), (1.5, 41.0),
+                                  (1.5, 39.0), (-4.5, 60.0), (100.0, 1e6), (1.0, 3e7 + 4e7j), (1.3, -30 + 40j),
+                                  (2.2, 50j)])]
+
+
+POINTS += _scaled_arguments()
+
 ARGUMENTS = {"jv": ("v", "z"), "ive": ("v", "z"), "kve": ("v", "z"), "yv": ("v", "z"), "kv": ("v", "z"), "iv": ("v", "z"), "hankel1": ("v", "z"),
              "hankel1e": ("v", "z"), "hankel2e": ("v", "z"), "stdtr": ("df", "t"), "gammaincinv": ("a", "y"),
              "betainc": ("a", "b", "x"), "gammainc": ("a", "x"), "hyperu": ("a", "b", "x"),
              "hyp1f1": ("a", "b", "x"), "hyp2f1": ("a", "b", "c", "z"),
              "gammaincc": ("a", "x"), "chdtrc": ("v", "x"), "gdtr": ("a", "b", "x"), "pdtr": ("k", "m"),
-             "gammainccinv": ("a", "y"), "chdtri": ("v", "p"), "gdtrix": ("a", "b", "p"), "pdtri": ("k", "y")}
+             "gammainccinv": ("a", "y"), "chdtri": ("v", "p"), "gdtrix": ("a", "b", "p"), "pdtri": ("k", "y"),
+             "i0e": ("x",), "i1e": ("x",), "k0e": ("x",), "k1e": ("x",), "kve": ("v", "z")}
 
 
 

@@ -91,6 +91,9 @@ if _TYPE_CHECKING:
     from ._iv_dv2 import iv_dv2 as iv_dv2
     from ._ive_dv import ive_dv as ive_dv
     from ._ive_dv2 import ive_dv2 as ive_dv2
+    from ._ive_dz import ive_dz as ive_dz
+    from ._ive_dzdv import ive_dzdv as ive_dzdv
+    from ._ive_dzdv2 import ive_dzdv2 as ive_dzdv2
     from ._ivp_dv import ivp_dv as ivp_dv
     from ._ivp_dv2 import ivp_dv2 as ivp_dv2
     from ._jv_dv import jv_dv as jv_dv
@@ -101,6 +104,9 @@ if _TYPE_CHECKING:
     from ._kv_dv2 import kv_dv2 as kv_dv2
     from ._kve_dv import kve_dv as kve_dv
     from ._kve_dv2 import kve_dv2 as kve_dv2
+    from ._kve_dz import kve_dz as kve_dz
+    from ._kve_dzdv import kve_dzdv as kve_dzdv
+    from ._kve_dzdv2 import kve_dzdv2 as kve_dzdv2
     from ._kvp_dv import kvp_dv as kvp_dv
     from ._kvp_dv2 import kvp_dv2 as kvp_dv2
     from ._lpmv_dv import lpmv_dv as lpmv_dv
@@ -258,6 +264,9 @@ __all__ = [
     'iv_dv2',
     'ive_dv',
     'ive_dv2',
+    'ive_dz',
+    'ive_dzdv',
+    'ive_dzdv2',
     'ivp_dv',
     'ivp_dv2',
     'jv_dv',
@@ -268,6 +277,9 @@ __all__ = [
     'kv_dv2',
     'kve_dv',
     'kve_dv2',
+    'kve_dz',
+    'kve_dzdv',
+    'kve_dzdv2',
     'kvp_dv',
     'kvp_dv2',
     'lpmv_dv',

@@ -24,16 +24,15 @@ def _kve_dv_v_derivative(v, z, values, needs):
 def _kve_dv_z_needs(v, z, values, needs):
     """Evaluations d kve_dv / d z uses besides kve_dv itself."""
     return (
-        _core.Need('kernels.kve_dv', (), (('_0 + 1', v + 1), 1, )),
-        _core.Need('kernels.kve_dv', (), (('_0 - 1', v - 1), 1, )),
+        _core.Need('kernels.kve_dzdv', (), (0, 1, ('1', 1), )),
     )
 
 
 def _kve_dv_z_derivative(v, z, values, needs):
-    """d kve_dv / d z: -(kve_dv(v - 1, z) + kve_dv(v + 1, z)) / 2 + kve_dv(v, z) [DLMF 10.29.1 (K_v' = -(K_(v-1) + K_(v+1)) / 2) differentiated in v, and the product rule for exp(z)]"""
+    """d kve_dv / d z: kve_dzdv(v, z, 1) [jaxsci's kernel kve_dzdv: DLMF 10.40.2 differentiated in z and v, with a bound, at large |z|; else DLMF 10.29.1 (K_v' = -(K_(v-1) + K_(v+1)) / 2) differentiated in v, and the product rule for exp(z)]"""
     (out,) = values
-    (kve_dv_1, kve_dv_2) = needs
-    return (-1/2*kve_dv_1 - 1/2*kve_dv_2 + out, )
+    (kve_dzdv_1,) = needs
+    return (kve_dzdv_1, )
 
 
 _FUNCTION = _core.register(
@@ -73,7 +72,7 @@ def kve_dv(v, z):
       v: real array.
         Differentiable: kve_dv2(v, z) (the second derivative in v, by the same methods; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       z: real or complex array.
-        Differentiable: -(kve_dv(v - 1, z) + kve_dv(v + 1, z)) / 2 + kve_dv(v, z) (DLMF 10.29.1 (K_v' = -(K_(v-1) + K_(v+1)) / 2) differentiated in v, and the product rule for exp(z); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: kve_dzdv(v, z, 1) (jaxsci's kernel kve_dzdv: DLMF 10.40.2 differentiated in z and v, with a bound, at large |z|; else DLMF 10.29.1 (K_v' = -(K_(v-1) + K_(v+1)) / 2) differentiated in v, and the product rule for exp(z); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

@@ -10,15 +10,15 @@ from .. import _core
 def _i0e_x_needs(x, values, needs):
     """Evaluations d i0e / d x uses besides i0e itself."""
     return (
-        _core.Need('special.i1e', (), (0, )),
+        _core.Need('kernels.ive_dz', (), (('0', 0), 0, ('1', 1), )),
     )
 
 
 def _i0e_x_derivative(x, values, needs):
-    """d i0e / d x: i1e(x) - sign(x) * i0e(x) [DLMF 10.29.3 and the product rule for exp(-abs(x))]"""
+    """d i0e / d x: ive_dz(0, x, 1) [jaxsci's kernel ive_dz: Hankel's expansion DLMF 10.40.1 differentiated, with a bound, at large |x|; else DLMF 10.29.3 and the product rule for exp(-abs(x))]"""
     (out,) = values
-    (i1e_1,) = needs
-    return (i1e_1 - out*jnp.sign(x), )
+    (ive_dz_1,) = needs
+    return (ive_dz_1, )
 
 
 _FUNCTION = _core.register(
@@ -58,7 +58,7 @@ def i0e(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: i1e(x) - sign(x) * i0e(x) (DLMF 10.29.3 and the product rule for exp(-abs(x)); agrees with sympy's derivative of exp(-Abs(x))*besseli(0, x) at 3 sample points)
+        Differentiable: ive_dz(0, x, 1) (jaxsci's kernel ive_dz: Hankel's expansion DLMF 10.40.1 differentiated, with a bound, at large |x|; else DLMF 10.29.3 and the product rule for exp(-abs(x)); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

@@ -10,16 +10,15 @@ from .. import _core
 def _i1e_x_needs(x, values, needs):
     """Evaluations d i1e / d x uses besides i1e itself."""
     return (
-        _core.Need('special.i0e', (), (0, )),
-        _core.Need('special.ive', (), (('2', 2), 0, )),
+        _core.Need('kernels.ive_dz', (), (('1', 1), 0, ('1', 1), )),
     )
 
 
 def _i1e_x_derivative(x, values, needs):
-    """d i1e / d x: (i0e(x) + ive(2, x)) / 2 - sign(x) * i1e(x) [DLMF 10.29.1 and the product rule for exp(-abs(x))]"""
+    """d i1e / d x: ive_dz(1, x, 1) [jaxsci's kernel ive_dz: Hankel's expansion DLMF 10.40.1 differentiated, with a bound, at large |x|; else DLMF 10.29.1 and the product rule for exp(-abs(x))]"""
     (out,) = values
-    (i0e_1, ive_1) = needs
-    return ((1/2)*i0e_1 + (1/2)*ive_1 - out*jnp.sign(x), )
+    (ive_dz_1,) = needs
+    return (ive_dz_1, )
 
 
 _FUNCTION = _core.register(
@@ -59,7 +58,7 @@ def i1e(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: (i0e(x) + ive(2, x)) / 2 - sign(x) * i1e(x) (DLMF 10.29.1 and the product rule for exp(-abs(x)); agrees with sympy's derivative of exp(-Abs(x))*besseli(1, x) at 3 sample points)
+        Differentiable: ive_dz(1, x, 1) (jaxsci's kernel ive_dz: Hankel's expansion DLMF 10.40.1 differentiated, with a bound, at large |x|; else DLMF 10.29.1 and the product rule for exp(-abs(x)); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

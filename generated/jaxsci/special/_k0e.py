@@ -10,15 +10,15 @@ from .. import _core
 def _k0e_x_needs(x, values, needs):
     """Evaluations d k0e / d x uses besides k0e itself."""
     return (
-        _core.Need('special.k1e', (), (0, )),
+        _core.Need('kernels.kve_dz', (), (('0', 0), 0, ('1', 1), )),
     )
 
 
 def _k0e_x_derivative(x, values, needs):
-    """d k0e / d x: k0e(x) - k1e(x) [DLMF 10.29.3 and the product rule for exp(x)]"""
+    """d k0e / d x: kve_dz(0, x, 1) [jaxsci's kernel kve_dz: Hankel's expansion DLMF 10.40.2 differentiated, with a bound, at large x; else DLMF 10.29.3 and the product rule for exp(x)]"""
     (out,) = values
-    (k1e_1,) = needs
-    return (-k1e_1 + out, )
+    (kve_dz_1,) = needs
+    return (kve_dz_1, )
 
 
 _FUNCTION = _core.register(
@@ -48,7 +48,7 @@ def k0e(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: k0e(x) - k1e(x) (DLMF 10.29.3 and the product rule for exp(x); agrees with sympy's derivative of exp(x)*besselk(0, x) at 3 sample points)
+        Differentiable: kve_dz(0, x, 1) (jaxsci's kernel kve_dz: Hankel's expansion DLMF 10.40.2 differentiated, with a bound, at large x; else DLMF 10.29.3 and the product rule for exp(x); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

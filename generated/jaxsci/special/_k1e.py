@@ -10,15 +10,15 @@ from .. import _core
 def _k1e_x_needs(x, values, needs):
     """Evaluations d k1e / d x uses besides k1e itself."""
     return (
-        _core.Need('special.k0e', (), (0, )),
+        _core.Need('kernels.kve_dz', (), (('1', 1), 0, ('1', 1), )),
     )
 
 
 def _k1e_x_derivative(x, values, needs):
-    """d k1e / d x: -k0e(x) - k1e(x) / x + k1e(x) [DLMF 10.29.2 (with -K_1 in place of the cylinder function) and the product rule for exp(x)]"""
+    """d k1e / d x: kve_dz(1, x, 1) [jaxsci's kernel kve_dz: Hankel's expansion DLMF 10.40.2 differentiated, with a bound, at large x; else DLMF 10.29.1 and the product rule for exp(x)]"""
     (out,) = values
-    (k0e_1,) = needs
-    return (-k0e_1 + out - out/x, )
+    (kve_dz_1,) = needs
+    return (kve_dz_1, )
 
 
 _FUNCTION = _core.register(
@@ -48,7 +48,7 @@ def k1e(x):
 
     Args:
       x: real array. Argument.
-        Differentiable: -k0e(x) - k1e(x) / x + k1e(x) (DLMF 10.29.2 (with -K_1 in place of the cylinder function) and the product rule for exp(x); agrees with sympy's derivative of exp(x)*besselk(1, x) at 3 sample points)
+        Differentiable: kve_dz(1, x, 1) (jaxsci's kernel kve_dz: Hankel's expansion DLMF 10.40.2 differentiated, with a bound, at large x; else DLMF 10.29.1 and the product rule for exp(x); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype

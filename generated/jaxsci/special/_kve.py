@@ -24,15 +24,15 @@ def _kve_v_derivative(v, z, values, needs):
 def _kve_z_needs(v, z, values, needs):
     """Evaluations d kve / d z uses besides kve itself."""
     return (
-        _core.Need('special.kve', (), (('_0 - 1', v - 1), 1, )),
+        _core.Need('kernels.kve_dz', (), (0, 1, ('1', 1), )),
     )
 
 
 def _kve_z_derivative(v, z, values, needs):
-    """d kve / d z: -kve(v - 1, z) - v / z * kve(v, z) + kve(v, z) [DLMF 10.29.2 (with e^(i pi v) K_v in place of the cylinder function) and the product rule for exp(z)]"""
+    """d kve / d z: kve_dz(v, z, 1) [jaxsci's kernel kve_dz: Hankel's expansion DLMF 10.40.2 differentiated, with a bound, at large |z|; else DLMF 10.29.1 and the product rule for exp(z)]"""
     (out,) = values
-    (kve_1,) = needs
-    return (-kve_1 - out*v/z + out, )
+    (kve_dz_1,) = needs
+    return (kve_dz_1, )
 
 
 _FUNCTION = _core.register(
@@ -66,7 +66,7 @@ def kve(v, z):
       v: real array. Order.
         Differentiable: kve_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel kve_dv, which folds the factor into Debye's expansion (DLMF 10.41) where kv underflows; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
       z: real or complex array. Argument.
-        Differentiable: -kve(v - 1, z) - v / z * kve(v, z) + kve(v, z) (DLMF 10.29.2 (with e^(i pi v) K_v in place of the cylinder function) and the product rule for exp(z); agrees with sympy's derivative of exp(z)*besselk(v, z) at 9 sample points)
+        Differentiable: kve_dz(v, z, 1) (jaxsci's kernel kve_dz: Hankel's expansion DLMF 10.40.2 differentiated, with a bound, at large |z|; else DLMF 10.29.1 and the product rule for exp(z); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
 
     Returns:
       out: array of the promoted input dtype
