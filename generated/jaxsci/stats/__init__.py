@@ -79,6 +79,7 @@ if _TYPE_CHECKING:
     from . import nbinom as nbinom
     from . import ncf as ncf
     from . import nchypergeom_fisher as nchypergeom_fisher
+    from . import nchypergeom_wallenius as nchypergeom_wallenius
     from . import nct as nct
     from . import ncx2 as ncx2
     from . import nhypergeom as nhypergeom
@@ -189,6 +190,7 @@ __all__ = [
     'nbinom',
     'ncf',
     'nchypergeom_fisher',
+    'nchypergeom_wallenius',
     'nct',
     'ncx2',
     'nhypergeom',
