@@ -88,6 +88,7 @@ if _TYPE_CHECKING:
     from . import pearson3 as pearson3
     from . import planck as planck
     from . import poisson as poisson
+    from . import poisson_binom as poisson_binom
     from . import powerlaw as powerlaw
     from . import powerlognorm as powerlognorm
     from . import powernorm as powernorm
@@ -199,6 +200,7 @@ __all__ = [
     'pearson3',
     'planck',
     'poisson',
+    'poisson_binom',
     'powerlaw',
     'powerlognorm',
     'powernorm',
