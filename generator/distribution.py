@@ -163,15 +163,16 @@ class Distribution:
 
 
 def special_arities(special_specs: list) -> dict:
-    """jaxsci.special's function names (aliases included) -> (fewest, most) traced arguments."""
+    """jaxsci.special's function names (aliases included), and jaxsci.kernels' derivative kernels (which only
+    a host method's derivative rules may call), -> (fewest, most) traced arguments, module."""
     arities = {}
     for spec in special_specs:
-        if spec.module != "special" or spec.kernel:
+        if spec.module != "special" and not spec.kernel:
             continue
         traced = [a for a in spec.args if a.traced]
         if any(a.kind.startswith("static") and not a.has_default for a in spec.args) or not traced:
             continue
-        arity = (sum(not a.has_default for a in traced), len(traced))
+        arity = (sum(not a.has_default for a in traced), len(traced), "kernels" if spec.kernel else "special")
         for name in (spec.name, *spec.aliases):
             arities[name] = arity
     return arities
@@ -307,7 +308,8 @@ def _host_method(value: dict, path: str, line: int | None, method: str, kind: st
             blocked[name] = " ".join(reason.get("not_differentiable", str, required=True).split())
             reason.done()
         else:
-            derivatives[name] = namespace.code(entry, path, table.value_line(name), what)
+            rule = Namespace(namespace.variables, namespace.arities, core=namespace.core, kernels=True)
+            derivatives[name] = rule.code(entry, path, table.value_line(name), what)
     table.done()
     m.done()
     return Host(derivatives, blocked, model.Location(path, line))
@@ -372,10 +374,12 @@ def _host_rules(host: dict, methods: dict, kind: str, shapes: tuple, path: str, 
 class Namespace:
     """The names a formula may use: ``variables``, jaxsci.special's functions, ``ELEMENTARY``, ``CONSTANTS``."""
 
-    def __init__(self, variables: set, arities: dict, draws: bool = False, core: frozenset = frozenset()):
+    def __init__(self, variables: set, arities: dict, draws: bool = False, core: frozenset = frozenset(),
+                 kernels: bool = False):
         self.variables = variables
         self.arities = arities
         self.draws = draws  # a sampler's formula: ``random_<name>(...)`` calls jax.random's sampler
+        self.kernels = kernels  # a host method's derivative rule: jaxsci.kernels' functions may be called
         self.core = frozenset(core)  # the variables with a core axis (a core shape parameter, a let bound to one)
 
     def formula(self, value, path: str, line: int | None, what: str) -> Code:
@@ -507,11 +511,14 @@ class _Printer(ast.NodeTransformer):
             module = "jnp" if name in ELEMENTARY else "distributions"
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         if name in self.namespace.arities:
-            fewest, most = self.namespace.arities[name]
+            fewest, most, module = self.namespace.arities[name]
+            if module == "kernels" and not self.namespace.kernels:
+                raise _FormulaError(f"{name} is a derivative kernel (jaxsci.kernels): only a host method's derivatives "
+                                    "may call one")
             if not fewest <= len(args) <= most:
                 wanted = str(most) if fewest == most else f"{fewest} to {most}"
-                raise _FormulaError(f"jaxsci.special.{name} takes {wanted} argument(s), got {len(args)}")
-            return ast.Call(ast.Attribute(ast.Name("special", ast.Load()), name, ast.Load()), args, [])
+                raise _FormulaError(f"jaxsci.{module}.{name} takes {wanted} argument(s), got {len(args)}")
+            return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         raise _FormulaError(self._unknown(name, "function"))
 
     def visit_Name(self, node):
@@ -832,6 +839,8 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         files[f"jaxsci/stats/{d.name}.py"] = env.get_template("distribution.py.j2").render(
             d=d, public=methods, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
             signature=", ".join(n if v is None else f"{n}={v}" for n, v in _arguments(d, "cdf")),
+            uses_kernels=any("kernels." in code.code
+                             for h in d.host.values() for code in h.derivatives.values()),
             functions=[_function(d, m) for m in methods])
     files["jaxsci/stats/__init__.py"] = env.get_template("stats_init.py.j2").render(
         names=[d.name for d in distributions])

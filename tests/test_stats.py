@@ -393,11 +393,23 @@ reference:
     (("    derivatives:\n      a: {not_differentiable: the test's reason}\n", ""),
      "methods.cdf: give derivatives.a (a formula, or {not_differentiable: why})"),
     (("      a: {not_differentiable: the test's reason}", "      a: gammaincc(a, xx)"), "methods.cdf.derivatives.a: unknown name 'xx'"),
+    (("logpdf: xlogy(a - 1, x) - x - gammaln(a)", "logpdf: gammainc_da(a, x)"),
+     "methods.logpdf: gammainc_da is a derivative kernel (jaxsci.kernels): only a host method's derivatives may call one"),
+    (("      a: {not_differentiable: the test's reason}", "      a: gammainc_da(a)"),
+     "methods.cdf.derivatives.a: jaxsci.kernels.gammainc_da takes 2 argument(s), got 1"),
 ])
 def test_host_method_errors_are_located(change, message):
     """The host-method grammar is as strict as the formulas': unknown keys, arguments and names, and an
     argument the core has no rule for, are path:line errors."""
     _assert_located(_HOST, change, "gamma", message)
+
+
+def test_a_host_rule_may_call_a_derivative_kernel():
+    """A host method's derivative rule may call jaxsci.kernels' functions (nchypergeom_wallenius' odds rules
+    do), printed from the kernels module."""
+    text = _HOST.replace("      a: {not_differentiable: the test's reason}", "      a: gammainc_da(a, x)")
+    d = parse_distribution(text, "specs/stats/gamma.yaml", "gamma", special_arities(SPECS))
+    assert d.host["cdf"].derivatives["a"].code == "kernels.gammainc_da(a, x)"
 
 
 def test_a_blocked_host_argument_raises_with_its_reason_in_every_method_that_uses_it():

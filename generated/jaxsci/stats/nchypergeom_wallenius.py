@@ -10,8 +10,10 @@ differentiated by the rules its docstring states.
 
 Every method is SciPy's own on the host: its pmf is the BiasedUrn library's (Fog's integral
 representation, evaluated to about 1e-12), its cdf sums the pmf (rv_discrete's default) and its ppf
-searches that sum. M, n and N are integers. The moments are BiasedUrn's (its mean solves an equation
-with no closed form), and are left to SciPy.
+searches that sum. M, n and N are integers. The derivatives in the odds, of every order, are
+jaxsci's kernels nchypergeom_wallenius_dodds and nchypergeom_wallenius_cdf_dodds: the distribution's
+own draw-by-draw recursion in Taylor arithmetic in the odds, exact up to its rounding. The moments
+are BiasedUrn's (its mean solves an equation with no closed form), and are left to SciPy.
 
 References:
   A. Fog, Calculation methods for Wallenius' noncentral hypergeometric distribution, Comm. Statist. Simulation Comput. 37 (2008) 258-273 (and the BiasedUrn library SciPy uses)
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import kernels
 from .. import special
 from .._core import distributions
 
@@ -37,6 +40,16 @@ def _support(M, n, N, odds):
     return (jnp.maximum(N - (M - n), 0), jnp.minimum(n, N))
 
 
+def _pmf_d_odds(k, M, n, N, odds):
+    """d pmf / d odds in standard form (the host pmf's rule): nchypergeom_wallenius_dodds(as_integer(k), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_wallenius_dodds(distributions.as_integer(k), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
+def _cdf_d_odds(k, M, n, N, odds):
+    """d cdf / d odds in standard form (the host cdf's rule): nchypergeom_wallenius_cdf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_wallenius_cdf_dodds(distributions.as_integer(jnp.floor(k)), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
 _DISTRIBUTION = distributions.Discrete(
     name='nchypergeom_wallenius',
     shapes=('M', 'n', 'N', 'odds', ),
@@ -48,16 +61,16 @@ _DISTRIBUTION = distributions.Discrete(
     open_support=False,
     host={
         'pmf': distributions.Host(
-            derivatives={},
-            blocked={'odds': "SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds"},
+            derivatives={'odds': _pmf_d_odds},
+            blocked={},
         ),
         'cdf': distributions.Host(
-            derivatives={},
-            blocked={'odds': "SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds"},
+            derivatives={'odds': _cdf_d_odds},
+            blocked={},
         ),
         'ppf': distributions.Host(
             derivatives={},
-            blocked={'odds': "SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds"},
+            blocked={},
         ),
     },
 )
@@ -66,11 +79,9 @@ _DISTRIBUTION = distributions.Discrete(
 def pmf(k, M, n, N, odds, loc=0):
     """Probability mass function at k.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_wallenius.pmf`` computes it: SciPy's own ``scipy.stats.nchypergeom_wallenius.pmf`` on the host (derivatives: odds: not
-    differentiable (SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's
-    integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci
-    has no formula over jaxsci.special and no derivative kernel for it in the odds)), with k
-    standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_wallenius.pmf`` computes it: SciPy's own ``scipy.stats.nchypergeom_wallenius.pmf`` on the host (derivatives: odds:
+    ``nchypergeom_wallenius_dodds(as_integer(k), as_integer(M), as_integer(n), as_integer(N),
+    odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -80,7 +91,7 @@ def pmf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds; M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
     """
     return _DISTRIBUTION.pmf(k, M, n, N, odds, loc=loc)
 
@@ -98,7 +109,7 @@ def logpmf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds; M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
     """
     return _DISTRIBUTION.logpmf(k, M, n, N, odds, loc=loc)
 
@@ -106,11 +117,9 @@ def logpmf(k, M, n, N, odds, loc=0):
 def cdf(k, M, n, N, odds, loc=0):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_wallenius.cdf`` computes it: SciPy's own ``scipy.stats.nchypergeom_wallenius.cdf`` on the host (derivatives: odds: not
-    differentiable (SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's
-    integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci
-    has no formula over jaxsci.special and no derivative kernel for it in the odds)), with k
-    standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_wallenius.cdf`` computes it: SciPy's own ``scipy.stats.nchypergeom_wallenius.cdf`` on the host (derivatives: odds:
+    ``nchypergeom_wallenius_cdf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n),
+    as_integer(N), odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -120,7 +129,7 @@ def cdf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds; M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
     """
     return _DISTRIBUTION.cdf(k, M, n, N, odds, loc=loc)
 
@@ -138,7 +147,7 @@ def logcdf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds; M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
     """
     return _DISTRIBUTION.logcdf(k, M, n, N, odds, loc=loc)
 
@@ -156,7 +165,7 @@ def sf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds; M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
     """
     return _DISTRIBUTION.sf(k, M, n, N, odds, loc=loc)
 
@@ -174,7 +183,7 @@ def logsf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's numerical evaluation of Fog's integral over (0, 1), whose integrand depends on the odds through its exponents; jaxsci has no formula over jaxsci.special and no derivative kernel for it in the odds; M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_wallenius' _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_wallenius' _argcheck); N: SciPy requires an integer number of draws (nchypergeom_wallenius' _argcheck).
     """
     return _DISTRIBUTION.logsf(k, M, n, N, odds, loc=loc)
 
