@@ -51,7 +51,10 @@ ELEMENTARY = frozenset({
 })
 CONSTANTS = {"pi": "jnp.pi", "inf": "jnp.inf", "nan": "jnp.nan"}
 # Functions of the runtime core's distributions module a formula may call.
-CORE = frozenset({"as_integer"})
+CORE = frozenset({"as_integer", "core_sum", "core_cumsum", "core_index", "core_length", "bernoulli_sum_pmf"})
+# Those that act on a core axis (a ``core: 1`` shape parameter's last one; specs/README.md, Core axes): each
+# needs an argument with one, and keeps it (True) or reduces it (False). The others are elementwise.
+CORE_AXIS = {"core_sum": False, "core_length": False, "core_cumsum": True, "core_index": True, "bernoulli_sum_pmf": True}
 # jax.random's exact samplers a ``sampler`` formula may call, as ``random_<name>(parameters...)`` -> the
 # number of parameters each takes (jax.random.<name>(key, *parameters, shape, dtype)); each call gets a
 # key of its own.
@@ -63,7 +66,7 @@ _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.BitAnd, ast.BitO
 _NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.Name, ast.Load, ast.Constant,
           *_OPERATORS)
 # Names an mpmath reference may use besides mpmath's own and the distribution's variables.
-_REFERENCE_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "lambda"})
+_REFERENCE_BUILTINS = frozenset({"abs", "min", "max", "int", "float", "len", "lambda"})
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ class Code:
     loc: model.Location
     lets: tuple = ()
     draws: int = 0  # a sampler's number of jax.random calls, each with its own key (``keys[i]``)
+    core: bool = False  # its value keeps a core axis (a ``let`` binding only)
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class Shape:
     integer: bool  # SciPy requires an integer (binom's n): not differentiable, with ``why``
     why: str | None
     doc: str
+    core: int = 0  # trailing core axes (poisson_binom's vector p: 1), reduced by the formulas, never broadcast
 
 
 @dataclass(frozen=True)
@@ -158,15 +163,16 @@ class Distribution:
 
 
 def special_arities(special_specs: list) -> dict:
-    """jaxsci.special's function names (aliases included) -> (fewest, most) traced arguments."""
+    """jaxsci.special's function names (aliases included), and jaxsci.kernels' derivative kernels (which only
+    a host method's derivative rules may call), -> (fewest, most) traced arguments, module."""
     arities = {}
     for spec in special_specs:
-        if spec.module != "special" or spec.kernel:
+        if spec.module != "special" and not spec.kernel:
             continue
         traced = [a for a in spec.args if a.traced]
         if any(a.kind.startswith("static") and not a.has_default for a in spec.args) or not traced:
             continue
-        arity = (sum(not a.has_default for a in traced), len(traced))
+        arity = (sum(not a.has_default for a in traced), len(traced), "kernels" if spec.kernel else "special")
         for name in (spec.name, *spec.aliases):
             arities[name] = arity
     return arities
@@ -205,9 +211,13 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
     _check_shapes_match_scipy(scipy, shapes, path, top.value_line("shapes") if top.has("shapes") else top.line)
     variable = VARIABLE[kind]
     shape_names = {s.name for s in shapes}
-    parameters = Namespace(shape_names, arities)
-    at_point = Namespace(shape_names | {variable}, arities)
-    at_probability = Namespace(shape_names | {PROBABILITY}, arities)
+    core = {s.name for s in shapes if s.core}
+    parameters = Namespace(shape_names, arities, core=core)
+    at_point = Namespace(shape_names | {variable}, arities, core=core)
+    at_probability = Namespace(shape_names | {PROBABILITY}, arities, core=core)
+    if core and not top.has("valid"):
+        raise SpecError(path, top.line, f"a shape parameter with a core axis ({', '.join(sorted(core))}) needs valid "
+                                        "(SciPy's _argcheck, reduced over the core axis: core_sum(...) == 0, ...)")
 
     valid = None
     if top.has("valid"):
@@ -232,6 +242,9 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         namespace = at_probability if method in QUANTILE_METHODS else at_point
         value = methods_map.get(method, (str, dict))
         if isinstance(value, dict) and "host" in value:
+            if core:
+                raise SpecError(path, methods_map.value_line(method), f"methods.{method}: a host method takes scalar "
+                                                                      f"shape parameters; {', '.join(sorted(core))} has a core axis")
             # a host method's derivative formulas may call the distribution's own methods in standard form
             own = Namespace(namespace.variables, arities, own={m: 1 + len(shapes) for m in public})
             host[method] = _host_method(value, path, methods_map.value_line(method), method, kind, own, shapes)
@@ -257,6 +270,9 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         moments_map.done()
 
     sampler = None
+    if top.has("sampler") and core:
+        raise SpecError(path, top.value_line("sampler"), f"sampler: jax.random's samplers take scalar parameters; "
+                                                         f"{', '.join(sorted(core))} has a core axis (rvs is ppf of a uniform)")
     if top.has("sampler"):
         sampler = Namespace(shape_names, arities, draws=True).code(top.get("sampler", str), path, top.value_line("sampler"),
                                                                   "sampler")
@@ -294,7 +310,8 @@ def _host_method(value: dict, path: str, line: int | None, method: str, kind: st
             blocked[name] = " ".join(reason.get("not_differentiable", str, required=True).split())
             reason.done()
         else:
-            derivatives[name] = namespace.code(entry, path, table.value_line(name), what)
+            rule = Namespace(namespace.variables, namespace.arities, own=namespace.own, core=namespace.core, kernels=True)
+            derivatives[name] = rule.code(entry, path, table.value_line(name), what)
     table.done()
     m.done()
     return Host(derivatives, blocked, model.Location(path, line))
@@ -361,11 +378,14 @@ class Namespace:
     and in a host method's derivative formulas ``own``: the distribution's own methods in standard form
     (method -> number of arguments, the point and the shapes), printed as ``_DISTRIBUTION.standard(...)``."""
 
-    def __init__(self, variables: set, arities: dict, draws: bool = False, own: dict | None = None):
+    def __init__(self, variables: set, arities: dict, draws: bool = False, own: dict | None = None,
+                 core: frozenset = frozenset(), kernels: bool = False):
         self.variables = variables
         self.arities = arities
         self.draws = draws  # a sampler's formula: ``random_<name>(...)`` calls jax.random's sampler
         self.own = own or {}
+        self.kernels = kernels  # a host method's derivative rule: jaxsci.kernels' functions may be called
+        self.core = frozenset(core)  # the variables with a core axis (a core shape parameter, a let bound to one)
 
     def formula(self, value, path: str, line: int | None, what: str) -> Code:
         """A formula: a string, or ``{let: {name: formula, ...}, value: formula}``, each ``let`` name usable
@@ -378,16 +398,18 @@ class Namespace:
         for name in list(lets.data):
             if not str(name).isidentifier() or name in self.variables or name in self.arities or name in ELEMENTARY | CORE:
                 raise SpecError(path, lets.key_line(name), f"{what}.let: {name!r} must be a new name")
-            code = namespace.code(lets.get(name, str), path, lets.value_line(name), f"{what}.let.{name}")
+            code = namespace.code(lets.get(name, str), path, lets.value_line(name), f"{what}.let.{name}", keeps_core=True)
             bound.append((name, code.code))
             texts.append(f"{name} = {code.text}")
-            namespace = Namespace(namespace.variables | {name}, self.arities, own=self.own)
+            namespace = Namespace(namespace.variables | {name}, self.arities, own=self.own, kernels=self.kernels,
+                                  core=namespace.core | ({name} if code.core else set()))
         lets.done()
         result = namespace.code(m.get("value", str, required=True), path, m.value_line("value"), f"{what}.value")
         m.done()
         return Code("; ".join([*texts, result.text]), result.code, result.loc, tuple(bound))
 
-    def code(self, text: str, path: str, line: int | None, what: str) -> Code:
+    def code(self, text: str, path: str, line: int | None, what: str, keeps_core: bool = False) -> Code:
+        """A formula; its value has no core axis left unless ``keeps_core`` (a ``let`` binding)."""
         text = " ".join(str(text).split())
         try:
             tree = ast.parse(text, mode="eval")
@@ -395,17 +417,67 @@ class Namespace:
             raise SpecError(path, line, f"{what}: {text!r} does not parse: {exc.msg}") from None
         printer = _Printer(self)
         try:
-            printed = ast.unparse(printer.visit(tree))
+            axes = _CoreAxes(self.core)
+            printed_tree = axes.visit(printer.visit(tree))
+            core = getattr(printed_tree.body, "core_axis", False)
+            if core and not keeps_core:
+                raise _FormulaError(f"{text!r} keeps a core axis ({', '.join(sorted(axes.used))}'s): reduce it "
+                                    "(core_sum, core_length)")
+            printed = ast.unparse(printed_tree)
         except _FormulaError as exc:
             raise SpecError(path, line, f"{what}: {exc}") from None
         if self.draws and not printer.draws:
             raise SpecError(path, line, f"{what}: {text!r} draws nothing (call one of "
                                         f"{', '.join(RANDOM_PREFIX + n for n in RANDOM)})")
-        return Code(text, printed, model.Location(path, line), draws=printer.draws)
+        return Code(text, printed, model.Location(path, line), draws=printer.draws, core=core)
 
 
 class _FormulaError(Exception):
     pass
+
+
+class _CoreAxes(ast.NodeTransformer):
+    """Marks each node of a printed formula that has a core axis (``core_axis``), and lets values without one
+    broadcast along it: where an operation mixes the two (poisson_binom's ``core_index(t) == k``), each operand
+    without it is printed ``jnp.expand_dims(operand, -1)``, as a gufunc's loop dimensions meet its core one."""
+
+    def __init__(self, core: frozenset):
+        self.core = core
+        self.used = set()
+
+    def visit_Name(self, node):
+        node.core_axis = node.id in self.core
+        if node.core_axis:
+            self.used.add(node.id)
+        return node
+
+    def generic_visit(self, node):
+        node = super().generic_visit(node)
+        if isinstance(node, ast.BinOp):
+            node.left, node.right = self._align([node.left, node.right], node)
+        elif isinstance(node, ast.UnaryOp):
+            node.core_axis = getattr(node.operand, "core_axis", False)
+        elif isinstance(node, ast.Compare):
+            node.left, *node.comparators = self._align([node.left, *node.comparators], node)
+        elif isinstance(node, ast.Call):
+            function = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            if function in CORE_AXIS and isinstance(node.func.value, ast.Name) and node.func.value.id == "distributions":
+                if not all(getattr(a, "core_axis", False) for a in node.args):
+                    raise _FormulaError(f"{function} needs an argument with a core axis (a shape parameter with core: 1, "
+                                        "or a formula of one)")
+                node.core_axis = CORE_AXIS[function]
+            else:
+                node.args = self._align(node.args, node)
+        return node
+
+    @staticmethod
+    def _align(operands: list, node) -> list:
+        node.core_axis = any(getattr(o, "core_axis", False) for o in operands)
+        if not node.core_axis:
+            return operands
+        expand = ast.Attribute(ast.Name("jnp", ast.Load()), "expand_dims", ast.Load())
+        return [o if getattr(o, "core_axis", False) or isinstance(o, ast.Constant) else
+                ast.Call(expand, [o, ast.Constant(-1)], []) for o in operands]
 
 
 class _Printer(ast.NodeTransformer):
@@ -450,11 +522,14 @@ class _Printer(ast.NodeTransformer):
             module = "jnp" if name in ELEMENTARY else "distributions"
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         if name in self.namespace.arities:
-            fewest, most = self.namespace.arities[name]
+            fewest, most, module = self.namespace.arities[name]
+            if module == "kernels" and not self.namespace.kernels:
+                raise _FormulaError(f"{name} is a derivative kernel (jaxsci.kernels): only a host method's derivatives "
+                                    "may call one")
             if not fewest <= len(args) <= most:
                 wanted = str(most) if fewest == most else f"{fewest} to {most}"
-                raise _FormulaError(f"jaxsci.special.{name} takes {wanted} argument(s), got {len(args)}")
-            return ast.Call(ast.Attribute(ast.Name("special", ast.Load()), name, ast.Load()), args, [])
+                raise _FormulaError(f"jaxsci.{module}.{name} takes {wanted} argument(s), got {len(args)}")
+            return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         raise _FormulaError(self._unknown(name, "function"))
 
     def visit_Name(self, node):
@@ -495,7 +570,11 @@ def _shapes(top: _Mapping, path: str, type_: str) -> tuple:
         if kind == "integer" and why is None:
             raise SpecError(path, m.line, f"shape parameter {name!r} is an integer: give why (the reason it is not "
                                           "differentiable, shown in the error a tangent gets)")
-        shapes.append(Shape(name, kind == "integer", why, m.get("doc", str, default="Shape parameter.")))
+        core = m.get("core", int, default=0)
+        if core not in (0, 1) or isinstance(core, bool) or (core and kind == "integer"):
+            raise SpecError(path, m.value_line("core"), f"shapes[{index}].core must be 0 or 1 (one trailing core axis, "
+                                                        f"of a real shape parameter), got {core!r}")
+        shapes.append(Shape(name, kind == "integer", why, m.get("doc", str, default="Shape parameter."), core))
         m.done()
     return tuple(shapes)
 
@@ -779,6 +858,8 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         files[f"jaxsci/stats/{d.name}.py"] = env.get_template("distribution.py.j2").render(
             d=d, public=methods, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
             signature=", ".join(n if v is None else f"{n}={v}" for n, v in _arguments(d, "cdf")),
+            uses_kernels=any("kernels." in code.code
+                             for h in d.host.values() for code in h.derivatives.values()),
             functions=[_function(d, m) for m in methods])
     files["jaxsci/stats/__init__.py"] = env.get_template("stats_init.py.j2").render(
         names=[d.name for d in distributions])
@@ -792,7 +873,8 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
             for name, why in second_order_blocked(d, method).items():
                 blocked.setdefault((name, f"second order: {why}"), []).append(method)
         rows.append({
-            "name": d.name, "type": d.type, "shapes": ", ".join(s.name for s in d.shapes) or "–",
+            "name": d.name, "type": d.type,
+            "shapes": ", ".join(s.name + (" (core axis)" if s.core else "") for s in d.shapes) or "–",
             "formulas": ", ".join(m for m in d.public_methods if m in d.methods) or "–",
             "host": "<br>".join(f"{m} ({host_rule_text(d, m) or 'not differentiable'})" for m in d.public_methods
                                 if m in d.host) or "–",

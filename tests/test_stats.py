@@ -215,10 +215,11 @@ def test_derivatives_match_mpmath(name, order):
             hessian = jax.vmap(jax.hessian(f, argnums=positions))(*columns)
             got = [hessian[i][i] for i in range(len(positions))]
         for n, values in zip(wanted, got):
+            # a vector shape parameter's (poisson_binom's p): the gradient, or the matrix of second derivatives
             for record, value in zip(records, np.asarray(values)):
-                expected = record[order][n]
-                if not abs(float(value) - expected) <= rtol * abs(expected) + 1e-12:
-                    failures.append(f"{method_name}{record['args']} d/d{n}: jaxsci {float(value)!r}, mpmath {expected!r}")
+                expected = np.asarray(record[order][n])
+                if not np.all(np.abs(value - expected) <= rtol * np.abs(expected) + 1e-12):
+                    failures.append(f"{method_name}{record['args']} d/d{n}: jaxsci {value.tolist()!r}, mpmath {expected.tolist()!r}")
         if order == "second":  # first order only, as the spec says: the second derivative raises, never a number
             for n in second_order_blocked(d, method_name):
                 with pytest.raises(jaxsci.NonDifferentiableError):
@@ -323,11 +324,17 @@ reference:
     (("cdf: -expm1(-x)", "cdf: x.real"), "Attribute is not allowed in a formula"),
 ])
 def test_loader_errors_are_located(change, message):
-    text = _GOOD.replace(*change)
+    _assert_located(_GOOD, change, "expon", message)
+
+
+def _assert_located(spec, change, name, message):
+    """The spec with one change fails to load with ``message``, located at specs/stats/<name>.yaml:line."""
+    text = spec.replace(*change)
+    assert text != spec
     with pytest.raises(SpecError) as info:
-        parse_distribution(text, "specs/stats/expon.yaml", "expon", special_arities(SPECS))
+        parse_distribution(text, f"specs/stats/{name}.yaml", name, special_arities(SPECS))
     assert message in str(info.value), str(info.value)
-    assert str(info.value).startswith("specs/stats/expon.yaml:")
+    assert str(info.value).startswith(f"specs/stats/{name}.yaml:"), str(info.value)
 
 
 def test_the_good_spec_loads():
@@ -440,16 +447,23 @@ reference:
     (("      a: {not_differentiable: the test's reason}", "      a: pdf(x)"),
      "methods.cdf.derivatives.a: the distribution's own pdf takes 2 argument(s) (the point and the shape parameters"),
     (("  logpdf: xlogy(a - 1, x) - x - gammaln(a)", "  logpdf: log(pdf(x, a))"), "methods.logpdf: unknown function 'pdf'"),
+    (("logpdf: xlogy(a - 1, x) - x - gammaln(a)", "logpdf: gammainc_da(a, x)"),
+     "methods.logpdf: gammainc_da is a derivative kernel (jaxsci.kernels): only a host method's derivatives may call one"),
+    (("      a: {not_differentiable: the test's reason}", "      a: gammainc_da(a)"),
+     "methods.cdf.derivatives.a: jaxsci.kernels.gammainc_da takes 2 argument(s), got 1"),
 ])
 def test_host_method_errors_are_located(change, message):
     """The host-method grammar is as strict as the formulas': unknown keys, arguments and names, and an
     argument the core has no rule for, are path:line errors."""
-    text = _HOST.replace(*change)
-    assert text != _HOST
-    with pytest.raises(SpecError) as info:
-        parse_distribution(text, "specs/stats/gamma.yaml", "gamma", special_arities(SPECS))
-    assert message in str(info.value), str(info.value)
-    assert str(info.value).startswith("specs/stats/gamma.yaml:"), str(info.value)
+    _assert_located(_HOST, change, "gamma", message)
+
+
+def test_a_host_rule_may_call_a_derivative_kernel():
+    """A host method's derivative rule may call jaxsci.kernels' functions (nchypergeom_wallenius' odds rules
+    do), printed from the kernels module."""
+    text = _HOST.replace("      a: {not_differentiable: the test's reason}", "      a: gammainc_da(a, x)")
+    d = parse_distribution(text, "specs/stats/gamma.yaml", "gamma", special_arities(SPECS))
+    assert d.host["cdf"].derivatives["a"].code == "kernels.gammainc_da(a, x)"
 
 
 def test_a_blocked_host_argument_raises_with_its_reason_in_every_method_that_uses_it():
@@ -501,3 +515,70 @@ def test_host_methods_second_order_float32_and_scale():
     _compare(jax.vmap(jax.grad(lambda s, p: dist.cdf(p, a, loc=0.5, scale=s)), (None, 0))(jnp.float64(2.0), points),
              -scipy.stats.gamma.pdf(points, 2.5, loc=0.5, scale=2.0) * (points - 0.5) / 2.0, 1e-12, "host cdf d/dscale")
 
+
+
+_CORE = """\
+name: poisson_binom
+scipy: scipy.stats.poisson_binom
+type: discrete
+summary: A Poisson binomial discrete random variable.
+shapes:
+  - name: p
+    core: 1
+valid: core_sum(~((p >= 0) & (p <= 1))) == 0
+support: {lower: 0, upper: core_length(p)}
+methods:
+  pmf:
+    let:
+      table: bernoulli_sum_pmf(p)
+    value: core_sum(where(core_index(table) == k, table, 0))
+  cdf: core_sum(where(core_index(bernoulli_sum_pmf(p)) <= k, bernoulli_sum_pmf(p), 0))
+  ppf: minimum(core_sum(core_cumsum(bernoulli_sum_pmf(p)) < q), core_length(p))
+moments:
+  mean: core_sum(p)
+reference:
+  pmf: "0"
+  cdf: "0"
+"""
+
+
+@pytest.mark.parametrize("change, message", [
+    (("mean: core_sum(p)", "mean: p"), "moments.mean: 'p' keeps a core axis (p's): reduce it (core_sum, core_length)"),
+    (("value: core_sum(where(", "value: (where("), "methods.pmf.value: '(where(core_index(table) == k, table, 0))' keeps a core axis"),
+    (("mean: core_sum(p)", "mean: core_sum(p[0])"), "Subscript is not allowed"),
+    (("upper: core_length(p)", "upper: core_length(1)"), "support.upper: core_length needs an argument with a core axis"),
+    (("    core: 1", "    core: 2"), "shapes[0].core must be 0 or 1"),
+    (("valid: core_sum(~((p >= 0) & (p <= 1))) == 0\n", ""), "a shape parameter with a core axis (p) needs valid"),
+    (("  ppf: minimum", "  ppf: {host: true}\n  isf: minimum"), "methods.ppf: a host method takes scalar shape parameters; p has a core axis"),
+])
+def test_core_axis_errors_are_located(change, message):
+    """A shape parameter with a core axis (poisson_binom's vector p): a formula must reduce it, the core
+    functions need one, and host methods (SciPy's scalar loops) cannot take it; each a path:line error."""
+    _assert_located(_CORE, change, "poisson_binom", message)
+
+
+def test_core_axis_broadcasts_what_has_none():
+    """Where a formula meets a value without the core axis (k) and one with it, the former is printed with a
+    trailing axis, so that it broadcasts along the core axis as a gufunc's loop dimensions do."""
+    d = parse_distribution(_CORE, "specs/stats/poisson_binom.yaml", "poisson_binom", special_arities(SPECS))
+    assert d.shapes[0].core == 1
+    assert d.methods["pmf"].code == ("distributions.core_sum(jnp.where(distributions.core_index(table) == "
+                                     "jnp.expand_dims(k, -1), table, 0))")
+    assert d.methods["pmf"].lets == (("table", "distributions.bernoulli_sum_pmf(p)"),)
+    assert d.moments["mean"].code == "distributions.core_sum(p)"
+
+
+def test_vector_shape_broadcasts_as_scipy():
+    """poisson_binom's p: its last axis is the trials, its others broadcast with k (SciPy's rule), under vmap
+    too; d pmf(k)/dp_i = pmf_(-i)(k - 1) - pmf_(-i)(k), with pmf_(-i) that of the other trials."""
+    module = jaxsci.stats.poisson_binom
+    p = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.95]])
+    k = np.arange(-1.0, 5.0)[:, None]
+    _compare(module.pmf(k, p), scipy.stats.poisson_binom.pmf(k, p), 1e-14, "poisson_binom.pmf batched")
+    _compare(module.sf(k, p), scipy.stats.poisson_binom.sf(k, p), 1e-12, "poisson_binom.sf batched")
+    _compare(jax.vmap(module.cdf, (None, 0))(2.0, p), scipy.stats.poisson_binom.cdf(2.0, p), 1e-14, "poisson_binom.cdf vmap")
+    gradient = jax.grad(module.pmf, argnums=1)(2.0, jnp.asarray(p[1]))
+    for i in range(3):
+        others = np.delete(p[1], i)
+        wanted = scipy.stats.poisson_binom.pmf(1, others) - scipy.stats.poisson_binom.pmf(2, others)
+        assert np.isclose(gradient[i], wanted, rtol=1e-13), (i, gradient[i], wanted)

@@ -32,14 +32,22 @@ FORMAT = 1
 
 
 def test_parameters(name: str) -> tuple:
+    """SciPy's test parameters: floats, and a list of floats for a shape parameter with a core axis
+    (poisson_binom's p)."""
     from scipy.stats._distr_params import distcont, distdiscrete
 
-    return tuple(float(v) for v in dict(distcont + distdiscrete)[name])
+    return tuple([float(x) for x in v] if isinstance(v, (list, tuple)) else float(v)
+                 for v in dict(distcont + distdiscrete)[name])
+
+
+def _mp(value):
+    """A value as mpmath numbers: a float, or a list of them (a vector shape parameter)."""
+    return [mpmath.mpf(x) for x in value] if isinstance(value, list) else mpmath.mpf(value)
 
 
 def _namespace() -> dict:
     names = {n: getattr(mpmath, n) for n in dir(mpmath) if not n.startswith("_")}
-    names.update(abs=abs, min=min, max=max, int=int, float=float)
+    names.update(abs=abs, min=min, max=max, int=int, float=float, len=len)
     return names
 
 
@@ -116,10 +124,14 @@ def make(d) -> dict:
     records = []
     for method, args in points(d):
         names = list(args)
-        values = [mpmath.mpf(v) for v in args.values()]
+        # one scalar per component: a vector shape parameter (poisson_binom's p) is differentiated in each
+        # of its elements, its first derivatives stored as a list and its second as the matrix of them all
+        sizes = [len(v) if isinstance(v, list) else None for v in args.values()]
+        values = [x for v in args.values() for x in (_mp(v) if isinstance(v, list) else [_mp(v)])]
+        starts = [sum(1 if s is None else s for s in sizes[:i]) for i in range(len(sizes))]
 
         def f(*xs):
-            point, *rest = xs
+            point, *rest = (xs[s] if n is None else list(xs[s:s + n]) for s, n in zip(starts, sizes))
             shapes = rest[:len(d.shapes)]
             return reference(method, point, shapes, *rest[len(d.shapes):])
 
@@ -131,18 +143,26 @@ def make(d) -> dict:
             x = getattr(dist, method)(args["q"], *[args[s.name] for s in d.shapes], **scales)
             reference.start = mpmath.mpf((x - args["loc"]) / args.get("scale", 1))
         record = {"method": method, "args": args, "value": float(f(*values)), "first": {}, "second": {}}
-        for index, name in enumerate(names):
+        for name, start, size in zip(names, starts, sizes):
             if name not in differentiable(d, method):
                 continue
+            at = range(start, start + (size or 1))
 
-            def along(t, index=index):
-                moved = list(values)
-                moved[index] = t
-                return f(*moved)
+            def partial(*orders):
+                """The partial derivative of those orders in the components at ``at``."""
+                def moved(*ts):
+                    return f(*values[:start], *ts, *values[start + len(at):])
 
-            record["first"][name] = float(mpmath.diff(along, values[index], 1))
+                if len(at) == 1:
+                    return float(mpmath.diff(moved, values[start], orders[0]))
+                return float(mpmath.diff(moved, values[start:start + len(at)], orders))
+
+            unit = [[int(i == j) for j in range(len(at))] for i in range(len(at))]
+            first = [partial(*u) for u in unit]
+            record["first"][name] = first if size else first[0]
             if name not in second_order_blocked(d, method):  # tests/test_stats.py checks it raises
-                record["second"][name] = float(mpmath.diff(along, values[index], 2))
+                second = [[partial(*[a + b for a, b in zip(u, w)]) for w in unit] for u in unit]
+                record["second"][name] = second if size else second[0][0]
         records.append(record)
     return {"format": FORMAT, "reference": d.reference, "records": records, "scipy_off": scipy_off(d, reference)}
 
@@ -182,7 +202,7 @@ def scipy_off(d, reference) -> list:
                 def exact():
                     # the real part: a root found by findroot may carry an imaginary part at rounding level
                     return float(mpmath.re(reference(method, mpmath.mpf(standard) * scale,
-                                                     [mpmath.mpf(s) for s in shapes], 0, scale)))
+                                                     [_mp(s) for s in shapes], 0, scale)))
 
                 def near(value, exact):
                     return value == exact or abs(value - exact) <= rtol * abs(exact)

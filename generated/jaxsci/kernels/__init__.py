@@ -135,6 +135,8 @@ if _TYPE_CHECKING:
     from ._ncfdtr_ddfn import ncfdtr_ddfn as ncfdtr_ddfn
     from ._ncfdtr_ddfn2 import ncfdtr_ddfn2 as ncfdtr_ddfn2
     from ._ncfdtr_ddfnddfd import ncfdtr_ddfnddfd as ncfdtr_ddfnddfd
+    from ._nchypergeom_wallenius_cdf_dodds import nchypergeom_wallenius_cdf_dodds as nchypergeom_wallenius_cdf_dodds
+    from ._nchypergeom_wallenius_dodds import nchypergeom_wallenius_dodds as nchypergeom_wallenius_dodds
     from ._nctdtr_ddf import nctdtr_ddf as nctdtr_ddf
     from ._nctdtr_ddf2 import nctdtr_ddf2 as nctdtr_ddf2
     from ._nctdtr_ddfdnc import nctdtr_ddfdnc as nctdtr_ddfdnc
@@ -308,6 +310,8 @@ __all__ = [
     'ncfdtr_ddfn',
     'ncfdtr_ddfn2',
     'ncfdtr_ddfnddfd',
+    'nchypergeom_wallenius_cdf_dodds',
+    'nchypergeom_wallenius_dodds',
     'nctdtr_ddf',
     'nctdtr_ddf2',
     'nctdtr_ddfdnc',

@@ -87,6 +87,7 @@ if _TYPE_CHECKING:
     from . import nbinom as nbinom
     from . import ncf as ncf
     from . import nchypergeom_fisher as nchypergeom_fisher
+    from . import nchypergeom_wallenius as nchypergeom_wallenius
     from . import nct as nct
     from . import ncx2 as ncx2
     from . import nhypergeom as nhypergeom
@@ -95,6 +96,7 @@ if _TYPE_CHECKING:
     from . import pearson3 as pearson3
     from . import planck as planck
     from . import poisson as poisson
+    from . import poisson_binom as poisson_binom
     from . import powerlaw as powerlaw
     from . import powerlognorm as powerlognorm
     from . import powernorm as powernorm
@@ -207,6 +209,7 @@ __all__ = [
     'nbinom',
     'ncf',
     'nchypergeom_fisher',
+    'nchypergeom_wallenius',
     'nct',
     'ncx2',
     'nhypergeom',
@@ -215,6 +218,7 @@ __all__ = [
     'pearson3',
     'planck',
     'poisson',
+    'poisson_binom',
     'powerlaw',
     'powerlognorm',
     'powernorm',

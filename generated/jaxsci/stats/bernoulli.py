@@ -39,8 +39,8 @@ def _pmf(k, p):
 
 
 def _logpmf(k, p):
-    """logpmf in standard form: xlogy(k, p) + xlog1py(1 - k, -p)"""
-    return special.xlogy(k, p) + special.xlog1py(1 - k, -p)
+    """logpmf in standard form: where(k >= 1, log(p), log1p(-p))"""
+    return jnp.where(k >= 1, jnp.log(p), jnp.log1p(-p))
 
 
 def _cdf(k, p):
@@ -108,7 +108,7 @@ def pmf(k, p, loc=0):
 def logpmf(k, p, loc=0):
     """Log of the probability mass function at k.
 
-    Computed as SciPy's ``scipy.stats.bernoulli.logpmf`` computes it: ``xlogy(k, p) + xlog1py(1 - k, -p)``, with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.bernoulli.logpmf`` computes it: ``where(k >= 1, log(p), log1p(-p))``, with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).

@@ -5,7 +5,11 @@
 a function of the point and the parameters, ``binom.cdf(k, n, p, loc=0)``, with SciPy's values
 (0, -inf, 0 or 1 outside the support, NaN for invalid parameters) under ``jit``, ``vmap``, ``grad``
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
-its derivatives are the special functions' own.
+its derivatives are the special functions' own, or SciPy's own method on the host (ppf, isf),
+differentiated by the rules its docstring states.
+
+The density, cdf and sf are formulas over jaxsci.special (differentiable in p); the quantiles are
+SciPy's own on the host (Boost's binomial quantile), integers, not differentiable in q or p.
 
 References:
   DLMF 8.17.5 (the binomial cdf as an incomplete beta function), https://dlmf.nist.gov/8.17
@@ -45,20 +49,6 @@ def _sf(k, n, p):
     return special.bdtrc(jnp.floor(k), distributions.as_integer(n), p)
 
 
-def _ppf(q, n, p):
-    """ppf in standard form: vals = minimum(ceil(bdtrik(q, n, p)), n); below = maximum(vals - 1, 0); where(bdtr(below, as_integer(n), p) >= q, below, vals)"""
-    vals = jnp.minimum(jnp.ceil(special.bdtrik(q, n, p)), n)
-    below = jnp.maximum(vals - 1, 0)
-    return jnp.where(special.bdtr(below, distributions.as_integer(n), p) >= q, below, vals)
-
-
-def _isf(q, n, p):
-    """isf in standard form: vals = minimum(ceil(bdtrik(1 - q, n, p)), n); below = maximum(vals - 1, 0); where(bdtrc(below, as_integer(n), p) <= q, below, vals)"""
-    vals = jnp.minimum(jnp.ceil(special.bdtrik(1 - q, n, p)), n)
-    below = jnp.maximum(vals - 1, 0)
-    return jnp.where(special.bdtrc(below, distributions.as_integer(n), p) <= q, below, vals)
-
-
 def _mean(n, p):
     """mean in standard form: n * p"""
     return n * p
@@ -74,10 +64,20 @@ _DISTRIBUTION = distributions.Discrete(
     shapes=('n', 'p', ),
     valid=_valid,
     support=_support,
-    methods={'logpmf': _logpmf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf, 'isf': _isf},
+    methods={'logpmf': _logpmf, 'cdf': _cdf, 'sf': _sf},
     moments={'mean': _mean, 'var': _var},
     integer_shapes={'n': "SciPy requires an integer number of trials (binom's _argcheck): the distribution exists only at integers"},
     open_support=False,
+    host={
+        'ppf': distributions.Host(
+            derivatives={},
+            blocked={},
+        ),
+        'isf': distributions.Host(
+            derivatives={},
+            blocked={},
+        ),
+    },
 )
 
 
@@ -181,8 +181,7 @@ def logsf(k, n, p, loc=0):
 def ppf(q, n, p, loc=0):
     """Percent point function (inverse of cdf) at q.
 
-    Computed as SciPy's ``scipy.stats.binom.ppf`` computes it: ``vals = minimum(ceil(bdtrik(q, n, p)), n); below = maximum(vals - 1, 0);
-    where(bdtr(below, as_integer(n), p) >= q, below, vals)``, plus loc.
+    Computed as SciPy's ``scipy.stats.binom.ppf`` computes it: SciPy's own ``scipy.stats.binom.ppf`` on the host, plus loc.
 
     Args:
       q: Probabilities.
@@ -198,8 +197,7 @@ def ppf(q, n, p, loc=0):
 def isf(q, n, p, loc=0):
     """Inverse survival function (inverse of sf) at q.
 
-    Computed as SciPy's ``scipy.stats.binom.isf`` computes it: ``vals = minimum(ceil(bdtrik(1 - q, n, p)), n); below = maximum(vals - 1, 0);
-    where(bdtrc(below, as_integer(n), p) <= q, below, vals)``, plus loc.
+    Computed as SciPy's ``scipy.stats.binom.isf`` computes it: SciPy's own ``scipy.stats.binom.isf`` on the host, plus loc.
 
     Args:
       q: Probabilities.

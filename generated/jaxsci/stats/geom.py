@@ -31,8 +31,8 @@ def _support(p):
 
 
 def _logpmf(k, p):
-    """logpmf in standard form: xlog1py(k - 1, -p) + log(p)"""
-    return special.xlog1py(k - 1, -p) + jnp.log(p)
+    """logpmf in standard form: where(k > 1, (k - 1) * log1p(-p), 0) + log(p)"""
+    return jnp.where(k > 1, (k - 1) * jnp.log1p(-p), 0) + jnp.log(p)
 
 
 def _cdf(k, p):
@@ -102,7 +102,7 @@ def pmf(k, p, loc=0):
 def logpmf(k, p, loc=0):
     """Log of the probability mass function at k.
 
-    Computed as SciPy's ``scipy.stats.geom.logpmf`` computes it: ``xlog1py(k - 1, -p) + log(p)``, with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.geom.logpmf`` computes it: ``where(k > 1, (k - 1) * log1p(-p), 0) + log(p)``, with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
