@@ -130,6 +130,9 @@ class Distribution:
     tests: Tests
     loc: model.Location
     sampler: Code | None = None  # an exact standard-form sampler over jax.random's; None: rvs is ppf of a uniform
+    # moments given as ``{host: true}``: SciPy's own on the host, differentiated by quadrature
+    # (templates/runtime/moments.py)
+    host_moments: tuple = ()
 
     @property
     def variable(self) -> str:
@@ -150,9 +153,10 @@ class Distribution:
     @property
     def public_moments(self) -> tuple:
         """The moments the generated module has: std with var, median always (it is ppf(0.5))."""
-        names = [m for m in ("mean", "var") if m in self.moments]
-        names += ["std"] if "var" in self.moments else []
-        return (*names, "median", *(["entropy"] if "entropy" in self.moments else []))
+        given = set(self.moments) | set(self.host_moments)
+        names = [m for m in ("mean", "var") if m in given]
+        names += ["std"] if "var" in given else []
+        return (*names, "median", *(["entropy"] if "entropy" in given else []))
 
     @property
     def differentiable(self) -> tuple:
@@ -259,15 +263,22 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
             raise SpecError(path, methods_map.line, f"methods needs {method} (a formula, or {{host: true}}: SciPy's own)")
     host = _host_rules(host, methods, kind, shapes, path, methods_map.line)
 
-    moments = {}
+    moments, host_moments = {}, []
     if top.has("moments"):
         moments_map = _Mapping(top.get("moments", dict), path, "moments", top.value_line("moments"))
         for moment in MOMENTS:
             if moments_map.has(moment):
                 value = moments_map.get(moment, (str, float, dict))
+                if isinstance(value, dict) and "host" in value:
+                    _host_moment(value, path, moments_map.value_line(moment), moment)
+                    host_moments.append(moment)
+                    continue
                 moments[moment] = parameters.formula(value if isinstance(value, dict) else str(value), path,
                                                      moments_map.value_line(moment), f"moments.{moment}")
         moments_map.done()
+        if "var" in host_moments and "mean" not in moments and "mean" not in host_moments:
+            raise SpecError(path, moments_map.value_line("var"), "moments.var: a host var needs a mean (a formula or "
+                                                                 "{host: true}): its quadrature integrates (x - mean)**2")
 
     sampler = None
     if top.has("sampler") and core:
@@ -283,9 +294,17 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         description=top.get("description", str, default=""),
         references=tuple(top.get("references", list, default=[])), shapes=shapes, valid=valid, lower=lower,
         upper=upper, open_support=open_support, methods=methods, host=host, moments=moments, reference=reference, tests=tests,
-        loc=model.Location(path, 1), sampler=sampler)
+        loc=model.Location(path, 1), sampler=sampler, host_moments=tuple(host_moments))
     top.done()
     return distribution
+
+
+def _host_moment(value: dict, path: str, line: int | None, moment: str) -> None:
+    """``{host: true}``: SciPy's own moment, whose derivatives the core computes by quadrature."""
+    m = _Mapping(value, path, f"moments.{moment}", line)
+    if m.get("host", bool, required=True) is not True:
+        raise SpecError(path, m.value_line("host"), f"moments.{moment}.host must be true (or give a formula instead)")
+    m.done()
 
 
 def _host_method(value: dict, path: str, line: int | None, method: str, kind: str, namespace: "Namespace",
@@ -734,10 +753,35 @@ def host_blocked(d: Distribution, method: str, seen: frozenset = frozenset()) ->
     return out
 
 
+def _moment_uses(d: Distribution, moment: str) -> tuple:
+    """The methods a host moment's quadrature differentiates (templates/runtime/moments.py): the quantiles
+    (continuous) or the pmf (discrete), the log density for the entropy, and the mean for the variance."""
+    uses = ("ppf", "isf") if d.type == "continuous" else (d.density[0],)
+    return (*uses, *((d.density[1],) if moment == "entropy" else ()), *(("mean",) if moment == "var" else ()))
+
+
+def moment_blocked(d: Distribution, moment: str) -> dict:
+    """shape parameter -> why: those a host moment (std: the variance's) is not differentiable in, because a
+    method its quadrature differentiates is not (a density not differentiable in the point blocks them all)."""
+    moment = "var" if moment == "std" else moment
+    if moment not in d.host_moments:
+        return {}
+    shapes = [s.name for s in d.shapes]
+    out = {}
+    for used in _moment_uses(d, moment):
+        blocked = moment_blocked(d, used) if used in MOMENTS else host_blocked(d, used)
+        for name, why in blocked.items():
+            for shape in (shapes if name == d.variable and used in d.density else [name] if name in shapes else []):
+                out.setdefault(shape, why)
+    return out
+
+
 def not_differentiable(d: Distribution, method: str) -> dict:
     """argument -> why a tangent on it raises NonDifferentiableError, for one public method."""
     reasons = runtime_reasons()
     why = {s.name: s.why for s in d.shapes if s.integer}
+    if method in (*MOMENTS, "std"):
+        return {**moment_blocked(d, method), **why}
     if d.type == "continuous":
         blocked = host_blocked(d, method)
         if method == "rvs":  # a sample is no function of x, and loc and scale move it by JAX's arithmetic
@@ -750,8 +794,6 @@ def not_differentiable(d: Distribution, method: str) -> dict:
     if method in QUANTILE_METHODS or method == "median":
         first = [PROBABILITY] if method in QUANTILE_METHODS else []
         return {**{n: reasons["DISCRETE_QUANTILE_WHY"] for n in first + [s.name for s in d.shapes]}, **why}
-    if method in (*MOMENTS, "std"):
-        return why
     return {d.variable: reasons["DISCRETE_POINT_WHY"], **host_blocked(d, method), **why, "loc": reasons["DISCRETE_POINT_WHY"]}
 
 
@@ -818,10 +860,10 @@ def _function(d: Distribution, method: str) -> dict:
                                   "NeurIPS 2018), from the cdf (sf in the upper half) and the density, at every order"
                                   if d.type == "continuous" else " plus loc, as floats (ppf's dtype)")
     elif method == "std":
-        how = f"sqrt(var), var = ``{d.moments['var'].text}``" + (" times scale squared" if d.type == "continuous" else "")
+        how = f"sqrt(var), var = {moment_text(d, 'var')}" + (" times scale squared" if d.type == "continuous" else "")
     else:
-        how = f"``{d.moments[method].text}``" + {"mean": " (times scale) plus loc", "var": " (times scale squared)",
-                                                 "entropy": " (plus log(scale))"}[method]
+        how = moment_text(d, method) + {"mean": " (times scale) plus loc", "var": " (times scale squared)",
+                                        "entropy": " (plus log(scale))"}[method]
     blocked = not_differentiable(d, method)
     names = [n for n, _ in arguments if n not in blocked and n not in ("key", "size")
              and not (d.type == "discrete" and method == "var" and n == "loc")]
@@ -841,6 +883,26 @@ def _function(d: Distribution, method: str) -> dict:
             "args": [f"{n}: {docs[n]}" for n, _ in arguments], "differentiable": differentiable}
 
 
+# How a host moment is differentiated (templates/runtime/moments.py), for the docstrings and coverage.md.
+_QUADRATURE_TEXT = {
+    "continuous": {"mean": "the integral of ppf over (0, 1)", "var": "the integral of (ppf - mean)**2 over (0, 1)",
+                   "entropy": "minus the integral of logpdf(ppf) over (0, 1)"},
+    "discrete": {"mean": "the sum of k pmf(k)", "var": "the sum of (k - mean)**2 pmf(k)",
+                 "entropy": "minus the sum of pmf(k) logpmf(k)"},
+}
+
+
+def moment_text(d: Distribution, moment: str) -> str:
+    """A moment in standard form: the spec's formula, or SciPy's own with its quadrature."""
+    if moment in d.moments:
+        return f"``{d.moments[moment].text}``"
+    how = ("tanh-sinh quadrature, ppf below 1/2 and isf above" if d.type == "continuous" else
+           "summed over the integers from ppf(1e-17)")
+    return (f"SciPy's own ``{d.scipy}.{moment}`` on the host (derivatives in the shape parameters: "
+            f"{_QUADRATURE_TEXT[d.type][moment]}, {how}, differentiated under the integral sign; NaN where its "
+            "error estimate exceeds 1e-7 of it or SciPy's value is not finite)")
+
+
 def sampling_text(d: Distribution) -> str:
     """How rvs draws a standard-form sample."""
     return f"``{d.sampler.text}`` (jax.random's exact samplers)" if d.sampler else "ppf of a uniform in (0, 1)"
@@ -856,7 +918,7 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         valid_text = d.valid.text if d.valid else ("every shape parameter > 0" if d.shapes else "no shape parameters")
         valid_code = d.valid.code if d.valid else (" & ".join(f"({s.name} > 0)" for s in d.shapes) or "True")
         files[f"jaxsci/stats/{d.name}.py"] = env.get_template("distribution.py.j2").render(
-            d=d, public=methods, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
+            d=d, public=methods, host_moments={m: moment_blocked(d, m) for m in d.host_moments}, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
             signature=", ".join(n if v is None else f"{n}={v}" for n, v in _arguments(d, "cdf")),
             uses_kernels=any("kernels." in code.code
                              for h in d.host.values() for code in h.derivatives.values()),
@@ -876,8 +938,9 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
             "name": d.name, "type": d.type,
             "shapes": ", ".join(s.name + (" (core axis)" if s.core else "") for s in d.shapes) or "–",
             "formulas": ", ".join(m for m in d.public_methods if m in d.methods) or "–",
-            "host": "<br>".join(f"{m} ({host_rule_text(d, m) or 'not differentiable'})" for m in d.public_methods
-                                if m in d.host) or "–",
+            "host": "<br>".join([f"{m} ({host_rule_text(d, m) or 'not differentiable'})" for m in d.public_methods
+                                 if m in d.host] + [f"{m} (SciPy's value; derivatives: {_QUADRATURE_TEXT[d.type][m]})"
+                                                    for m in d.host_moments]) or "–",
             "defaults": ", ".join(m for m in d.public_methods if m not in d.methods and m not in d.host) or "–",
             "moments": ", ".join(d.public_moments),
             "rvs": f"`{d.sampler.text}`" if d.sampler else "ppf of a uniform",

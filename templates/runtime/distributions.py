@@ -39,6 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
+from . import moments as _moments
 from .api import call
 from .promote import _inexact, no_tangent
 from .registry import Arg, Function, Output, Rule, register
@@ -110,9 +111,13 @@ class Distribution:
     # name -> number of trailing core axes of a vector shape parameter (poisson_binom's p: 1), which the
     # formulas reduce and which never broadcast with the point (specs/README.md, Core axes)
     core: dict = field(default_factory=dict)
+    # moment -> Host: SciPy's own moment on the host, differentiated by quadrature (moments.py); ``blocked``
+    # holds the shape parameters the methods the quadrature uses are not differentiable in
+    host_moments: dict = field(default_factory=dict)
 
     def __post_init__(self):
         object.__setattr__(self, "_host_functions", {m: self._host_function(m, h) for m, h in self.host.items()})
+        object.__setattr__(self, "_host_moments", {m: self._host_moment(m, h) for m, h in self.host_moments.items()})
 
     @property
     def _densities(self) -> tuple:
@@ -136,6 +141,23 @@ class Distribution:
         return register(Function(qualname=f"stats.{self.name}.{method}", scipy=f"scipy.stats.{self.name}.{method}",
                                  args=args, outputs=(Output("out", "promoted"),), vmap_method="expand_dims",
                                  rules={(): rules}))
+
+    def _host_moment(self, moment: str, host: Host) -> Function:
+        """``scipy.stats.<name>.<moment>`` as a core function of the shape parameters, differentiated by
+        quadrature (moments.py) in each one a tangent may reach."""
+        blocked = {**host.blocked, **self.integer_shapes}
+        args = tuple(Arg(n, "real", differentiable=n not in blocked, why=blocked.get(n)) for n in self.shapes)
+        rules = {i: Rule((_no_evaluations,), _moments.derivative(self, moment, i))
+                 for i, n in enumerate(self.shapes) if n not in blocked}
+        return register(Function(qualname=f"stats.{self.name}.{moment}", scipy=f"scipy.stats.{self.name}.{moment}",
+                                 args=args, outputs=(Output("out", "promoted"),), vmap_method="expand_dims",
+                                 rules={(): rules}))
+
+    def _standard_moment(self, moment: str, shapes):
+        """A moment in standard form: the spec's formula, or SciPy's on the host."""
+        if moment in self.moments:
+            return self.moments[moment](*shapes)
+        return call(self._host_moments[moment], *shapes)
 
     def _host_derivative(self, method: str, host: Host, index: int, name: str):
         own = host.derivatives.get(name)
@@ -419,8 +441,7 @@ class Continuous(Distribution):
         positive = scale > 0
         ok = self._valid(shapes) & positive & (loc == loc)  # SciPy's stats() gives NaN for a NaN loc, var too
         scale = jnp.where(positive, scale, 1)
-        moment = "var" if method == "std" else method
-        value = self.moments[moment](*shapes)
+        value = self._standard_moment("var" if method == "std" else method, shapes)
         value = {"mean": lambda: value * scale + loc, "var": lambda: value * scale ** 2,
                  "std": lambda: jnp.sqrt(value) * scale, "entropy": lambda: value + jnp.log(scale)}[method]()
         return jnp.where(ok, jnp.broadcast_to(value, ok.shape), jnp.nan)
@@ -569,7 +590,7 @@ class Discrete(Distribution):
     def _moment(self, method, shapes, loc):
         *shapes, loc = self._arrays(method, {**dict(zip(self.shapes, shapes)), "loc": loc})
         ok = self._valid(shapes) & (loc == loc)
-        value = self.moments["var" if method == "std" else method](*shapes)
+        value = self._standard_moment("var" if method == "std" else method, shapes)
         value = {"mean": lambda: value + loc, "var": lambda: value, "std": lambda: jnp.sqrt(value),
                  "entropy": lambda: value}[method]()
         return jnp.where(ok, jnp.broadcast_to(value, ok.shape), jnp.nan)

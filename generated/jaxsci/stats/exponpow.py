@@ -7,7 +7,8 @@ a function of the point and the parameters, ``exponpow.cdf(x, b, loc=0, scale=1)
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
 its derivatives are the special functions' own.
 
-mean, var and entropy have no closed form (SciPy integrates them numerically): not provided.
+mean, var and entropy have no closed form: they are SciPy's own (it integrates them numerically),
+and their derivatives in b the quadrature of the quantiles (specs/README.md, Host moments).
 
 References:
   Chen, A new two-parameter lifetime distribution with bathtub shape, Statist. Probab. Lett. 49 (2000)
@@ -19,7 +20,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(b):
@@ -71,6 +72,11 @@ _DISTRIBUTION = distributions.Continuous(
     moments={},
     integer_shapes={},
     open_support=False,
+    host_moments={
+        'mean': distributions.Host(blocked={}),
+        'var': distributions.Host(blocked={}),
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -204,6 +210,60 @@ def isf(q, b, loc=0, scale=1):
     return _DISTRIBUTION.isf(q, b, loc=loc, scale=scale)
 
 
+def mean(b, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.exponpow.mean`` computes it: SciPy's own ``scipy.stats.exponpow.mean`` on the host (derivatives in the shape
+    parameters: the integral of ppf over (0, 1), tanh-sinh quadrature, ppf below 1/2 and isf
+    above, differentiated under the integral sign; NaN where its error estimate exceeds 1e-7
+    of it or SciPy's value is not finite) (times scale) plus loc.
+
+    Args:
+      b: Shape parameter (b > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: b, loc, scale.
+    """
+    return _DISTRIBUTION.mean(b, loc=loc, scale=scale)
+
+
+def var(b, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.exponpow.var`` computes it: SciPy's own ``scipy.stats.exponpow.var`` on the host (derivatives in the shape parameters:
+    the integral of (ppf - mean)**2 over (0, 1), tanh-sinh quadrature, ppf below 1/2 and isf
+    above, differentiated under the integral sign; NaN where its error estimate exceeds 1e-7
+    of it or SciPy's value is not finite) (times scale squared).
+
+    Args:
+      b: Shape parameter (b > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: b, loc, scale.
+    """
+    return _DISTRIBUTION.var(b, loc=loc, scale=scale)
+
+
+def std(b, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.exponpow.std`` computes it: sqrt(var), var = SciPy's own ``scipy.stats.exponpow.var`` on the host (derivatives in the
+    shape parameters: the integral of (ppf - mean)**2 over (0, 1), tanh-sinh quadrature, ppf
+    below 1/2 and isf above, differentiated under the integral sign; NaN where its error
+    estimate exceeds 1e-7 of it or SciPy's value is not finite) times scale squared.
+
+    Args:
+      b: Shape parameter (b > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: b, loc, scale.
+    """
+    return _DISTRIBUTION.std(b, loc=loc, scale=scale)
+
+
 def median(b, loc=0, scale=1):
     """Median of the distribution (ppf at 0.5).
 
@@ -217,6 +277,24 @@ def median(b, loc=0, scale=1):
     Differentiable in: b, loc, scale.
     """
     return _DISTRIBUTION.median(b, loc=loc, scale=scale)
+
+
+def entropy(b, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.exponpow.entropy`` computes it: SciPy's own ``scipy.stats.exponpow.entropy`` on the host (derivatives in the shape
+    parameters: minus the integral of logpdf(ppf) over (0, 1), tanh-sinh quadrature, ppf below
+    1/2 and isf above, differentiated under the integral sign; NaN where its error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      b: Shape parameter (b > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: b, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(b, loc=loc, scale=scale)
 
 
 def rvs(key, b, loc=0, scale=1, size=None):
