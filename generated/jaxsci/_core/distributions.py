@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.custom_derivatives import SymbolicZero
 
 from . import moments as _moments
 from .api import call
@@ -108,6 +109,9 @@ class Distribution:
     open_support: bool = False  # the density is 0 at the support's ends (SciPy's _open_support_mask)
     host: dict = field(default_factory=dict)  # method -> Host: SciPy's own method, evaluated on the host
     sampler: object = None  # (key, shape, dtype, *shapes) -> an exact standard-form sample; None: ppf of a uniform
+    # name -> number of trailing core axes of a vector shape parameter (poisson_binom's p: 1), which the
+    # formulas reduce and which never broadcast with the point (specs/README.md, Core axes)
+    core: dict = field(default_factory=dict)
     # moment -> Host: SciPy's own moment on the host, differentiated by quadrature (moments.py); ``blocked``
     # holds the shape parameters the methods the quadrature uses are not differentiable in
     host_moments: dict = field(default_factory=dict)
@@ -194,6 +198,9 @@ class Distribution:
             if value is None or isinstance(value, (str, bytes)):
                 raise TypeError(f"{self.qualname(method)}: argument {name!r} must be a number or an array, "
                                 f"got {type(value).__name__}")
+        # a vector shape parameter is given as SciPy takes it, a list included (poisson_binom's p)
+        values = {name: jnp.asarray(v) if name in self.core and isinstance(v, (list, tuple)) else v
+                  for name, v in values.items()}
         dtype = np.dtype(jnp.result_type(*values.values()))
         if jnp.issubdtype(dtype, jnp.complexfloating):
             raise TypeError(f"{self.qualname(method)}: the arguments must be real, got {dtype}")
@@ -215,10 +222,26 @@ class Distribution:
             ok = ok & (shape > 0)
         return ok
 
+    def _batch_shapes(self, shapes) -> list:
+        """Each shape parameter's shape without its core axes: what broadcasts with the point."""
+        out = []
+        for name, s in zip(self.shapes, shapes):
+            shape = jnp.shape(s)
+            out.append(shape[:len(shape) - self.core.get(name, 0)])
+        return out
+
+    def _broadcast_shapes_to(self, shapes, shape) -> list:
+        """The shape parameters broadcast to the batch shape ``shape``, each keeping its core axes."""
+        out = []
+        for name, s in zip(self.shapes, shapes):
+            axes = self.core.get(name, 0)
+            out.append(jnp.broadcast_to(s, (*shape, *jnp.shape(s)[len(jnp.shape(s)) - axes:])))
+        return out
+
     def _support(self, shapes, like):
         """The support's ends, in the broadcast shape of ``like`` and the shape parameters."""
         lower, upper = (jnp.asarray(end, like.dtype) for end in self.support(*shapes))
-        shape = jnp.broadcast_shapes(like.shape, lower.shape, upper.shape, *(jnp.shape(s) for s in shapes))
+        shape = jnp.broadcast_shapes(like.shape, lower.shape, upper.shape, *self._batch_shapes(shapes))
         return jnp.broadcast_to(lower, shape), jnp.broadcast_to(upper, shape)
 
     # ---- sampling ---------------------------------------------------------------------------------------
@@ -243,7 +266,7 @@ class Distribution:
     def _draw(self, key, shapes, shape, dtype):
         """A standard-form sample: the spec's exact sampler, or ppf of a uniform in (0, 1). Nothing is
         differentiated through it (the caller attaches the derivative)."""
-        shapes = [jax.lax.stop_gradient(jnp.broadcast_to(s, shape)) for s in shapes]
+        shapes = [jax.lax.stop_gradient(s) for s in self._broadcast_shapes_to(shapes, shape)]
         if self.sampler is not None:
             return jnp.asarray(self.sampler(key, shape, dtype, *shapes), dtype)
         # (0, 1), never 0, whose quantile is the support's lower end (an infinity where it is unbounded)
@@ -251,6 +274,12 @@ class Distribution:
         return self._method("ppf", uniform, shapes)
 
     # ---- standard-form methods, with SciPy's defaults for those a spec leaves out ---------------------
+    def standard(self, method: str, z, *shapes):
+        """``method`` in standard form at ``(z, *shapes)``, with no support or parameter checks around it: what
+        a host method's derivative formula calls as ``pdf(x - 1, n - 1)`` (irwinhall's d pdf/dx), differentiable
+        by the method's own rules."""
+        return self._method(method, z, shapes)
+
     def _method(self, method: str, z, shapes):
         own = self.methods.get(method)
         if own is not None:
@@ -283,6 +312,46 @@ def as_integer(x):
     """An integer-valued float as JAX's default integer, for SciPy's integer loops (bdtr's n: its float
     loop warns that a float n is deprecated, whatever its value)."""
     return jnp.asarray(x).astype(jnp.int_)
+
+
+# ---- functions of a shape parameter's core axis (the last), for the formulas of a spec with a ``core`` shape --
+def core_sum(a):
+    """The sum over the core axis."""
+    return jnp.sum(a, axis=-1)
+
+
+def core_cumsum(a):
+    """The cumulative sum along the core axis."""
+    return jnp.cumsum(a, axis=-1)
+
+
+def core_index(a):
+    """Each element's position along the core axis (0, 1, ...), in a's shape."""
+    a = jnp.asarray(a)
+    return jnp.broadcast_to(jnp.arange(a.shape[-1], dtype=a.dtype), a.shape)
+
+
+def core_length(a):
+    """The core axis' length, in the batch shape."""
+    a = jnp.asarray(a)
+    return jnp.full(a.shape[:-1], a.shape[-1], a.dtype)
+
+
+@jax.jit
+def bernoulli_sum_pmf(p):
+    """P(S = j), j = 0..n, of the sum S of independent Bernoulli(p_i) over the core axis (length n): the
+    coefficients of prod_i (1 - p_i + p_i z), by the recursion P_i(j) = P_(i-1)(j) (1 - p_i) + P_(i-1)(j - 1) p_i
+    (Biscarri, Zhao and Brunner, Comput. Stat. Data Anal. 122 (2018) 92-100, eq. 2; SciPy's own). Its terms
+    are non-negative, so each probability keeps its relative accuracy, and its derivatives in p are JAX's of
+    the recursion: the polynomial's own, exact at every order."""
+    p = jnp.asarray(p)
+    start = jnp.zeros((*p.shape[:-1], p.shape[-1] + 1), p.dtype).at[..., 0].set(1)
+
+    def step(table, pi):
+        shifted = jnp.concatenate([jnp.zeros_like(table[..., :1]), table[..., :-1]], axis=-1)
+        return table * (1 - pi[..., None]) + shifted * pi[..., None], None
+
+    return jax.lax.scan(step, start, jnp.moveaxis(p, -1, 0))[0]
 
 
 def _interior(lower, upper):
@@ -396,8 +465,8 @@ class Continuous(Distribution):
     # ---- sampling with implicit reparameterization gradients ------------------------------------------
     def rvs(self, key, *shapes, loc=0, scale=1, size=None):
         *shapes, loc, scale = self._arrays("rvs", {**dict(zip(self.shapes, shapes)), "loc": loc, "scale": scale})
-        shape = self._sample_shape(size, jnp.broadcast_shapes(*(a.shape for a in (*shapes, loc, scale))))
-        shapes, loc, scale = ([jnp.broadcast_to(s, shape) for s in shapes], jnp.broadcast_to(loc, shape),
+        shape = self._sample_shape(size, jnp.broadcast_shapes(*self._batch_shapes(shapes), loc.shape, scale.shape))
+        shapes, loc, scale = (self._broadcast_shapes_to(shapes, shape), jnp.broadcast_to(loc, shape),
                               jnp.broadcast_to(scale, shape))
         positive = scale > 0
         ok = self._valid(shapes) & positive
@@ -413,17 +482,31 @@ class Continuous(Distribution):
         def sample(z, *shapes):
             return z
 
-        @sample.defjvp
         def implicit(primals, tangents):
             z, *shapes = primals
             _, *shape_tangents = tangents
             # the sample again, so that at the next order its own dependence on the shapes is seen
             x = sample(z, *shapes)
-            cdf, d_cdf = jax.jvp(lambda *s: self._method("cdf", x, s), tuple(shapes), tuple(shape_tangents))
-            _, d_sf = jax.jvp(lambda *s: self._method("sf", x, s), tuple(shapes), tuple(shape_tangents))
+            # only the shapes that move: a tangent on one the spec declares not differentiable raises, a
+            # zero one (differentiating in another shape, or in loc) must not
+            moving = [i for i, t in enumerate(shape_tangents) if type(t) is not SymbolicZero]
+            if not moving:
+                return z, jnp.zeros_like(z)
+
+            def tail(method):
+                def along(*moved):
+                    values = list(shapes)
+                    for i, value in zip(moving, moved):
+                        values[i] = value
+                    return self._method(method, x, values)
+
+                return jax.jvp(along, tuple(shapes[i] for i in moving), tuple(shape_tangents[i] for i in moving))
+
+            (cdf, d_cdf), (_, d_sf) = tail("cdf"), tail("sf")
             # dF = -dS: the upper half takes the survival function's, which keeps its relative accuracy there
             return z, jnp.where(cdf > 0.5, d_sf, -d_cdf) / self._method("pdf", x, shapes)
 
+        sample.defjvp(implicit, symbolic_zeros=True)
         return sample
 
 
@@ -532,7 +615,7 @@ class Discrete(Distribution):
         *shapes, loc = self._arrays("rvs", {**dict(zip(self.shapes, shapes)), "loc": loc})
         shapes = [no_tangent(self.qualname("rvs"), name, DISCRETE_SAMPLE_WHY, s) for name, s in zip(self.shapes, shapes)]
         loc = no_tangent(self.qualname("rvs"), "loc", DISCRETE_SAMPLE_WHY, loc)
-        shape = self._sample_shape(size, jnp.broadcast_shapes(*(a.shape for a in (*shapes, loc))))
-        shapes, loc = [jnp.broadcast_to(s, shape) for s in shapes], jnp.broadcast_to(loc, shape)
+        shape = self._sample_shape(size, jnp.broadcast_shapes(*self._batch_shapes(shapes), loc.shape))
+        shapes, loc = self._broadcast_shapes_to(shapes, shape), jnp.broadcast_to(loc, shape)
         ok = self._valid(shapes) & (loc == loc)
         return jnp.where(ok, self._draw(key, shapes, shape, loc.dtype) + loc, jnp.nan)
