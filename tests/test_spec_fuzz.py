@@ -517,15 +517,27 @@ CROSS_CHECKED = ["hankel1", "hankel1e", "hankel2e", "i0", "i0e", "i1", "iv", "iv
 _FORMULA_LINE = re.compile(r"^(\s*(?:- )?formula: )(.+)$")
 
 
+def _checkable_formula_lines(name: str) -> list[int]:
+    """Lines of ``name``'s spec holding a formula sympy can check: a rule through a derivative kernel has
+    no sympy form to check against (the gradient suite checks it)."""
+    return [i for i, line in enumerate(SPEC_TEXTS[name].split("\n")) if _FORMULA_LINE.match(line)
+            and not set(re.findall(r"[A-Za-z_]\w*", line)) & set(KERNEL_TEXTS)]
+
+
+MUTABLE = [name for name in CROSS_CHECKED if _checkable_formula_lines(name)]
+
+
+def test_most_cross_checked_specs_have_formulas_to_mutate():
+    """i0e and the other scaled Bessel functions moved to kernels; the fuzz still needs real formulas."""
+    assert len(MUTABLE) >= len(CROSS_CHECKED) - 6, sorted(set(CROSS_CHECKED) - set(MUTABLE))
+
+
 @st.composite
 def wrong_derivatives(draw):
     """A cross-checked spec with one derivative formula scaled by a factor other than 1, or negated."""
-    name = draw(st.sampled_from(CROSS_CHECKED))
+    name = draw(st.sampled_from(MUTABLE))
     lines = SPEC_TEXTS[name].split("\n")
-    # a rule through a derivative kernel has no sympy form to check against (the gradient suite checks it)
-    candidates = [i for i, line in enumerate(lines) if _FORMULA_LINE.match(line)
-                  and not set(re.findall(r"[A-Za-z_]\w*", line)) & set(KERNEL_TEXTS)]
-    i = draw(st.sampled_from(candidates))
+    i = draw(st.sampled_from(_checkable_formula_lines(name)))
     head, formula = _FORMULA_LINE.match(lines[i]).groups()
     c = draw(st.fractions(min_value=Fraction(1, 10**6), max_value=100))
     factor = draw(st.sampled_from([f"(1 + {c})", f"(1 - {c})" if c != 1 else "2", "-1"]))
