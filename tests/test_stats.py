@@ -57,6 +57,18 @@ def _compare(ours, theirs, rtol, what, log_density=False, mpmath_values=None):
                            + (f", mpmath {exact[bad]}" if mpmath_values else ""))
 
 
+# Distributions whose SciPy methods cost seconds per call: studentized_range's ppf and isf are brentq searches
+# over two-dimensional quadratures (0.2 s a quantile, SciPy's and jaxsci's host method alike), so that its
+# value checks cost about 10 s of CPU. They run under -m slow; the host path is checked by default elsewhere.
+COSTLY = {"studentized_range"}
+
+
+def _costly_slow(cases):
+    """pytest params (names or params), those of COSTLY under -m slow."""
+    return [pytest.param(*c.values, id=c.id, marks=[*c.marks, pytest.mark.slow]) if c.values[0] in COSTLY else c
+            for c in (c if hasattr(c, "values") else pytest.param(c, id=c) for c in cases)]
+
+
 def test_specs_load():
     assert not DISTRIBUTION_ERRORS, "\n".join(map(str, DISTRIBUTION_ERRORS))
 
@@ -69,7 +81,7 @@ def _scipy_off(name):
     return {(r["method"], r["loc"], r.get("scale"), r["x"]): r["mpmath"] for r in records}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", _costly_slow(NAMES))
 def test_values_match_scipy(name):
     """Every method at SciPy's test parameters, with loc and scale, over the support, its edges and
     beyond (0, -inf, 0 or 1 outside it, as SciPy), and the quantiles at 0, 1, outside [0, 1] and NaN."""
@@ -92,7 +104,7 @@ def test_values_match_scipy(name):
                          f"{name}.{moment} {scales}")
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if INVALID.get(n)])
+@pytest.mark.parametrize("name", _costly_slow([n for n in NAMES if INVALID.get(n)]))
 def test_invalid_shape_parameters_are_nan(name):
     """SciPy's invalid test parameters (_distr_params' invdistcont, invdistdiscrete) give what SciPy gives
     (NaN) for every method: each spec's own ``valid``, checked for every distribution."""
@@ -100,7 +112,7 @@ def test_invalid_shape_parameters_are_nan(name):
     _check_invalid(name, [(p, _scales(d)) for p in INVALID[name]])
 
 
-@pytest.mark.parametrize("name", params(NAMES, ids=lambda n: n, share=3))
+@pytest.mark.parametrize("name", _costly_slow(params(NAMES, ids=lambda n: n, share=3)))
 def test_invalid_scale_and_loc_are_nan(name):
     """scale <= 0 and a NaN loc give what SciPy gives (NaN) for every method. The core checks them for
     every distribution alike: a fixed third of the distributions by default, all under -m slow."""

@@ -69,6 +69,7 @@ if _TYPE_CHECKING:
     from . import ksone as ksone
     from . import kstwo as kstwo
     from . import kstwobign as kstwobign
+    from . import landau as landau
     from . import laplace as laplace
     from . import laplace_asymmetric as laplace_asymmetric
     from . import levy as levy
@@ -191,6 +192,7 @@ __all__ = [
     'ksone',
     'kstwo',
     'kstwobign',
+    'landau',
     'laplace',
     'laplace_asymmetric',
     'levy',
