@@ -158,15 +158,17 @@ class Distribution:
 
 
 def special_arities(special_specs: list) -> dict:
-    """jaxsci.special's function names (aliases included) -> (fewest, most) traced arguments."""
+    """The functions a formula may call -> (fewest, most traced arguments, module): jaxsci.special's
+    (aliases included), and jaxsci.kernels' derivative kernels (specs/kernels/: a host method's derivative
+    with no closed form over jaxsci.special, vonmises' cdf in kappa)."""
     arities = {}
     for spec in special_specs:
-        if spec.module != "special" or spec.kernel:
+        if spec.module != "special" and not spec.kernel:
             continue
         traced = [a for a in spec.args if a.traced]
         if any(a.kind.startswith("static") and not a.has_default for a in spec.args) or not traced:
             continue
-        arity = (sum(not a.has_default for a in traced), len(traced))
+        arity = (sum(not a.has_default for a in traced), len(traced), spec.module)
         for name in (spec.name, *spec.aliases):
             arities[name] = arity
     return arities
@@ -450,11 +452,11 @@ class _Printer(ast.NodeTransformer):
             module = "jnp" if name in ELEMENTARY else "distributions"
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         if name in self.namespace.arities:
-            fewest, most = self.namespace.arities[name]
+            fewest, most, module = self.namespace.arities[name]
             if not fewest <= len(args) <= most:
                 wanted = str(most) if fewest == most else f"{fewest} to {most}"
-                raise _FormulaError(f"jaxsci.special.{name} takes {wanted} argument(s), got {len(args)}")
-            return ast.Call(ast.Attribute(ast.Name("special", ast.Load()), name, ast.Load()), args, [])
+                raise _FormulaError(f"jaxsci.{module}.{name} takes {wanted} argument(s), got {len(args)}")
+            return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         raise _FormulaError(self._unknown(name, "function"))
 
     def visit_Name(self, node):
@@ -485,7 +487,7 @@ def _shapes(top: _Mapping, path: str, type_: str) -> tuple:
         name = m.get("name", str, required=True)
         # the generated module's own names, and those of its functions' arguments
         if not name.isidentifier() or name in (VARIABLE[type_], PROBABILITY, "loc", "scale", "jnp", "jax", "special",
-                                                "distributions", "key", "keys", "shape", "dtype", "size"):
+                                                "kernels", "distributions", "key", "keys", "shape", "dtype", "size"):
             raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed in a {type_} "
                                                         "distribution (a name of the generated module's own)")
         kind = m.get("kind", str, default="real")
@@ -759,6 +761,14 @@ def _function(d: Distribution, method: str) -> dict:
             "args": [f"{n}: {docs[n]}" for n, _ in arguments], "differentiable": differentiable}
 
 
+def _uses_kernels(d: Distribution) -> bool:
+    """Whether a formula calls one of jaxsci.kernels' functions (the generated module imports it then only)."""
+    codes = [*d.methods.values(), *d.moments.values(), *(c for h in d.host.values() for c in h.derivatives.values()),
+             d.lower, d.upper, *([d.valid] if d.valid else []), *([d.sampler] if d.sampler else [])]
+    texts = [c.code for c in codes] + [value for c in codes for _, value in c.lets]
+    return any(isinstance(node, ast.Name) and node.id == "kernels" for text in texts for node in ast.walk(ast.parse(text)))
+
+
 def sampling_text(d: Distribution) -> str:
     """How rvs draws a standard-form sample."""
     return f"``{d.sampler.text}`` (jax.random's exact samplers)" if d.sampler else "ppf of a uniform in (0, 1)"
@@ -774,7 +784,7 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         valid_text = d.valid.text if d.valid else ("every shape parameter > 0" if d.shapes else "no shape parameters")
         valid_code = d.valid.code if d.valid else (" & ".join(f"({s.name} > 0)" for s in d.shapes) or "True")
         files[f"jaxsci/stats/{d.name}.py"] = env.get_template("distribution.py.j2").render(
-            d=d, public=methods, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
+            d=d, uses_kernels=_uses_kernels(d), public=methods, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
             signature=", ".join(n if v is None else f"{n}={v}" for n, v in _arguments(d, "cdf")),
             functions=[_function(d, m) for m in methods])
     files["jaxsci/stats/__init__.py"] = env.get_template("stats_init.py.j2").render(

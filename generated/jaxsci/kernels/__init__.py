@@ -159,6 +159,8 @@ if _TYPE_CHECKING:
     from ._stdtr_ddf2 import stdtr_ddf2 as stdtr_ddf2
     from ._struve_dv import struve_dv as struve_dv
     from ._struve_dv2 import struve_dv2 as struve_dv2
+    from ._vonmises_cdf_dkappa import vonmises_cdf_dkappa as vonmises_cdf_dkappa
+    from ._vonmises_cdf_dkappa2 import vonmises_cdf_dkappa2 as vonmises_cdf_dkappa2
     from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
     from ._wright_bessel_da2 import wright_bessel_da2 as wright_bessel_da2
     from ._wright_bessel_dadb import wright_bessel_dadb as wright_bessel_dadb
@@ -326,6 +328,8 @@ __all__ = [
     'stdtr_ddf2',
     'struve_dv',
     'struve_dv2',
+    'vonmises_cdf_dkappa',
+    'vonmises_cdf_dkappa2',
     'wright_bessel_da',
     'wright_bessel_da2',
     'wright_bessel_dadb',

@@ -112,6 +112,8 @@ if _TYPE_CHECKING:
     from . import truncweibull_min as truncweibull_min
     from . import tukeylambda as tukeylambda
     from . import uniform as uniform
+    from . import vonmises as vonmises
+    from . import vonmises_line as vonmises_line
     from . import wald as wald
     from . import weibull_max as weibull_max
     from . import weibull_min as weibull_min
@@ -225,6 +227,8 @@ __all__ = [
     'truncweibull_min',
     'tukeylambda',
     'uniform',
+    'vonmises',
+    'vonmises_line',
     'wald',
     'weibull_max',
     'weibull_min',
