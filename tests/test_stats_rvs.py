@@ -44,9 +44,9 @@ def _key(*parts):
 
 
 # Samples a slow check takes where each costs milliseconds: these draw through SciPy's generic ppf, a root
-# search on the cdf per sample (irwinhall's B-spline, 4 ms each, 400 s for 10^5; vonmises' series, 3.6 ms);
-# a few thousand still tell a wrong distribution
-FEWER_SAMPLES = {"irwinhall": 2000, "vonmises": 3000, "vonmises_line": 3000}
+# search on the cdf per sample (irwinhall's B-spline, 4 ms each, 400 s for 10^5; vonmises' series, 3.6 ms;
+# gausshyper's quadrature, 14 ms); a few thousand still tell a wrong distribution
+FEWER_SAMPLES = {"irwinhall": 2000, "vonmises": 3000, "vonmises_line": 3000, "gausshyper": 3000}
 
 
 def _distributional_cases():

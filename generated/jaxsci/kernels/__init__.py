@@ -54,6 +54,11 @@ if _TYPE_CHECKING:
     from ._gamma_logdensity_da import gamma_logdensity_da as gamma_logdensity_da
     from ._gammainc_da import gammainc_da as gammainc_da
     from ._gammainc_da2 import gammainc_da2 as gammainc_da2
+    from ._gausshyper_cdf_d2 import gausshyper_cdf_d2 as gausshyper_cdf_d2
+    from ._gausshyper_cdf_da import gausshyper_cdf_da as gausshyper_cdf_da
+    from ._gausshyper_cdf_db import gausshyper_cdf_db as gausshyper_cdf_db
+    from ._gausshyper_cdf_dc import gausshyper_cdf_dc as gausshyper_cdf_dc
+    from ._gausshyper_cdf_dz import gausshyper_cdf_dz as gausshyper_cdf_dz
     from ._h1vp_dv import h1vp_dv as h1vp_dv
     from ._h1vp_dv2 import h1vp_dv2 as h1vp_dv2
     from ._h2vp_dv import h2vp_dv as h2vp_dv
@@ -223,6 +228,11 @@ __all__ = [
     'gamma_logdensity_da',
     'gammainc_da',
     'gammainc_da2',
+    'gausshyper_cdf_d2',
+    'gausshyper_cdf_da',
+    'gausshyper_cdf_db',
+    'gausshyper_cdf_dc',
+    'gausshyper_cdf_dz',
     'h1vp_dv',
     'h1vp_dv2',
     'h2vp_dv',

@@ -36,6 +36,7 @@ if _TYPE_CHECKING:
     from . import fisk as fisk
     from . import foldcauchy as foldcauchy
     from . import gamma as gamma
+    from . import gausshyper as gausshyper
     from . import genexpon as genexpon
     from . import genextreme as genextreme
     from . import gengamma as gengamma
@@ -151,6 +152,7 @@ __all__ = [
     'fisk',
     'foldcauchy',
     'gamma',
+    'gausshyper',
     'genexpon',
     'genextreme',
     'gengamma',
