@@ -167,8 +167,9 @@ class Distribution:
 
 
 def special_arities(special_specs: list) -> dict:
-    """jaxsci.special's function names (aliases included), and jaxsci.kernels' derivative kernels (which only
-    a host method's derivative rules may call), -> (fewest, most) traced arguments, module."""
+    """The functions a formula may call -> (fewest, most traced arguments, module): jaxsci.special's
+    (aliases included), and jaxsci.kernels' derivative kernels (specs/kernels/: a host method's derivative
+    with no closed form over jaxsci.special, vonmises' cdf in kappa)."""
     arities = {}
     for spec in special_specs:
         if spec.module != "special" and not spec.kernel:
@@ -329,7 +330,7 @@ def _host_method(value: dict, path: str, line: int | None, method: str, kind: st
             blocked[name] = " ".join(reason.get("not_differentiable", str, required=True).split())
             reason.done()
         else:
-            rule = Namespace(namespace.variables, namespace.arities, own=namespace.own, core=namespace.core, kernels=True)
+            rule = Namespace(namespace.variables, namespace.arities, own=namespace.own, core=namespace.core)
             derivatives[name] = rule.code(entry, path, table.value_line(name), what)
     table.done()
     m.done()
@@ -398,12 +399,11 @@ class Namespace:
     (method -> number of arguments, the point and the shapes), printed as ``_DISTRIBUTION.standard(...)``."""
 
     def __init__(self, variables: set, arities: dict, draws: bool = False, own: dict | None = None,
-                 core: frozenset = frozenset(), kernels: bool = False):
+                 core: frozenset = frozenset()):
         self.variables = variables
         self.arities = arities
         self.draws = draws  # a sampler's formula: ``random_<name>(...)`` calls jax.random's sampler
         self.own = own or {}
-        self.kernels = kernels  # a host method's derivative rule: jaxsci.kernels' functions may be called
         self.core = frozenset(core)  # the variables with a core axis (a core shape parameter, a let bound to one)
 
     def formula(self, value, path: str, line: int | None, what: str) -> Code:
@@ -420,7 +420,7 @@ class Namespace:
             code = namespace.code(lets.get(name, str), path, lets.value_line(name), f"{what}.let.{name}", keeps_core=True)
             bound.append((name, code.code))
             texts.append(f"{name} = {code.text}")
-            namespace = Namespace(namespace.variables | {name}, self.arities, own=self.own, kernels=self.kernels,
+            namespace = Namespace(namespace.variables | {name}, self.arities, own=self.own,
                                   core=namespace.core | ({name} if code.core else set()))
         lets.done()
         result = namespace.code(m.get("value", str, required=True), path, m.value_line("value"), f"{what}.value")
@@ -542,9 +542,6 @@ class _Printer(ast.NodeTransformer):
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         if name in self.namespace.arities:
             fewest, most, module = self.namespace.arities[name]
-            if module == "kernels" and not self.namespace.kernels:
-                raise _FormulaError(f"{name} is a derivative kernel (jaxsci.kernels): only a host method's derivatives "
-                                    "may call one")
             if not fewest <= len(args) <= most:
                 wanted = str(most) if fewest == most else f"{fewest} to {most}"
                 raise _FormulaError(f"jaxsci.{module}.{name} takes {wanted} argument(s), got {len(args)}")
@@ -579,7 +576,7 @@ def _shapes(top: _Mapping, path: str, type_: str) -> tuple:
         name = m.get("name", str, required=True)
         # the generated module's own names, and those of its functions' arguments
         if not name.isidentifier() or name in (VARIABLE[type_], PROBABILITY, "loc", "scale", "jnp", "jax", "special",
-                                                "distributions", "key", "keys", "shape", "dtype", "size"):
+                                                "kernels", "distributions", "key", "keys", "shape", "dtype", "size"):
             raise SpecError(path, m.value_line("name"), f"shape parameter name {name!r} is not allowed in a {type_} "
                                                         "distribution (a name of the generated module's own)")
         kind = m.get("kind", str, default="real")
@@ -903,6 +900,14 @@ def moment_text(d: Distribution, moment: str) -> str:
             "error estimate exceeds 1e-7 of it or SciPy's value is not finite)")
 
 
+def _uses_kernels(d: Distribution) -> bool:
+    """Whether a formula calls one of jaxsci.kernels' functions (the generated module imports it then only)."""
+    codes = [*d.methods.values(), *d.moments.values(), *(c for h in d.host.values() for c in h.derivatives.values()),
+             d.lower, d.upper, *([d.valid] if d.valid else []), *([d.sampler] if d.sampler else [])]
+    texts = [c.code for c in codes] + [value for c in codes for _, value in c.lets]
+    return any(isinstance(node, ast.Name) and node.id == "kernels" for text in texts for node in ast.walk(ast.parse(text)))
+
+
 def sampling_text(d: Distribution) -> str:
     """How rvs draws a standard-form sample."""
     return f"``{d.sampler.text}`` (jax.random's exact samplers)" if d.sampler else "ppf of a uniform in (0, 1)"
@@ -918,10 +923,8 @@ def render_distributions(env, distributions: list, uncovered: dict) -> dict:
         valid_text = d.valid.text if d.valid else ("every shape parameter > 0" if d.shapes else "no shape parameters")
         valid_code = d.valid.code if d.valid else (" & ".join(f"({s.name} > 0)" for s in d.shapes) or "True")
         files[f"jaxsci/stats/{d.name}.py"] = env.get_template("distribution.py.j2").render(
-            d=d, public=methods, host_moments={m: moment_blocked(d, m) for m in d.host_moments}, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
+            d=d, public=methods, uses_kernels=_uses_kernels(d), host_moments={m: moment_blocked(d, m) for m in d.host_moments}, variables={m: PROBABILITY if m in QUANTILE_METHODS else d.variable for m in d.public_methods}, shape_names=shape_names, valid_text=valid_text, valid_code=valid_code,
             signature=", ".join(n if v is None else f"{n}={v}" for n, v in _arguments(d, "cdf")),
-            uses_kernels=any("kernels." in code.code
-                             for h in d.host.values() for code in h.derivatives.values()),
             functions=[_function(d, m) for m in methods])
     files["jaxsci/stats/__init__.py"] = env.get_template("stats_init.py.j2").render(
         names=[d.name for d in distributions])

@@ -467,10 +467,11 @@ reference:
     (("      a: {not_differentiable: the test's reason}", "      a: pdf(x)"),
      "methods.cdf.derivatives.a: the distribution's own pdf takes 2 argument(s) (the point and the shape parameters"),
     (("  logpdf: xlogy(a - 1, x) - x - gammaln(a)", "  logpdf: log(pdf(x, a))"), "methods.logpdf: unknown function 'pdf'"),
-    (("logpdf: xlogy(a - 1, x) - x - gammaln(a)", "logpdf: gammainc_da(a, x)"),
-     "methods.logpdf: gammainc_da is a derivative kernel (jaxsci.kernels): only a host method's derivatives may call one"),
-    (("      a: {not_differentiable: the test's reason}", "      a: gammainc_da(a)"),
-     "methods.cdf.derivatives.a: jaxsci.kernels.gammainc_da takes 2 argument(s), got 1"),
+    (("logpdf: xlogy(a - 1, x) - x - gammaln(a)", "logpdf: gammainc_da(a)"),
+     "methods.logpdf: jaxsci.kernels.gammainc_da takes 2 argument(s), got 1"),
+    # and jaxsci.kernels' functions, as every formula may
+    (("      a: {not_differentiable: the test's reason}", "      a: chndtr_ddf(x, a)"),
+     "methods.cdf.derivatives.a: jaxsci.kernels.chndtr_ddf takes 3 argument(s), got 2"),
 ])
 def test_host_method_errors_are_located(change, message):
     """The host-method grammar is as strict as the formulas': unknown keys, arguments and names, and an

@@ -54,6 +54,11 @@ if _TYPE_CHECKING:
     from ._gamma_logdensity_da import gamma_logdensity_da as gamma_logdensity_da
     from ._gammainc_da import gammainc_da as gammainc_da
     from ._gammainc_da2 import gammainc_da2 as gammainc_da2
+    from ._gausshyper_cdf_d2 import gausshyper_cdf_d2 as gausshyper_cdf_d2
+    from ._gausshyper_cdf_da import gausshyper_cdf_da as gausshyper_cdf_da
+    from ._gausshyper_cdf_db import gausshyper_cdf_db as gausshyper_cdf_db
+    from ._gausshyper_cdf_dc import gausshyper_cdf_dc as gausshyper_cdf_dc
+    from ._gausshyper_cdf_dz import gausshyper_cdf_dz as gausshyper_cdf_dz
     from ._h1vp_dv import h1vp_dv as h1vp_dv
     from ._h1vp_dv2 import h1vp_dv2 as h1vp_dv2
     from ._h2vp_dv import h2vp_dv as h2vp_dv
@@ -167,6 +172,8 @@ if _TYPE_CHECKING:
     from ._stdtr_ddf2 import stdtr_ddf2 as stdtr_ddf2
     from ._struve_dv import struve_dv as struve_dv
     from ._struve_dv2 import struve_dv2 as struve_dv2
+    from ._vonmises_cdf_dkappa import vonmises_cdf_dkappa as vonmises_cdf_dkappa
+    from ._vonmises_cdf_dkappa2 import vonmises_cdf_dkappa2 as vonmises_cdf_dkappa2
     from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
     from ._wright_bessel_da2 import wright_bessel_da2 as wright_bessel_da2
     from ._wright_bessel_dadb import wright_bessel_dadb as wright_bessel_dadb
@@ -229,6 +236,11 @@ __all__ = [
     'gamma_logdensity_da',
     'gammainc_da',
     'gammainc_da2',
+    'gausshyper_cdf_d2',
+    'gausshyper_cdf_da',
+    'gausshyper_cdf_db',
+    'gausshyper_cdf_dc',
+    'gausshyper_cdf_dz',
     'h1vp_dv',
     'h1vp_dv2',
     'h2vp_dv',
@@ -342,6 +354,8 @@ __all__ = [
     'stdtr_ddf2',
     'struve_dv',
     'struve_dv2',
+    'vonmises_cdf_dkappa',
+    'vonmises_cdf_dkappa2',
     'wright_bessel_da',
     'wright_bessel_da2',
     'wright_bessel_dadb',

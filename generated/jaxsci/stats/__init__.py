@@ -39,6 +39,7 @@ if _TYPE_CHECKING:
     from . import foldcauchy as foldcauchy
     from . import foldnorm as foldnorm
     from . import gamma as gamma
+    from . import gausshyper as gausshyper
     from . import genexpon as genexpon
     from . import genextreme as genextreme
     from . import gengamma as gengamma
@@ -122,6 +123,8 @@ if _TYPE_CHECKING:
     from . import truncweibull_min as truncweibull_min
     from . import tukeylambda as tukeylambda
     from . import uniform as uniform
+    from . import vonmises as vonmises
+    from . import vonmises_line as vonmises_line
     from . import wald as wald
     from . import weibull_max as weibull_max
     from . import weibull_min as weibull_min
@@ -162,6 +165,7 @@ __all__ = [
     'foldcauchy',
     'foldnorm',
     'gamma',
+    'gausshyper',
     'genexpon',
     'genextreme',
     'gengamma',
@@ -245,6 +249,8 @@ __all__ = [
     'truncweibull_min',
     'tukeylambda',
     'uniform',
+    'vonmises',
+    'vonmises_line',
     'wald',
     'weibull_max',
     'weibull_min',

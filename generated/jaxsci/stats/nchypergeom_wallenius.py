@@ -25,6 +25,7 @@ import jax.numpy as jnp
 
 from .. import kernels
 from .. import special
+from .. import kernels
 from .._core import distributions
 
 __all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
