@@ -113,7 +113,10 @@ def _scaled_arguments():
             # complex z too (the group is evaluated in complex128): off the real axis, up to |ph z| = 2.2
             ("kve", "z", (1, 2), [(0.0, 1e15), (2.5, 1e8), (0.3, 1e5), (10.0, 500.0), (30.0, 2000.0), (1.5, 41.0),
                                   (1.5, 39.0), (-4.5, 60.0), (100.0, 1e6), (1.0, 3e7 + 4e7j), (1.3, -30 + 40j),
-                                  (2.2, 50j)])]
+                                  (2.2, 50j)]),
+            # real z: the rule for real arguments (ive's z rule has a conjugate part, which cancels there)
+            ("ive", "z", (1, 2), [(0.0, 1e15), (2.5, 1e8), (1.5, 1e5), (10.0, 500.0), (30.0, 2000.0), (1.5, 41.0),
+                                  (1.5, 39.0), (-4.5, 60.0), (0.7, 12.0), (3.0, -45.0), (2.0, -1e8)])]
 
 
 POINTS += _scaled_arguments()
@@ -124,7 +127,7 @@ ARGUMENTS = {"jv": ("v", "z"), "ive": ("v", "z"), "kve": ("v", "z"), "yv": ("v",
              "hyp1f1": ("a", "b", "x"), "hyp2f1": ("a", "b", "c", "z"),
              "gammaincc": ("a", "x"), "chdtrc": ("v", "x"), "gdtr": ("a", "b", "x"), "pdtr": ("k", "m"),
              "gammainccinv": ("a", "y"), "chdtri": ("v", "p"), "gdtrix": ("a", "b", "p"), "pdtri": ("k", "y"),
-             "i0e": ("x",), "i1e": ("x",), "k0e": ("x",), "k1e": ("x",), "kve": ("v", "z")}
+             "i0e": ("x",), "i1e": ("x",), "k0e": ("x",), "k1e": ("x",)}
 
 
 
