@@ -128,56 +128,59 @@ def _tuples(value):
 
 
 def encode(cases: tuple) -> list:
-    return [{
-        "condition": _plain(case.condition),
-        "rules": [{
-            "arg": rule.arg.name,
-            "traced_index": rule.traced_index,
-            "method": rule.method,
-            "source": rule.source,
-            "formulas": _plain(rule.formulas),
-            "needs": [{
-                "var": need.var,
-                "spec": need.spec.name,
-                "statics": _plain(need.statics),
-                "args": [[a.same_as, a.key, a.code] for a in need.args],
-                "stage": need.stage,
-                "where": [list(w) for w in need.where],
-                "statics_code": None if need.statics_code is None else [list(s) for s in need.statics_code],
-            } for need in rule.needs],
-            "derivative": list(rule.derivative),
-            "conjugate": None if rule.conjugate is None else list(rule.conjugate),
-            "check": rule.check,
-            "statics": list(rule.statics),
-            "derivative_common": [list(c) for c in rule.derivative_common],
-            "conjugate_common": [list(c) for c in rule.conjugate_common],
-        } for rule in case.rules],
-    } for case in cases]
+    return [{"condition": _plain(case.condition), "rules": [_encode_rule(rule) for rule in case.rules]} for case in cases]
+
+
+def _encode_rule(rule) -> dict:
+    return {
+        "arg": rule.arg.name,
+        "traced_index": rule.traced_index,
+        "method": rule.method,
+        "source": rule.source,
+        "formulas": _plain(rule.formulas),
+        "needs": [{
+            "var": need.var,
+            "spec": need.spec.name,
+            "statics": _plain(need.statics),
+            "args": [[a.same_as, a.key, a.code] for a in need.args],
+            "stage": need.stage,
+            "where": [list(w) for w in need.where],
+            "statics_code": None if need.statics_code is None else [list(s) for s in need.statics_code],
+        } for need in rule.needs],
+        "derivative": list(rule.derivative),
+        "conjugate": None if rule.conjugate is None else list(rule.conjugate),
+        "check": rule.check,
+        "statics": list(rule.statics),
+        "derivative_common": [list(c) for c in rule.derivative_common],
+        "conjugate_common": [list(c) for c in rule.conjugate_common],
+        "real": None if rule.real is None else _encode_rule(rule.real),
+    }
 
 
 def decode(data: list, spec: model.Spec, specs_by_name: dict) -> tuple:
     """Rebuild the rules, linked to this run's spec records; KeyError/TypeError/ValueError on bad data."""
-    cases = []
-    for case in data:
-        rules = []
-        for rule in case["rules"]:
-            needs = tuple(PlannedNeed(
-                var=need["var"], spec=specs_by_name[need["spec"]], statics=_tuples(need["statics"]),
-                args=tuple(PlannedArg(same_as=a, key=k, code=c) for a, k, c in need["args"]), stage=need["stage"],
-                where=tuple((index, constant) for index, constant in need["where"]),
-                statics_code=None if need["statics_code"] is None else tuple(tuple(s) for s in need["statics_code"]),
-            ) for need in rule["needs"])
-            rules.append(ArgRule(
-                arg=spec.arg(rule["arg"]), traced_index=rule["traced_index"], method=rule["method"],
-                source=rule["source"], formulas=_tuples(rule["formulas"]), needs=needs,
-                derivative=tuple(rule["derivative"]),
-                conjugate=None if rule["conjugate"] is None else tuple(rule["conjugate"]), check=rule["check"],
-                statics=tuple(rule["statics"]),
-                derivative_common=_tuples(rule["derivative_common"]),
-                conjugate_common=_tuples(rule["conjugate_common"]),
-            ))
-        cases.append(CaseRules(condition=_tuples(case["condition"]), rules=tuple(rules)))
-    return tuple(cases)
+    return tuple(CaseRules(condition=_tuples(case["condition"]), rules=tuple(_decode_rule(rule, spec, specs_by_name)
+                                                                                for rule in case["rules"]))
+                 for case in data)
+
+
+def _decode_rule(rule: dict, spec: model.Spec, specs_by_name: dict) -> ArgRule:
+    needs = tuple(PlannedNeed(
+        var=need["var"], spec=specs_by_name[need["spec"]], statics=_tuples(need["statics"]),
+        args=tuple(PlannedArg(same_as=a, key=k, code=c) for a, k, c in need["args"]), stage=need["stage"],
+        where=tuple((index, constant) for index, constant in need["where"]),
+        statics_code=None if need["statics_code"] is None else tuple(tuple(s) for s in need["statics_code"]),
+    ) for need in rule["needs"])
+    return ArgRule(
+        arg=spec.arg(rule["arg"]), traced_index=rule["traced_index"], method=rule["method"],
+        source=rule["source"], formulas=_tuples(rule["formulas"]), needs=needs,
+        derivative=tuple(rule["derivative"]),
+        conjugate=None if rule["conjugate"] is None else tuple(rule["conjugate"]), check=rule["check"],
+        statics=tuple(rule["statics"]),
+        derivative_common=_tuples(rule["derivative_common"]),
+        conjugate_common=_tuples(rule["conjugate_common"]),
+        real=None if rule["real"] is None else _decode_rule(rule["real"], spec, specs_by_name),
+    )
 
 
 class Store:

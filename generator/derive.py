@@ -70,6 +70,9 @@ class ArgRule:
     # ((name, code), ...): subexpressions the derivative's (conjugate's) code shares, assigned first
     derivative_common: tuple = ()
     conjugate_common: tuple = ()
+    # for a rule with a conjugate part and a `real` formula: the rule that calls with a real argument
+    # use instead (its formula is the derivative along the real axis; no conjugate part)
+    real: "ArgRule | None" = None
 
 
 @dataclass(frozen=True)
@@ -344,7 +347,8 @@ class _Deriver:
         return sympy.Piecewise(*branches, (derivative, True)) if branches else derivative
 
     # ---- cross-check ------------------------------------------------------------------------------
-    def cross_check(self, spec, arg, condition, exprs, conj, points, loc, *, explicit: bool = True) -> str:
+    def cross_check(self, spec, arg, condition, exprs, conj, points, loc, *, explicit: bool = True,
+                    real_only: bool = False) -> str:
         """Check the rule against sympy's derivative of the spec's definition; without one, an explicit
         formula against mpmath's numerical derivative of the reference (mpcheck). An implicit rule is
         derived from its forward functions' rules, which are checked themselves."""
@@ -363,7 +367,8 @@ class _Deriver:
         symbols = arg_symbols(spec)
         rng = random.Random(f"{spec.name}:{arg.name}:{condition}")
         samples = _sample_points(spec, rng, CROSS_CHECK_POINTS, real=True)
-        complex_samples = _sample_points(spec, rng, CROSS_CHECK_POINTS, real=False) if spec.tests.complex_domain else []
+        # a `real` formula is the derivative along the real axis at real points only
+        complex_samples = _sample_points(spec, rng, CROSS_CHECK_POINTS, real=False) if spec.tests.complex_domain and not real_only else []
         t = sympy.Dummy("t", real=True)  # a Dummy: an argument may be called t (stdtr)
         x = symbols[arg.name]
         slopes: dict = {}  # direction -> d/dt definition(x + direction t), differentiated once
@@ -790,9 +795,23 @@ def _derive_arg(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: mode
     statics, needs, (derivative_common, derivative), conjugate = plan_rule(deriver, spec, condition, arg, exprs, conj,
                                                                             points, loc)
     conjugate_common, conjugate = conjugate if conjugate is not None else ((), None)
+    real = _real_axis_rule(deriver, spec, condition, arg, index, rule) if rule is not None and rule.reals else None
     return ArgRule(arg=arg, traced_index=index, method=method, source=source, formulas=shown, needs=needs,
                    derivative=derivative, conjugate=conjugate, check=check, statics=statics,
-                   derivative_common=derivative_common, conjugate_common=conjugate_common)
+                   derivative_common=derivative_common, conjugate_common=conjugate_common, real=real)
+
+
+def _real_axis_rule(deriver: _Deriver, spec: model.Spec, condition: tuple, arg: model.Arg, index: int,
+                    rule: model.DerivativeRule) -> ArgRule:
+    """The rule's `real` formula as a rule of its own: the derivative along the real axis, checked there
+    (against sympy, or mpmath's derivative of the reference), for calls with a real argument."""
+    what = f"derivatives.{rule.arg}.real"
+    exprs = [deriver._parse_output(spec, dict(condition), dict(rule.reals), o.name, what, rule.loc) for o in spec.outputs]
+    check = deriver.cross_check(spec, arg, condition, exprs, None, [], rule.loc, real_only=True)
+    statics, needs, (derivative_common, derivative), _ = plan_rule(deriver, spec, condition, arg, exprs, None, [], rule.loc)
+    return ArgRule(arg=arg, traced_index=index, method="formula", source=rule.source,
+                   formulas=tuple((name, f.text) for name, f in rule.reals), needs=needs, derivative=derivative,
+                   conjugate=None, check=check, statics=statics, derivative_common=derivative_common)
 
 
 def derive_all(specs) -> dict:

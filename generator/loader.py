@@ -935,6 +935,11 @@ def _derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_b
                 continue
             formulas = _per_output(m, "formula", "formulas", outputs, what, required=True)
             conjugates = _per_output(m, "conjugate", "conjugates", outputs, what, required=False)
+            reals = _per_output(m, "real", "reals", outputs, what, required=False)
+            if reals and not conjugates:
+                key = "real" if m.has("real") else "reals"
+                raise SpecError(path, m.key_line(key), f"{what}: {key!r} is the derivative along the real axis of a rule "
+                                                       "with a 'conjugate' part; a holomorphic rule's formula is that derivative already")
             source = m.get("source", str, required=True).strip()
             at = []
             at_raw = m.get("at", list, default=[])
@@ -948,7 +953,7 @@ def _derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, static_b
             m.done()
             arg_rules.append(model.DerivativeRule(arg=arg_name, when=when, method="formula", formulas=formulas,
                                                   conjugates=conjugates, source=source, at=tuple(at),
-                                                  loc=model.Location(path, item_line)))
+                                                  loc=model.Location(path, item_line), reals=reals))
         if isinstance(entry, list):
             _check_coverage([model.Case(r.when, r, r.loc) for r in arg_rules], path, line, static_bools, f"derivatives.{arg_name}")
         rules.extend(arg_rules)
@@ -979,7 +984,7 @@ def _omitted_derivatives(top: _Mapping, path: str, args: tuple, outputs: tuple, 
 def _implicit_rule(m: _Mapping, arg_name: str, when: tuple, outputs: tuple, what: str, line: int | None) -> model.DerivativeRule:
     """``implicit: G`` (G = 0, or ``Eq(lhs, rhs)``, at the function's own value) with a ``source``."""
     path = m.path
-    for other in ("formula", "formulas", "conjugate", "conjugates", "at"):
+    for other in ("formula", "formulas", "conjugate", "conjugates", "real", "reals", "at"):
         if m.has(other):
             raise SpecError(path, m.key_line(other), f"{what}: 'implicit' defines the derivative by itself; remove {other!r}")
     if len(outputs) != 1:

@@ -165,6 +165,9 @@ class DerivativeRule:
     constant_where: Formula | None = None
     # for "implicit": where SciPy's value is not a root of the equation (a failed search), the derivative NaN
     nan_where: Formula | None = None
+    # for a rule with conjugates: the derivative along the real axis (formula + conjugate), for calls
+    # whose argument is real, in a form that does not cancel where the two parts do
+    reals: tuple = ()  # ((output name, Formula), ...)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,11 @@ from __future__ import annotations
 import builtins
 import cmath
 import functools
+import importlib
 import importlib.util
 import itertools
 import random
+import sys
 import warnings
 from pathlib import Path
 
@@ -38,12 +40,20 @@ class _Unavailable(Exception):
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel_module(family: str):
-    path = _KERNELS / f"{family}.py"
-    spec = importlib.util.spec_from_file_location(f"_jaxsci_generator_kernels_{family}", path)
+def _kernel_package() -> str:
+    """templates/runtime/kernels loaded as a package of its own, so that a family's relative imports
+    (bessel's ``from . import bessel_debye``, bessel_scaled's ``from . import bessel``) resolve."""
+    name = "_jaxsci_generator_kernels"
+    spec = importlib.util.spec_from_file_location(name, _KERNELS / "__init__.py", submodule_search_locations=[str(_KERNELS)])
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
-    return module
+    return name
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel_module(family: str):
+    return importlib.import_module(f"{_kernel_package()}.{family}")
 
 
 def _host_function(spec: model.Spec):

@@ -106,6 +106,9 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
                 if rule.arg.name == arg.name:
                     how = "derived by sympy" if rule.method == "sympy" else rule.source
                     texts.append(f"{'; '.join(t for _, t in rule.formulas)}{_when_text(case)} ({how}; {rule.check})")
+                    if rule.real is not None:
+                        texts.append(f"for real {arg.name}: {'; '.join(t for _, t in rule.real.formulas)}{_when_text(case)} "
+                                     f"(the derivative along the real axis; {rule.real.check})")
         return "; ".join(dict.fromkeys(texts))
 
     complex_args = ", ".join(a.name for a in spec.args if a.kind == "complex")
@@ -121,7 +124,8 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         public.append(f"{a.name}={a.default!r}" if a.has_default else a.name)
     if spec.numpy_keywords:
         public.append("**numpy_keywords")
-    all_code = " ".join(code for case in cases for rule in case.rules
+    every_rule = [r for case in cases for rule in case.rules for r in (rule, rule.real) if r is not None]
+    all_code = " ".join(code for rule in every_rule
                         for code in rule.derivative + (rule.conjugate or ()) + tuple(a.code or "" for n in rule.needs for a in n.args)
                         + tuple(c for _, c in rule.derivative_common + rule.conjugate_common))
     guard_code = raises_code = None
@@ -168,6 +172,11 @@ def render_function(env: jinja2.Environment, spec: model.Spec, cases: tuple) -> 
         when_text=_when_text,
         rule_text=_rule_text,
         docstring=docstring,
+        # each rule, and its variant for real arguments (a `real` formula), with their functions' prefix
+        variants=lambda case: [v for rule in case.rules for v in (
+            (rule, f"_{spec.name}{_case_suffix(case)}_{rule.arg.name}", ""),
+            *(((rule.real, f"_{spec.name}{_case_suffix(case)}_{rule.arg.name}_real", " along the real axis"),)
+              if rule.real is not None else ()))],
     )
 
 
@@ -384,7 +393,10 @@ def _kernel_row(spec: model.Spec, cases: tuple) -> dict:
         if arg.kind not in ("real", "complex"):
             continue
         rule = rules.get(arg.name)
-        cells.append(f"`{arg.name}`: " + (_rule_text(rule) if rule is not None else f"not differentiable ({arg.why})"))
+        text = _rule_text(rule) if rule is not None else f"not differentiable ({arg.why})"
+        if rule is not None and rule.real is not None:
+            text += f"; for real {arg.name}: " + "; ".join(t for _, t in rule.real.formulas)
+        cells.append(f"`{arg.name}`: " + text)
     return {"name": spec.name, "host": spec.scipy, "summary": _cell(spec.summary), "rules": _cell("<br>".join(cells))}
 
 

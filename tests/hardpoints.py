@@ -22,6 +22,11 @@ HYPERU_WIDE = [(-0.5, 1.0, 1.0), (-7.3, 2.5, 3.0), (-20.5, 1.5, 10.0), (-20.5, 1
                (-0.5, 8.0, 0.01), (15.0, 3.0, 1e-6), (40.0, 0.5, 2.0), (1e-3, -2.0, 50.0), (-7.3, 0.5, 0.1)]
 HYP1F1_WIDE = [(-20.5, 1.5, 10.0), (-7.3, 2.0, 5.0), (-20.5, 3.0, 1e-6), (15.0, 2.5, -10.0), (40.0, 5.0, -30.0),
                (-0.5, 1.5, 100.0), (1e-3, 0.5, -50.0), (-7.3, 0.7, 60.0), (15.0, 4.0, 100.0), (-40.0, 6.0, 20.0)]
+# a x < 0 with |x| from |p| to 4|p| (p = a, or b - a for x < 0: the series' first parameter), where the
+# float64 series loses 1e5 to 1e20 to cancellation and the recurrence in a is unstable (the double-double
+# series now); integer a = -25 and b - a = -16 terminate
+HYP1F1_BAND = [(-30.5, 2.0, 45.0), (-25.0, 3.5, 60.0), (-38.0, 9.0, 40.0), (33.3, 1.5, -50.0), (20.0, 0.7, -35.0),
+               (27.5, 6.5, -90.0), (-12.25, 1.0, 30.0), (20.0, 4.0, -20.0), (-33.0, 0.6, 100.0), (36.0, 8.0, -40.0)]
 # z < -1 (Pfaff's w = z/(z-1) in (1/2, 1), where a series with a negative parameter cancels), z near 1
 HYP2F1_WIDE = [(-5.718, -5.353, 4.402, -4.486), (-5.904, -3.556, 3.206, -1.242), (4.675, 4.978, -2.965, -4.867),
                (0.5, 0.5, 1.0, 0.5), (1.5, -2.5, 3.2, 0.9), (2.0, 3.0, 5.5, -3.0), (-2.2, 1.3, 0.7, 0.95),
@@ -62,8 +67,8 @@ POINTS = [
                              (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)] + HYPERU_WIDE),
     ("hyperu", "b", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (2.0, 1.0, 1e-8), (0.2, -3.0, 1e-4),
                              (0.5, 2.5, 20.0)] + HYPERU_WIDE),
-    ("hyp1f1", "a", (1, 2), HYP1F1_WIDE),
-    ("hyp1f1", "b", (1, 2), HYP1F1_WIDE),
+    ("hyp1f1", "a", (1, 2), HYP1F1_WIDE + HYP1F1_BAND),
+    ("hyp1f1", "b", (1, 2), HYP1F1_WIDE + HYP1F1_BAND),
     ("hyp2f1", "a", (1, 2), HYP2F1_WIDE),
     ("hyp2f1", "c", (1, 2), HYP2F1_WIDE),
 ]
@@ -113,7 +118,10 @@ def _scaled_arguments():
             # complex z too (the group is evaluated in complex128): off the real axis, up to |ph z| = 2.2
             ("kve", "z", (1, 2), [(0.0, 1e15), (2.5, 1e8), (0.3, 1e5), (10.0, 500.0), (30.0, 2000.0), (1.5, 41.0),
                                   (1.5, 39.0), (-4.5, 60.0), (100.0, 1e6), (1.0, 3e7 + 4e7j), (1.3, -30 + 40j),
-                                  (2.2, 50j)])]
+                                  (2.2, 50j)]),
+            # real z: the rule for real arguments (ive's z rule has a conjugate part, which cancels there)
+            ("ive", "z", (1, 2), [(0.0, 1e15), (2.5, 1e8), (1.5, 1e5), (10.0, 500.0), (30.0, 2000.0), (1.5, 41.0),
+                                  (1.5, 39.0), (-4.5, 60.0), (0.7, 12.0), (3.0, -45.0), (2.0, -1e8)])]
 
 
 POINTS += _scaled_arguments()
@@ -124,7 +132,7 @@ ARGUMENTS = {"jv": ("v", "z"), "ive": ("v", "z"), "kve": ("v", "z"), "yv": ("v",
              "hyp1f1": ("a", "b", "x"), "hyp2f1": ("a", "b", "c", "z"),
              "gammaincc": ("a", "x"), "chdtrc": ("v", "x"), "gdtr": ("a", "b", "x"), "pdtr": ("k", "m"),
              "gammainccinv": ("a", "y"), "chdtri": ("v", "p"), "gdtrix": ("a", "b", "p"), "pdtri": ("k", "y"),
-             "i0e": ("x",), "i1e": ("x",), "k0e": ("x",), "k1e": ("x",), "kve": ("v", "z")}
+             "i0e": ("x",), "i1e": ("x",), "k0e": ("x",), "k1e": ("x",)}
 
 
 

@@ -1,11 +1,12 @@
 """Generator unit tests on inline specs: every kind of bad spec is a one-line ``path:line: message``."""
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 import sympy
 
-from generator.derive import derive_all
+from generator.derive import CROSS_CHECK_POINTS, derive_all
 from generator.errors import SpecError
 from generator.loader import parse_spec
 
@@ -49,6 +50,29 @@ def error_of(fn, *args) -> SpecError:
     with pytest.raises(SpecError) as info:
         fn(*args)
     return info.value
+
+
+# jve's spec, its order rule (a kernel this test's catalog lacks) left out
+JVE = re.sub(r"  v:\n    formula: jv_dv.*\n.*\n", "", (Path(__file__).resolve().parents[1] / "specs" / "special" / "jve.yaml").read_text()
+             ).replace("    kind: real\n    doc: Order.\n", "    kind: real\n    doc: Order.\n    differentiable: false\n    why: not here\n")
+JVE_REAL = JVE.replace("    conjugate: -I * sign(im(z)) / 2 * jve(v, z)\n",
+                       "    conjugate: -I * sign(im(z)) / 2 * jve(v, z)\n    real: jve(v - 1, z) - v / z * jve(v, z)\n")
+
+
+def test_real_axis_rule_is_a_rule_of_its_own():
+    """`real` beside `conjugate`: the rule for real arguments, with its own evaluations, checked along
+    the real axis at real points (jve's factor exp(-|Im z|) is 1 there)."""
+    assert JVE_REAL != JVE
+    (case,) = derive_all([parse_spec(JVE_REAL, "specs/special/jve.yaml", module="special", stem="jve"), JV])["jve"]
+    rule = next(r for r in case.rules if r.arg.name == "z")
+    assert rule.conjugate is not None and rule.real is not None and rule.real.conjugate is None
+    assert rule.real.formulas == (("out", "jve(v - 1, z) - v / z * jve(v, z)"),)
+    # at real points, along the real direction only (the main rule: real and complex points, two directions)
+    assert rule.real.check.endswith(f"at {CROSS_CHECK_POINTS} sample points"), rule.real.check
+    assert [n.spec.name for n in rule.real.needs] == ["jve"]
+    wrong = JVE_REAL.replace("    real: jve(v - 1, z) - v / z * jve(v, z)", "    real: jve(v - 1, z) + v / z * jve(v, z)")
+    error = error_of(derive_all, [parse_spec(wrong, "specs/special/jve.yaml", module="special", stem="jve"), JV])
+    assert "derivatives.z: the formula disagrees with sympy's derivative" in error.message, error.message
 
 
 def test_good_spec_loads_and_derives():
@@ -107,6 +131,8 @@ def test_good_spec_loads_and_derives():
          "accepts_float applies only to integer and static_int arguments"),
         (lambda t: t.replace("kind: complex", "kind: real").replace("    source: DLMF", "    conjugate: 0\n    source: DLMF"), 14,
          "a 'conjugate' derivative applies only to complex arguments"),
+        (lambda t: t.replace("    source: DLMF", "    real: jv(v - 1, z) - v / z * jv(v, z)\n    source: DLMF"), 15,
+         "derivatives.z: 'real' is the derivative along the real axis of a rule with a 'conjugate' part"),
         (lambda t: t.replace("domain: {v: [0, 3], z: [0.5, 5]}", "domain: {v: [0, 3], z: [0.5, 5], w: [0, 1]}"), 19,
          "tests.domain names 'w', which is not a traced argument"),
         # names the generated code uses: they compiled to a duplicate parameter, a shadowed jnp, or a rule
@@ -146,7 +172,7 @@ def test_good_spec_loads_and_derives():
          "wrong-type", "duplicate-arg", "yaml-syntax", "control-character", "syntax-error-at-end", "huge-interval",
          "huge-default", "negative-tolerance", "huge-tolerance", "nan-point", "non-string-key", "empty-file",
          "not-a-mapping", "bad-identifier", "bad-output-dtype", "int32-output-of-traced", "eager-on-complex", "alias-of-itself", "accepts-float-on-real",
-         "conjugate-on-real", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
+         "conjugate-on-real", "real-without-conjugate", "domain-for-unknown-arg", "arg-named-values", "arg-named-jnp", "arg-named-_core",
          "output-named-like-arg", "optional-not-last", "when-omitted-without-optional", "scaffold-reference", "scaffold-derivative", "scaffold-comment",
          "sum-of-on-complex", "sum-of-without-core", "frontend-misspelt", "frontend-no-module"],
 )

@@ -66,3 +66,22 @@ def test_order_derivative_at_order_zero():
     expected = (sc.k0e(x) + sc.k1e(x)) * np.exp(-2 * x)
     got = bessel_scaled.ive_dzdv(0.0, x, 1)
     assert np.all(np.abs(got - expected) <= 1e-12 * np.abs(bessel_scaled.ive_dz(0.0, x, 1)))
+
+
+def test_ive_takes_the_real_axis_rule_for_a_real_argument():
+    """ive's z rule has a conjugate part (exp(-|Re z|)); a real z takes its `real` rule, the kernel,
+    whose value the derivative is (the mixed v, z derivative takes ive_dv's, checked by the gradient
+    suite through ive_dv's z rule)."""
+    import jax
+    import jax.numpy as jnp
+
+    import jaxsci.special
+
+    v, z = 2.5, 1e8
+    first = jax.grad(jaxsci.special.ive, 1)(jnp.float64(v), jnp.float64(z))
+    assert first == bessel_scaled.ive_dz(v, z, 1)
+    # a complex z keeps the two Wirtinger parts (the kernel is for real z)
+    along = jax.jvp(lambda t: jaxsci.special.ive(v, t), (jnp.complex128(3 + 4j),), (jnp.complex128(1),))[1]
+    # along 1: e^(-Re z) (I_v'(z) - I_v(z)), with I_v' = (I_(v-1) + I_(v+1)) / 2 (DLMF 10.29.1)
+    expected = (sc.ive(v - 1, 3 + 4j) + sc.ive(v + 1, 3 + 4j)) / 2 - sc.ive(v, 3 + 4j)
+    np.testing.assert_allclose(along, expected, rtol=1e-13)

@@ -96,6 +96,39 @@ def test_hyp1f1_terminating():
     assert np.isnan(H.hyp1f1_da(0.5, -2.0, 0.5))
 
 
+def test_double_double_primitives_are_exact():
+    """two_sum and two_prod return a rounded result and its exact error; the reciprocal is good to
+    about 2^-104 (the double-double series' accuracy rests on these)."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, 50) * 10.0 ** rng.integers(-20, 20, 50)
+    b = rng.uniform(-1, 1, 50) * 10.0 ** rng.integers(-20, 20, 50)
+    for f, exact in ((H._two_sum, lambda x, y: Fraction(x) + Fraction(y)), (H._two_prod, lambda x, y: Fraction(x) * Fraction(y))):
+        hi, lo = f(a, b)
+        assert all(Fraction(h) + Fraction(l) == exact(x, y) for h, l, x, y in zip(hi, lo, a, b))
+    x = H._two_sum(a, 1e-17 * b)
+    r = H._dd_recip(x)
+    assert all(abs((Fraction(rh) + Fraction(rl)) * (Fraction(xh) + Fraction(xl)) - 1) < Fraction(1, 2 ** 102)
+               for rh, rl, xh, xl in zip(*r, *x))
+
+
+def test_hyp1f1_double_double_where_float64_is_exact_and_where_it_cancels():
+    """The double-double series (_hyp1f1_extended) agrees with the float64 one where that does not
+    cancel; where it does (a x < 0, |x| between |a| and 4|a|: its terms 1e10 times the result and more)
+    the kernel returns the double-double value, right against mpmath."""
+    a, b, x = np.array([1.5, -2.0, 3.2]), np.array([2.0, 1.5, 0.7]), np.array([2.0, 3.0, -4.0])
+    for key in ("a", "b", "aa", "ab", "bb"):
+        np.testing.assert_allclose(H._hyp1f1_extended(a, b, x, key, 1e-11), getattr(H, "hyp1f1_d" + SUFFIX[key])(a, b, x),
+                                   rtol=1e-13)
+    a, b, x = -30.5, 2.0, 45.0
+    (value, derivative), (_, size), _ = H._pfq_series([np.array([a])], [np.array([b])], np.array([x]), [(), (0,)], want_mag=True)
+    assert size[0] > 1e10 * abs(derivative[0])  # the float64 series' terms: 1e10 times its result
+    got = H.hyp1f1_da(a, b, x)
+    expected = float(mpmath.diff(lambda s: mpmath.hyp1f1(s, b, x), a))
+    assert abs(got - expected) <= 1e-12 * abs(expected)
+
+
 @pytest.mark.parametrize("order", [1, 2])
 def test_hyp0f1(order):
     rng = np.random.default_rng(2)

@@ -198,6 +198,8 @@ def _evaluate_jvp_rule(primals, tangents, *, plan: Plan, transport: str):
                 reason = arg.why or f"{arg.kind} arguments are not differentiable"
                 raise NonDifferentiableError(function.public_name, arg.name, reason)
             rule = rules.get(ti)
+            if rule is not None:
+                rule = rule.at(call_values[ti])
             if rule is None:  # the generator guarantees a rule for every differentiable argument of a full call
                 omitted = [k for k, v in call.statics if v is None]
                 reason = (f"its derivative rule needs the optional argument(s) {', '.join(map(repr, omitted))}, which "
@@ -317,7 +319,7 @@ def rule_tangents(function, statics: tuple, primals: tuple, values: tuple, tange
     for ti, (arg, tangent) in enumerate(zip(function.traced_args, tangents)):
         if tangent is None:
             continue
-        rule = checked_rule(function, rules, ti, arg)
+        rule = checked_rule(function, rules, ti, arg).at(primals[ti])
         keywords = rule.keywords(statics)
         needs = []
         for stage, listing in enumerate(rule.needs):

@@ -86,6 +86,13 @@ class Rule:
     conjugate: Callable | None = None
     # static int arguments the rule's functions take as keywords (jvp's z-rule needs jvp(v, z, n + 1))
     statics: tuple = ()
+    # the rule that calls with a real argument use (a spec's `real` formula): for a rule with a
+    # conjugate part, derivative + conjugate along the real axis in a form that does not cancel
+    real: "Rule | None" = None
+
+    def at(self, primal) -> "Rule":
+        """This rule, or its variant for a real ``primal`` (the differentiated argument's value)."""
+        return self.real if self.real is not None and not np.iscomplexobj(primal) else self
 
     def keywords(self, call_statics: tuple) -> dict:
         """The call's values of this rule's static arguments, as keywords for its functions."""

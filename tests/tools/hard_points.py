@@ -173,8 +173,8 @@ def reference(entry):
             g_t = mp.diff(lambda s: g(*args[:index], s, *args[index + 1:], root), args[index])
             g_root = mp.diff(lambda t: g(*args, t), root)
             value = -g_t / g_root
-        elif f in ("i0e", "i1e", "k0e", "k1e") or (f == "kve" and arg == "z"):
-            v, z = (mp.mpf(f[1]), args[0]) if f != "kve" else args
+        elif f in ("i0e", "i1e", "k0e", "k1e") or (f in ("ive", "kve") and arg == "z"):
+            v, z = (mp.mpf(f[1]), args[0]) if f not in ("ive", "kve") else args
             kind = "kve" if f[0] == "k" else "ive"
             value = _scaled_argument_derivative(kind, v, z, order)
             with mp.workdps(70):  # the quadrature checked at 70 digits

@@ -89,11 +89,11 @@ def chndtr_ddf(x, df, nc):
 
     Args:
       x: real array.
-        Differentiable: (chndtr(x, df, nc) - chndtr(x, df + 2, nc) + df * (chndtr_ddf(x, df, nc) - chndtr_ddf(x, df + 2, nc)) + nc * (chndtr_ddf(x, df + 2, nc) - chndtr_ddf(x, df + 4, nc))) / (2 * x) (the density 2 x f(x; df, nc) = df (F(df) - F(df + 2)) + nc (F(df + 2) - F(df + 4)) (chndtr's rule; JKB 29.4), differentiated in df; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: (chndtr(x, df, nc) - chndtr(x, df + 2, nc) + df * (chndtr_ddf(x, df, nc) - chndtr_ddf(x, df + 2, nc)) + nc * (chndtr_ddf(x, df + 2, nc) - chndtr_ddf(x, df + 4, nc))) / (2 * x) (the density 2 x f(x; df, nc) = df (F(df) - F(df + 2)) + nc (F(df + 2) - F(df + 4)) (chndtr's rule; JKB 29.4), differentiated in df; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       df: real array.
-        Differentiable: chndtr_ddf2(x, df, nc) (the second derivative in df, by the same mixture (jaxsci's kernel chndtr_ddf2); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: chndtr_ddf2(x, df, nc) (the second derivative in df, by the same mixture (jaxsci's kernel chndtr_ddf2); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       nc: real array.
-        Differentiable: (chndtr_ddf(x, df + 2, nc) - chndtr_ddf(x, df, nc)) / 2 (dF/dnc = (F(x; df + 2, nc) - F(x; df, nc)) / 2 (the Poisson weights differentiated, JKB 29.2), differentiated in df; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: (chndtr_ddf(x, df + 2, nc) - chndtr_ddf(x, df, nc)) / 2 (dF/dnc = (F(x; df + 2, nc) - F(x; df, nc)) / 2 (the Poisson weights differentiated, JKB 29.2), differentiated in df; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

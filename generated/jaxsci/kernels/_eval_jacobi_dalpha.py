@@ -89,11 +89,11 @@ def eval_jacobi_dalpha(n, alpha, beta, x):
     Args:
       n: integer array.
       alpha: real array.
-        Differentiable: eval_jacobi_dalpha2(n, alpha, beta, x) (the second derivative in alpha, by the same method (recurrence or extrapolation); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: eval_jacobi_dalpha2(n, alpha, beta, x) (the second derivative in alpha, by the same method (recurrence or extrapolation); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       beta: real array.
-        Differentiable: eval_jacobi_dalphadbeta(n, alpha, beta, x) (the mixed derivative in alpha and beta, by the same method (recurrence or extrapolated cross differences); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: eval_jacobi_dalphadbeta(n, alpha, beta, x) (the mixed derivative in alpha and beta, by the same method (recurrence or extrapolated cross differences); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array.
-        Differentiable: eval_jacobi(n - 1, alpha + 1, beta + 1, x) / 2 + (n + alpha + beta + 1) / 2 * eval_jacobi_dalpha(n - 1, alpha + 1, beta + 1, x) (DLMF 18.9.15 (dP_n/dx = (n + alpha + beta + 1)/2 P_(n-1)^(alpha+1, beta+1)), differentiated in alpha; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: eval_jacobi(n - 1, alpha + 1, beta + 1, x) / 2 + (n + alpha + beta + 1) / 2 * eval_jacobi_dalpha(n - 1, alpha + 1, beta + 1, x) (DLMF 18.9.15 (dP_n/dx = (n + alpha + beta + 1)/2 P_(n-1)^(alpha+1, beta+1)), differentiated in alpha; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -34,8 +34,10 @@ def hyp1f1_da2(a, b, x):
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
     The defining series differentiated term by term in the parameters, with Kummer's (1F1) or Pfaff's (2F1)
-    transformation keeping the series argument small (templates/runtime/kernels/hypergeometric.py); NaN where
-    the kernel's own rounding estimate exceeds its accuracy target.
+    transformation keeping the series argument small (templates/runtime/kernels/hypergeometric.py); where
+    1F1's float64 series cancels (a x < 0, |x| comparable to |a|), the same series in double-double
+    arithmetic with an error bound, then the recurrence in a (DLMF 13.3.1); NaN where the kernel's own
+    error estimate exceeds its accuracy target.
 
     Args:
       a: real array.

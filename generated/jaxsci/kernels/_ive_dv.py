@@ -30,7 +30,7 @@ def _ive_dv_z_needs(v, z, values, needs):
 
 
 def _ive_dv_z_derivative(v, z, values, needs):
-    """d ive_dv / d z: (ive_dv(v - 1, z) + ive_dv(v + 1, z)) / 2 - sign(re(z)) / 2 * ive_dv(v, z) [DLMF 10.29.1 differentiated in v, and the product rule for exp(-abs(re(z)))]"""
+    """d ive_dv / d z: (ive_dv(v - 1, z) + ive_dv(v + 1, z)) / 2 - sign(re(z)) / 2 * ive_dv(v, z) [DLMF 10.29.1 differentiated in v, and the product rule for exp(-abs(re(z))); for real z, jaxsci's kernel ive_dzdv (DLMF 10.40.1 differentiated in z and v, with a bound, at large |z|)]"""
     (out,) = values
     (ive_dv_1, ive_dv_2) = needs
     return ((1/2)*ive_dv_1 + (1/2)*ive_dv_2 - 1/2*out*jnp.sign(jnp.real(z)), )
@@ -41,6 +41,20 @@ def _ive_dv_z_conjugate(v, z, values, needs):
     (out,) = values
     (ive_dv_1, ive_dv_2) = needs
     return (-1/2*out*jnp.sign(jnp.real(z)), )
+
+
+def _ive_dv_z_real_needs(v, z, values, needs):
+    """Evaluations d ive_dv / d z along the real axis uses besides ive_dv itself."""
+    return (
+        _core.Need('kernels.ive_dzdv', (), (0, 1, ('1', 1), )),
+    )
+
+
+def _ive_dv_z_real_derivative(v, z, values, needs):
+    """d ive_dv / d z along the real axis: ive_dzdv(v, z, 1) [DLMF 10.29.1 differentiated in v, and the product rule for exp(-abs(re(z))); for real z, jaxsci's kernel ive_dzdv (DLMF 10.40.1 differentiated in z and v, with a bound, at large |z|)]"""
+    (out,) = values
+    (ive_dzdv_1,) = needs
+    return (ive_dzdv_1, )
 
 
 _FUNCTION = _core.register(
@@ -56,7 +70,7 @@ _FUNCTION = _core.register(
         rules={
             (): {
                 0: _core.Rule((_ive_dv_v_needs, ), _ive_dv_v_derivative),
-                1: _core.Rule((_ive_dv_z_needs, ), _ive_dv_z_derivative, _ive_dv_z_conjugate),
+                1: _core.Rule((_ive_dv_z_needs, ), _ive_dv_z_derivative, _ive_dv_z_conjugate, real=_core.Rule((_ive_dv_z_real_needs, ), _ive_dv_z_real_derivative)),
             },
         },
     )
@@ -78,9 +92,9 @@ def ive_dv(v, z):
 
     Args:
       v: real array.
-        Differentiable: ive_dv2(v, z) (the second derivative in v, by the same methods; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: ive_dv2(v, z) (the second derivative in v, by the same methods; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array.
-        Differentiable: (ive_dv(v - 1, z) + ive_dv(v + 1, z)) / 2 - sign(re(z)) / 2 * ive_dv(v, z) (DLMF 10.29.1 differentiated in v, and the product rule for exp(-abs(re(z))); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: (ive_dv(v - 1, z) + ive_dv(v + 1, z)) / 2 - sign(re(z)) / 2 * ive_dv(v, z) (DLMF 10.29.1 differentiated in v, and the product rule for exp(-abs(re(z))); for real z, jaxsci's kernel ive_dzdv (DLMF 10.40.1 differentiated in z and v, with a bound, at large |z|); agrees with mpmath's numerical derivative of the reference at 2 sample point(s)); for real z: ive_dzdv(v, z, 1) (the derivative along the real axis; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -70,9 +70,9 @@ def kve_dv(v, z):
 
     Args:
       v: real array.
-        Differentiable: kve_dv2(v, z) (the second derivative in v, by the same methods; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: kve_dv2(v, z) (the second derivative in v, by the same methods; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array.
-        Differentiable: kve_dzdv(v, z, 1) (jaxsci's kernel kve_dzdv: DLMF 10.40.2 differentiated in z and v, with a bound, at large |z|; else DLMF 10.29.1 (K_v' = -(K_(v-1) + K_(v+1)) / 2) differentiated in v, and the product rule for exp(z); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: kve_dzdv(v, z, 1) (jaxsci's kernel kve_dzdv: DLMF 10.40.2 differentiated in z and v, with a bound, at large |z|; else DLMF 10.29.1 (K_v' = -(K_(v-1) + K_(v+1)) / 2) differentiated in v, and the product rule for exp(z); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -104,13 +104,13 @@ def ncfdtr_ddfd(dfn, dfd, nc, f):
 
     Args:
       dfn: real array.
-        Differentiable: ncfdtr_ddfnddfd(dfn, dfd, nc, f) (the mixed second derivative, by the same mixture (jaxsci's kernel ncfdtr_ddfnddfd); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: ncfdtr_ddfnddfd(dfn, dfd, nc, f) (the mixed second derivative, by the same mixture (jaxsci's kernel ncfdtr_ddfnddfd); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       dfd: real array.
-        Differentiable: ncfdtr_ddfd2(dfn, dfd, nc, f) (the second derivative in dfd, by the same mixture (jaxsci's kernel ncfdtr_ddfd2); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: ncfdtr_ddfd2(dfn, dfd, nc, f) (the second derivative in dfd, by the same mixture (jaxsci's kernel ncfdtr_ddfd2); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       nc: real array.
-        Differentiable: (ncfdtr_ddfd(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - ncfdtr_ddfd(dfn, dfd, nc, f)) / 2 (ncfdtr's nc rule (G_1 - G_0) / 2 differentiated in dfd (f dfn / (dfn + 2) does not depend on dfd); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: (ncfdtr_ddfd(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - ncfdtr_ddfd(dfn, dfd, nc, f)) / 2 (ncfdtr's nc rule (G_1 - G_0) / 2 differentiated in dfd (f dfn / (dfn + 2) does not depend on dfd); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       f: real array.
-        Differentiable: (dfn * ncfdtr_ddfd(dfn, dfd, nc, f) + (nc - dfn) * ncfdtr_ddfd(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - nc * ncfdtr_ddfd(dfn + 4, dfd, nc, f * dfn / (dfn + 4))) / (2 * f) (ncfdtr's f rule (the density as a difference of CDFs) differentiated in dfd; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: (dfn * ncfdtr_ddfd(dfn, dfd, nc, f) + (nc - dfn) * ncfdtr_ddfd(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - nc * ncfdtr_ddfd(dfn + 4, dfd, nc, f * dfn / (dfn + 4))) / (2 * f) (ncfdtr's f rule (the density as a difference of CDFs) differentiated in dfd; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
     Returns:
       out: array of the promoted input dtype

@@ -92,7 +92,7 @@ def chndtr(x, df, nc):
       x: real array. Upper bound of the integral, x >= 0.
         Differentiable: exp(-(sqrt(x) - sqrt(nc))**2 / 2) * (x / nc)**(df/4 - Rational(1, 2)) * ive(df/2 - 1, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True)) * x)) / 2 (the Poisson mixture differentiated term by term (d/dx chdtr = chi-square density), summed with DLMF 10.25.2 (Johnson, Kotz and Balakrishnan 29.4); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       df: real array. Degrees of freedom, df > 0.
-        Differentiable: chndtr_ddf(x, df, nc) (the Poisson mixture (JKB 29.2) differentiated term by term in df: jaxsci's kernel chndtr_ddf (each term by the incomplete-gamma parameter kernel); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: chndtr_ddf(x, df, nc) (the Poisson mixture (JKB 29.2) differentiated term by term in df: jaxsci's kernel chndtr_ddf (each term by the incomplete-gamma parameter kernel); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       nc: real array. Non-centrality parameter, nc >= 0.
         Differentiable: -exp(-(sqrt(x) - sqrt(nc))**2 / 2) * (x / nc)**(df/4) * ive(df/2, sqrt(Piecewise((nc, Ne(nc, 0)), (1, True)) * x)) / 2 (the Poisson mixture differentiated in nc (Johnson, Kotz and Balakrishnan 29.2): -f(x; df + 2, nc), with DLMF 10.25.2; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 

@@ -64,7 +64,7 @@ def hankel1e(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: hankel1e_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel1e_dv (J_v + i Y_v times exp(-i z), or K by DLMF 10.27.8 where H1 decays and that sum cancels); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: hankel1e_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel1e_dv (J_v + i Y_v times exp(-i z), or K by DLMF 10.27.8 where H1 decays and that sum cancels); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
         Differentiable: hankel1e(v - 1, z) - v / z * hankel1e(v, z) - I * hankel1e(v, z) (DLMF 10.6.2 and the product rule for exp(-i z); agrees with sympy's derivative of exp(-I*z)*hankel1(v, z) at 9 sample points)
 

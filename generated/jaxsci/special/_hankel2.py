@@ -64,7 +64,7 @@ def hankel2(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: hankel2_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel2_dv (J_v - i Y_v, or K by DLMF 10.27.8 where H2 decays and that sum cancels); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: hankel2_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel2_dv (J_v - i Y_v, or K by DLMF 10.27.8 where H2 decays and that sum cancels); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
         Differentiable: hankel2(v - 1, z) - v / z * hankel2(v, z) (DLMF 10.6.2; agrees with sympy's derivative of hankel2(v, z) at 9 sample points)
 

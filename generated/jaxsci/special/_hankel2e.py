@@ -64,7 +64,7 @@ def hankel2e(v, z):
 
     Args:
       v: real array. Order.
-        Differentiable: hankel2e_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel2e_dv (J_v - i Y_v times exp(i z), or K by DLMF 10.27.8 where H2 decays and that sum cancels); not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: hankel2e_dv(v, z) (no closed form in the order (DLMF 10.15 at integer orders only): jaxsci's kernel hankel2e_dv (J_v - i Y_v times exp(i z), or K by DLMF 10.27.8 where H2 decays and that sum cancels); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       z: real or complex array. Argument.
         Differentiable: hankel2e(v - 1, z) - v / z * hankel2e(v, z) + I * hankel2e(v, z) (DLMF 10.6.2 and the product rule for exp(i z); agrees with sympy's derivative of exp(I*z)*hankel2(v, z) at 9 sample points)
 

@@ -99,9 +99,9 @@ def ncfdtr(dfn, dfd, nc, f):
 
     Args:
       dfn: real array. Degrees of freedom of the numerator sum of squares, dfn > 0.
-        Differentiable: ncfdtr_ddfn(dfn, dfd, nc, f) (the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfn; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: ncfdtr_ddfn(dfn, dfd, nc, f) (the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfn; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       dfd: real array. Degrees of freedom of the denominator sum of squares, dfd > 0.
-        Differentiable: ncfdtr_ddfd(dfn, dfd, nc, f) (the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfd; not cross-checked: neither sympy nor mpmath could evaluate it at the sample points (verified by the test suite))
+        Differentiable: ncfdtr_ddfd(dfn, dfd, nc, f) (the Poisson mixture of incomplete beta functions (JKB ch. 30) differentiated term by term (parameter and chain-rule terms): jaxsci's kernel ncfdtr_ddfd; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       nc: real array. Noncentrality parameter, nc >= 0.
         Differentiable: (ncfdtr(dfn + 2, dfd, nc, f * dfn / (dfn + 2)) - ncfdtr(dfn, dfd, nc, f)) / 2 (termwise derivative of the Poisson mixture (Johnson, Kotz & Balakrishnan ch. 30): dF/dnc = (F_(dfn+2) - F_dfn) / 2; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       f: real array. Quantile, the upper limit of integration, f >= 0.
