@@ -30,6 +30,7 @@ if _TYPE_CHECKING:
     from . import dweibull as dweibull
     from . import erlang as erlang
     from . import expon as expon
+    from . import exponnorm as exponnorm
     from . import exponpow as exponpow
     from . import exponweib as exponweib
     from . import f as f
@@ -143,6 +144,7 @@ __all__ = [
     'dweibull',
     'erlang',
     'expon',
+    'exponnorm',
     'exponpow',
     'exponweib',
     'f',
