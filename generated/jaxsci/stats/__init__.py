@@ -25,6 +25,7 @@ if _TYPE_CHECKING:
     from . import chi as chi
     from . import chi2 as chi2
     from . import cosine as cosine
+    from . import crystalball as crystalball
     from . import dgamma as dgamma
     from . import dlaplace as dlaplace
     from . import dweibull as dweibull
@@ -139,6 +140,7 @@ __all__ = [
     'chi',
     'chi2',
     'cosine',
+    'crystalball',
     'dgamma',
     'dlaplace',
     'dweibull',
