@@ -25,12 +25,14 @@ if _TYPE_CHECKING:
     from . import chi as chi
     from . import chi2 as chi2
     from . import cosine as cosine
+    from . import crystalball as crystalball
     from . import dgamma as dgamma
     from . import dlaplace as dlaplace
     from . import dpareto_lognorm as dpareto_lognorm
     from . import dweibull as dweibull
     from . import erlang as erlang
     from . import expon as expon
+    from . import exponnorm as exponnorm
     from . import exponpow as exponpow
     from . import exponweib as exponweib
     from . import f as f
@@ -151,12 +153,14 @@ __all__ = [
     'chi',
     'chi2',
     'cosine',
+    'crystalball',
     'dgamma',
     'dlaplace',
     'dpareto_lognorm',
     'dweibull',
     'erlang',
     'expon',
+    'exponnorm',
     'exponpow',
     'exponweib',
     'f',
