@@ -20,6 +20,11 @@ RTOL = {1: 1e-9, 2: 1e-7}  # first and second derivatives, relative to the refer
 # a from -20.5 to 40, x from 1e-6 to 100 (a < 0 by the recurrence in a; a x < 0 for hyp1f1, where its series cancels)
 HYPERU_WIDE = [(-0.5, 1.0, 1.0), (-7.3, 2.5, 3.0), (-20.5, 1.5, 10.0), (-20.5, 1.5, 100.0), (-7.3, -3.5, 1e-6),
                (-0.5, 8.0, 0.01), (15.0, 3.0, 1e-6), (40.0, 0.5, 2.0), (1e-3, -2.0, 50.0), (-7.3, 0.5, 0.1)]
+# a < -5 with b > 1 (integer b too) and x below about 5, where the recurrence from a + m down to a cancels
+# (U oscillates in a) and the connection formula at complex a, b takes over
+HYPERU_NEGATIVE = [(-3.49, 9.91, 0.02), (-10.82, 8.39, 0.2), (-39.89, 7.31, 0.756), (-38.66, 5.96, 0.0116),
+                   (-28.01, 6.5, 0.567), (-13.18, 7.89, 0.102), (-25.3, 7.6, 1.5), (-60.4, 9.0, 0.3),
+                   (-100.5, 6.0, 0.05), (-20.0, 8.0, 0.1), (-30.2, 5.4, 0.5), (-18.7, 1.0, 0.02)]
 HYP1F1_WIDE = [(-20.5, 1.5, 10.0), (-7.3, 2.0, 5.0), (-20.5, 3.0, 1e-6), (15.0, 2.5, -10.0), (40.0, 5.0, -30.0),
                (-0.5, 1.5, 100.0), (1e-3, 0.5, -50.0), (-7.3, 0.7, 60.0), (15.0, 4.0, 100.0), (-40.0, 6.0, 20.0)]
 # a x < 0 with |x| from |p| to 4|p| (p = a, or b - a for x < 0: the series' first parameter), where the
@@ -64,9 +69,9 @@ POINTS = [
     ("gdtrix", "b", (1,), [(2.0, 1e7, 0.5)]),
     ("pdtri", "y", (1,), [(9999999.0, 0.5)]),
     ("hyperu", "a", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (1.0, 150.0, 1.0), (0.01, 1.0, 1.0),
-                             (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)] + HYPERU_WIDE),
+                             (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)] + HYPERU_WIDE + HYPERU_NEGATIVE),
     ("hyperu", "b", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (2.0, 1.0, 1e-8), (0.2, -3.0, 1e-4),
-                             (0.5, 2.5, 20.0)] + HYPERU_WIDE),
+                             (0.5, 2.5, 20.0)] + HYPERU_WIDE + HYPERU_NEGATIVE),
     ("hyp1f1", "a", (1, 2), HYP1F1_WIDE + HYP1F1_BAND),
     ("hyp1f1", "b", (1, 2), HYP1F1_WIDE + HYP1F1_BAND),
     ("hyp2f1", "a", (1, 2), HYP2F1_WIDE),
