@@ -20,6 +20,11 @@ RTOL = {1: 1e-9, 2: 1e-7}  # first and second derivatives, relative to the refer
 # a from -20.5 to 40, x from 1e-6 to 100 (a < 0 by the recurrence in a; a x < 0 for hyp1f1, where its series cancels)
 HYPERU_WIDE = [(-0.5, 1.0, 1.0), (-7.3, 2.5, 3.0), (-20.5, 1.5, 10.0), (-20.5, 1.5, 100.0), (-7.3, -3.5, 1e-6),
                (-0.5, 8.0, 0.01), (15.0, 3.0, 1e-6), (40.0, 0.5, 2.0), (1e-3, -2.0, 50.0), (-7.3, 0.5, 0.1)]
+# a < 0 at small x with b > 1, where U ~ Gamma(b - 1)/Gamma(a) x^(1-b) and the recurrence in a loses the
+# result to its error bound (NaN before): the connection formula through M (DLMF 13.2.42) now; integer
+# a = -31, -34 (1/Gamma(a) at its zeros), b = 4.001 near an integer (the two terms' poles meet: NaN allowed)
+HYPERU_SMALL_X = [(-9.0, 7.5, 0.754), (-31.0, 9.1, 0.071), (-21.4, 4.5, 0.003), (-4.1, 8.3, 0.004), (-38.6, 9.6, 0.135),
+                  (-34.0, 3.1, 0.012), (-12.0, 5.5, 0.3), (-33.7, 4.2, 1e-3), (-28.44, 4.001, 0.043), (-4.6, 6.3, 25.0)]
 HYP1F1_WIDE = [(-20.5, 1.5, 10.0), (-7.3, 2.0, 5.0), (-20.5, 3.0, 1e-6), (15.0, 2.5, -10.0), (40.0, 5.0, -30.0),
                (-0.5, 1.5, 100.0), (1e-3, 0.5, -50.0), (-7.3, 0.7, 60.0), (15.0, 4.0, 100.0), (-40.0, 6.0, 20.0)]
 # a x < 0 with |x| from |p| to 4|p| (p = a, or b - a for x < 0: the series' first parameter), where the
@@ -64,9 +69,9 @@ POINTS = [
     ("gdtrix", "b", (1,), [(2.0, 1e7, 0.5)]),
     ("pdtri", "y", (1,), [(9999999.0, 0.5)]),
     ("hyperu", "a", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (1.0, 150.0, 1.0), (0.01, 1.0, 1.0),
-                             (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)] + HYPERU_WIDE),
+                             (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)] + HYPERU_WIDE + HYPERU_SMALL_X),
     ("hyperu", "b", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (2.0, 1.0, 1e-8), (0.2, -3.0, 1e-4),
-                             (0.5, 2.5, 20.0)] + HYPERU_WIDE),
+                             (0.5, 2.5, 20.0)] + HYPERU_WIDE + HYPERU_SMALL_X),
     ("hyp1f1", "a", (1, 2), HYP1F1_WIDE + HYP1F1_BAND),
     ("hyp1f1", "b", (1, 2), HYP1F1_WIDE + HYP1F1_BAND),
     ("hyp2f1", "a", (1, 2), HYP2F1_WIDE),

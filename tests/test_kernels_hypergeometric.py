@@ -239,3 +239,49 @@ def test_out_of_domain():
     assert np.isnan(H.hyperu_da(-250.5, 1.0, 1.0)) and np.isnan(H.hyperu_db(0.5, 1.0, -1.0))
     assert np.isnan(H.wright_bessel_da(-0.5, 1.0, 1.0)) and np.isnan(H.wright_bessel_db(0.5, 1.0, -1.0))
     assert np.isnan(H.hyp0f1_dv(-2.0, 0.5)) and np.isnan(H.hyp1f1_da(0.5, 0.0, 0.5))
+
+
+def test_sinpi_and_reflected_rgamma_near_poles():
+    """_sinpi reduces its argument exactly (np.sin(np.pi * y) was 1e-12 off at y = -2.0001); 1/Gamma(y) and its
+    two derivatives at y = a - b + 1 formed exactly, right near the poles y = -n where rounding a - b + 1
+    misplaces y by 1e-15 against a distance of 1e-4 (the connection formula's Gamma(1 - b)/Gamma(a - b + 1))."""
+    y = np.array([-2.0001, -17.5, 3.25, -30.000001])
+    want = [float(mpmath.sinpi(mpmath.mpf(v))) for v in y]
+    np.testing.assert_allclose(H._sinpi(y), want, rtol=1e-15)
+    a, b = np.array([-25.0001, -7.3, -33.7, 2.5]), np.array([3.3, 2.7, 4.2, 1.5])
+    with np.errstate(all="ignore"):  # as in the kernel (np.where's unused branch at integer y > 0)
+        got = H._rgamma_reflected(a, b)
+    for i in range(len(a)):
+        exact = mpmath.mpf(a[i]) - mpmath.mpf(b[i]) + 1  # the float inputs' exact a - b + 1
+        for order in range(3):
+            want = mpmath.diff(mpmath.rgamma, exact, order)
+            assert abs(got[order][i] - want) <= 1e-13 * abs(want), (a[i], b[i], order)
+
+
+# a < 0 at small x with b > 1: U ~ Gamma(b - 1)/Gamma(a) x^(1 - b), and the recurrence in a from the integral
+# at a + m bounds its error above 1e-10 of the result (NaN from it alone); the connection formula through M
+# (DLMF 13.2.42) serves there, integer a (1/Gamma(a) = 0) included. Near an integer b the formula's two terms
+# have poles that cancel (DLMF 13.2.9): right or NaN.
+@pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
+def test_hyperu_connection_formula_at_small_x(key, monkeypatch):
+    n = (key.count("a"), key.count("b"))
+    fn = getattr(H, "hyperu_d" + SUFFIX[key])
+    tolerance = 1e-10 if len(key) == 1 else 1e-8
+    right = [(-33.7, 4.2, 1e-3), (-12.0, 5.5, 0.3), (-6.7, 8.5, 1.5)]
+    near_integer_b = [(-28.44, 4.001, 0.043), (-9.1, 6.0, 0.75)]
+    a, b, x = (np.array(c) for c in zip(*right))
+    with np.errstate(all="ignore"):  # as in the kernel: the Gamma factors at integer a divide by zero
+        connection, _ = H._hyperu_connection(a, b, x, H._jet_keys(H._H1_KEYS[key]))
+    got = fn(a, b, x)
+    with monkeypatch.context() as patch:  # the integral and the recurrence alone: NaN at some of these
+        patch.setattr(H, "_CONNECTION_X", 0.0)
+        assert key == "aa" or np.isnan(fn(a, b, x)).any()
+    with mpmath.workdps(30):
+        for i, (p, q, y) in enumerate(right):
+            want = float(mpmath.diff(lambda s, t: mpmath.hyperu(s, t, y), (p, q), n))
+            assert abs(got[i] - want) <= tolerance * abs(want), (key, p, q, y, got[i], want)
+            assert abs(connection[H._H1_KEYS[key]][i] - want) <= tolerance * abs(want)
+        for p, q, y in near_integer_b:
+            value = float(fn(p, q, y))
+            want = float(mpmath.diff(lambda s, t: mpmath.hyperu(s, t, y), (p, q), n))
+            assert np.isnan(value) or abs(value - want) <= tolerance * abs(want), (key, p, q, y, value, want)

@@ -894,6 +894,14 @@ def hyp0f1_dv2(v, z):
 # U (hyperu)
 # --------------------------------------------------------------------------------------------
 
+def _sinpi(y):
+    """sin(pi y) with the argument reduced exactly first (y - round(y) is exact): np.sin(np.pi * y)
+    loses the digits of pi y's rounding, relative 1e-12 at y = -2.0001, which psi'(y) by reflection
+    then carries."""
+    n = np.round(y)
+    return np.where(np.fmod(n, 2.0) == 0, 1.0, -1.0) * np.sin(np.pi * (y - n))
+
+
 def _trigamma(x):
     """psi'(x) for x > 0: recurrence to x >= 8, then the asymptotic series (DLMF 5.15.8)."""
     acc = np.zeros_like(x)
@@ -908,6 +916,13 @@ def _trigamma(x):
     ser = iy * (1.0 + iy * (0.5 + iy * (1 / 6 + i2 * (-1 / 30 + i2 * (1 / 42 + i2 * (-1 / 30
                 + i2 * (5 / 66 + i2 * (-691 / 2730 + i2 * (7 / 6)))))))))
     return acc + ser
+
+
+def _trigamma_real(y):
+    """psi'(y) for real y not a pole: for y <= 0 by reflection, psi'(1-y) + psi'(y) = pi^2 / sin^2(pi y)
+    (DLMF 5.15.6)."""
+    tg = _trigamma(np.where(y > 0, y, 1.0 - y))
+    return np.where(y > 0, tg, np.pi ** 2 / _sinpi(y) ** 2 - tg)
 
 
 _LIVE_NODES = 641       # odd: every other node is the rule with twice the step (the error estimate)
@@ -1023,8 +1038,100 @@ def _hyperu_core(a, b, x, key):
     value, error = low[d], low_err[d]
     tolerance = 1e-10 if len(d) == 1 else 1e-8
     good = np.isfinite(value) & (error <= tolerance * np.abs(value))
+    # where that fails (a < 0 at small x with b > 1, where U is dominated by x^(1-b) / Gamma(a) and
+    # the recurrence's bound does not hold the result): the connection formula through M
+    rest = ~good & (x <= _CONNECTION_X)
+    if np.any(rest):
+        j = np.nonzero(rest)[0]
+        other, other_error = _hyperu_connection(a[j], b[j], x[j], keys)
+        take = np.isfinite(other[d]) & (other_error[d] <= tolerance * np.abs(other[d]))
+        value[j] = np.where(take, other[d], value[j])
+        good[j] = take
     out[i] = np.where(good, value, np.nan)
     return out
+
+
+_CONNECTION_X = 30.0  # beyond, M(a, b, x)'s series for a < 0 cancels and the integral serves
+
+
+def _gamma012(y):
+    """Gamma(y) and its first two derivatives, Gamma psi and Gamma (psi^2 + psi') (DLMF 5.2.2, 5.15.1),
+    for y not a pole."""
+    g, ps = _sp.gamma(y), _sp.psi(y)
+    tg = _trigamma_real(y)
+    return g, g * ps, g * (ps * ps + tg)
+
+
+def _rgamma_reflected(a, b):
+    """1/Gamma(y) and its first two derivatives at y = a - b + 1, formed exactly (a double-double pair):
+    near a pole y = -n the rounded a - b + 1 misplaces y by 1e-15 against a distance of 1e-4 (relative
+    error 1e-11, in Gamma(1 - b)/Gamma(a - b + 1), which is smooth, a polynomial for integer a). For
+    y < 1/2 by reflection (DLMF 5.5.3, 5.15.6) with d = y - n exact and s = sin(pi d), c = cos(pi d),
+    G = Gamma(1 - y) (-1)^n / pi, psi1 = psi(1 - y), psi1' = psi'(1 - y):
+    1/Gamma = G s, (1/Gamma)' = G (pi c - s psi1), (1/Gamma)'' = G (s (psi1^2 + psi1' - pi^2) - 2 pi c psi1),
+    which have no cancellation at the pole; elsewhere _rgamma012."""
+    hi, lo = _two_sum(a, 1.0 - b)  # 1 - b is exact for b >= 1/2, and a is
+    hi, lo = _fast_two_sum(*_two_sum(hi, lo))
+    n = np.round(hi)
+    d = (hi - n) + lo
+    reflect = hi < 0.5
+    one_minus = 1.0 - hi  # >= 1/2 where used: Gamma, psi and psi' are smooth there
+    g = _sp.gamma(np.where(reflect, one_minus, 1.0)) * np.where(np.fmod(n, 2.0) == 0, 1.0, -1.0) / np.pi
+    psi1 = _sp.psi(np.where(reflect, one_minus, 1.0))
+    tri1 = _trigamma(np.where(reflect, one_minus, 1.0))
+    s, c = np.sin(np.pi * d), np.cos(np.pi * d)
+    plain = _rgamma012(np.where(reflect, 1.0, hi), 2)
+    return (np.where(reflect, g * s, plain[0]),
+            np.where(reflect, g * (np.pi * c - s * psi1), plain[1]),
+            np.where(reflect, g * (s * (psi1 * psi1 + tri1 - np.pi ** 2) - 2 * np.pi * c * psi1), plain[2]))
+
+
+def _hyperu_connection(a, b, x, keys):
+    """U(a, b, x) = Gamma(1-b)/Gamma(a-b+1) M(a, b, x) + Gamma(b-1)/Gamma(a) x^(1-b) M(a-b+1, 2-b, x)
+    (DLMF 13.2.42, b not an integer) on second-order jets in (a, b): the Gamma factors from psi and
+    psi' (1/Gamma by _rgamma012, exact at its zeros), the two M series differentiated term by term
+    (_pfq_series) and chained to (a, b) (M(a-b+1, 2-b, x): d/da = M_p, d/db = -M_p - M_q). Returns
+    (jets, error estimates): 1e-13 of the moduli of every product (Leibniz's rule on the moduli, the
+    series' sums of |terms| for M). Near an integer b the two terms are large and cancel (their poles
+    meet in a logarithm, DLMF 13.2.9), and so do the Gamma factors' derivatives, which the estimate
+    shows (NaN there)."""
+    derivs = [(), (0,), (1,), (0, 0), (0, 1), (1, 1)]
+    zero = np.zeros_like(a)
+    first, first_mag, _ = _pfq_series([a], [b], x, derivs, want_mag=True)
+    second, second_mag, _ = _pfq_series([a - b + 1.0], [2.0 - b], x, derivs, want_mag=True)
+    m1 = {k: v for k, v in zip(derivs, first)}
+    m1_mag = {k: v for k, v in zip(derivs, first_mag)}
+    s, s_mag = dict(zip(derivs, second)), dict(zip(derivs, second_mag))
+    # to (a, b): p = a - b + 1, q = 2 - b
+    chain = {(): [(1.0, ())], (0,): [(1.0, (0,))], (1,): [(-1.0, (0,)), (-1.0, (1,))], (0, 0): [(1.0, (0, 0))],
+             (0, 1): [(-1.0, (0, 0)), (-1.0, (0, 1))], (1, 1): [(1.0, (0, 0)), (2.0, (0, 1)), (1.0, (1, 1))]}
+    m2 = {k: _combine([c for c, _ in chain[k]], [s[t] for _, t in chain[k]]) for k in derivs}
+    m2_mag = {k: _combine([abs(c) for c, _ in chain[k]], [s_mag[t] for _, t in chain[k]]) for k in derivs}
+    # Gamma(1 - b) / Gamma(a - b + 1): Gamma(1 - b) has b-derivatives -G psi, G (psi^2 + psi'); 1/Gamma(y),
+    # y = a - b + 1, has d/da = r', d/db = -r'
+    g, g1, g2 = _gamma012(1.0 - b)
+    gamma_b_first = _jet_poly(derivs, g, (zero, -g1), ((zero, zero), (zero, g2)))
+    r, r1, r2 = _rgamma_reflected(a, b)
+    rgamma_y = _jet_poly(derivs, r, (r1, -r1), ((r2, -r2), (-r2, r2)))
+    first_factor = _jet_mul(gamma_b_first, rgamma_y)
+    # Gamma(b - 1) / Gamma(a) x^(1 - b)
+    g, g1, g2 = _gamma012(b - 1.0)
+    gamma_b = _jet_poly(derivs, g, (zero, g1), ((zero, zero), (zero, g2)))
+    r, r1, r2 = _rgamma012(a, 2)
+    rgamma_a = _jet_poly(derivs, r, (r1, zero), ((r2, zero), (zero, zero)))
+    power = x ** (1.0 - b)
+    log = np.log(x)
+    power_jet = _jet_poly(derivs, power, (zero, -log * power), ((zero, zero), (zero, log * log * power)))
+    second_factor = _jet_mul(_jet_mul(gamma_b, rgamma_a), power_jet)
+    first_term, second_term = _jet_mul(first_factor, m1), _jet_mul(second_factor, m2)
+    jets = {k: first_term[k] + second_term[k] for k in derivs}
+    # the moduli of every product on the way (Leibniz's rule term by term): near an integer b the
+    # factors' derivatives (psi, psi' near their poles) cancel within each product as well as between
+    # the two terms; each factor is taken good to 1e-13 (psi' by reflection near a pole is the worst)
+    first_size = _jet_abs_mul(_jet_abs_mul(gamma_b_first, rgamma_y), m1_mag)
+    second_size = _jet_abs_mul(_jet_abs_mul(_jet_abs_mul(gamma_b, rgamma_a), power_jet), m2_mag)
+    error = {k: 1e-13 * (first_size[k] + second_size[k]) for k in derivs}
+    return {k: jets[k] for k in keys}, {k: error[k] for k in keys}
 
 
 def _hyperu(a, b, x, key):
@@ -1096,10 +1203,7 @@ def _rgamma012(y, order):
     d1 = np.where(pole, sg * mf, -ps * rg)
     if order < 2:
         return rg, d1, None
-    yy = np.where(y > 0, y, 1.0 - y)
-    tg = _trigamma(yy)
-    # psi'(y) for y <= 0 by reflection: psi'(1-y) + psi'(y) = pi^2 / sin^2(pi y) (DLMF 5.15.6)
-    tg = np.where(y > 0, tg, np.pi ** 2 / np.sin(np.pi * y) ** 2 - tg)
+    tg = _trigamma_real(y)
     d2 = np.where(pole, -2.0 * sg * mf * _sp.psi(m + 1.0), (ps * ps - tg) * rg)
     return rg, d1, d2
 
