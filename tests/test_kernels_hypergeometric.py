@@ -239,3 +239,35 @@ def test_out_of_domain():
     assert np.isnan(H.hyperu_da(-250.5, 1.0, 1.0)) and np.isnan(H.hyperu_db(0.5, 1.0, -1.0))
     assert np.isnan(H.wright_bessel_da(-0.5, 1.0, 1.0)) and np.isnan(H.wright_bessel_db(0.5, 1.0, -1.0))
     assert np.isnan(H.hyp0f1_dv(-2.0, 0.5)) and np.isnan(H.hyp1f1_da(0.5, 0.0, 0.5))
+
+
+def test_sinpi_and_trigamma_by_reflection_near_poles():
+    """_sinpi reduces its argument exactly (np.sin(np.pi * y) was 1e-12 off at y = -2.0001, and psi'(y) by
+    reflection, pi^2 / sin^2(pi y) - psi'(1 - y), carried that)."""
+    y = np.array([-2.0001, -17.5, 3.25, -30.000001])
+    want = [float(mpmath.sinpi(mpmath.mpf(v))) for v in y]
+    np.testing.assert_allclose(H._sinpi(y), want, rtol=1e-15)
+    want = [float(mpmath.psi(1, mpmath.mpf(v))) for v in y]
+    np.testing.assert_allclose(H._trigamma_real(y), want, rtol=1e-14)
+
+
+# a < 0 at small x with b > 1: U ~ Gamma(b - 1)/Gamma(a) x^(1 - b) oscillates in a, and the recurrence from the
+# integral at a + m bounds its error above 1e-10 of the result (NaN from it alone); the connection formula
+# (DLMF 13.2.42) at complex a and b, differentiated by Cauchy's integral, serves there: integer a (1/Gamma(a) = 0)
+# and integer or nearly integer b (sin(pi b) = 0 on the real axis) included.
+@pytest.mark.parametrize("key", ["a", "b", "aa", "ab", "bb"])
+def test_hyperu_connection_formula_at_small_x(key, monkeypatch):
+    n = (key.count("a"), key.count("b"))
+    fn = getattr(H, "hyperu_d" + SUFFIX[key])
+    tolerance = 1e-10 if len(key) == 1 else 1e-8
+    points = [(-33.7, 4.2, 1e-3), (-12.0, 5.5, 0.3), (-6.7, 8.5, 1.5), (-28.44, 4.001, 0.043), (-9.1, 6.0, 0.75),
+              (-20.0, 8.0, 0.1)]
+    a, b, x = (np.array(c) for c in zip(*points))
+    got = fn(a, b, x)
+    with monkeypatch.context() as patch:  # the integral and the recurrence alone: NaN at some of these
+        patch.setattr(H, "_CONNECTION_X", 0.0)
+        assert np.isnan(fn(a, b, x)).any()
+    with mpmath.workdps(30):
+        for i, (p, q, y) in enumerate(points):
+            want = float(mpmath.diff(lambda s, t: mpmath.hyperu(s, t, y), (p, q), n))
+            assert abs(got[i] - want) <= tolerance * abs(want), (key, p, q, y, got[i], want)

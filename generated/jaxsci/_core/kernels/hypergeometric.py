@@ -894,6 +894,14 @@ def hyp0f1_dv2(v, z):
 # U (hyperu)
 # --------------------------------------------------------------------------------------------
 
+def _sinpi(y):
+    """sin(pi y) with the argument reduced exactly first (y - round(y) is exact): np.sin(np.pi * y)
+    loses the digits of pi y's rounding, relative 1e-12 at y = -2.0001, which psi'(y) by reflection
+    then carries."""
+    n = np.round(y)
+    return np.where(np.fmod(n, 2.0) == 0, 1.0, -1.0) * np.sin(np.pi * (y - n))
+
+
 def _trigamma(x):
     """psi'(x) for x > 0: recurrence to x >= 8, then the asymptotic series (DLMF 5.15.8)."""
     acc = np.zeros_like(x)
@@ -908,6 +916,13 @@ def _trigamma(x):
     ser = iy * (1.0 + iy * (0.5 + iy * (1 / 6 + i2 * (-1 / 30 + i2 * (1 / 42 + i2 * (-1 / 30
                 + i2 * (5 / 66 + i2 * (-691 / 2730 + i2 * (7 / 6)))))))))
     return acc + ser
+
+
+def _trigamma_real(y):
+    """psi'(y) for real y not a pole: for y <= 0 by reflection, psi'(1-y) + psi'(y) = pi^2 / sin^2(pi y)
+    (DLMF 5.15.6)."""
+    tg = _trigamma(np.where(y > 0, y, 1.0 - y))
+    return np.where(y > 0, tg, np.pi ** 2 / _sinpi(y) ** 2 - tg)
 
 
 _LIVE_NODES = 641       # odd: every other node is the rule with twice the step (the error estimate)
@@ -1030,18 +1045,21 @@ def _hyperu_cauchy(a, b, x, key):
     like e^(|log x| |b|)), the trapezoidal rule with 32 nodes offset half a step from the real axis:
     U is entire in a and b, so the rule converges faster than geometrically (Bornemann, Found.
     Comput. Math. 11 (2011) 1), and the connection formula's cancellation near integer b, where
-    sin(pi b) vanishes, is met only at distance r sin(pi/32) from the axis.  Returns the derivative
-    and an error bound: the 16-node rule's difference from the 32-node one, and the nodes' largest
-    rounding error, both times m! n! / (ra^m rb^n)."""
+    sin(pi b) vanishes, is met only at distance r sin(pi/32) from the axis.  A derivative in b alone
+    takes a itself, no circle about it: U varies far more in a than in b where a < 0, and the
+    16-node rule's error in a would swamp the bound.  Returns the derivative and an error bound:
+    the 16-node rule's difference from the 32-node one, and the nodes' largest rounding error, both
+    times m! n! / (ra^m rb^n)."""
     m, n = key.count("a"), key.count("b")
     theta = 2.0 * np.pi * (np.arange(_CAUCHY_NODES) + 0.5) / _CAUCHY_NODES
     ra = np.full_like(a, 0.25)
     rb = np.minimum(0.25, 1.0 / (1.0 + np.abs(np.log(x))))
     circle = np.exp(1j * theta)
-    values, errors = _hyperu_connection(a[:, None, None] + ra[:, None, None] * circle[None, :, None],
+    around_a = circle if m else np.zeros(1)
+    values, errors = _hyperu_connection(a[:, None, None] + ra[:, None, None] * around_a[None, :, None],
                                         b[:, None, None] + rb[:, None, None] * circle[None, None, :],
                                         x[:, None, None])
-    weights = np.exp(-1j * m * theta)[:, None] * np.exp(-1j * n * theta)[None, :]
+    weights = np.exp(-1j * m * theta[:around_a.size])[:, None] * np.exp(-1j * n * theta)[None, :]
     fine = (values * weights).mean(axis=(1, 2))
     coarse = (values[:, ::2, ::2] * weights[::2, ::2]).mean(axis=(1, 2))
     scale = _sp.factorial(m) * _sp.factorial(n) / (ra ** m * rb ** n)
@@ -1180,10 +1198,7 @@ def _rgamma012(y, order):
     d1 = np.where(pole, sg * mf, -ps * rg)
     if order < 2:
         return rg, d1, None
-    yy = np.where(y > 0, y, 1.0 - y)
-    tg = _trigamma(yy)
-    # psi'(y) for y <= 0 by reflection: psi'(1-y) + psi'(y) = pi^2 / sin^2(pi y) (DLMF 5.15.6)
-    tg = np.where(y > 0, tg, np.pi ** 2 / np.sin(np.pi * y) ** 2 - tg)
+    tg = _trigamma_real(y)
     d2 = np.where(pole, -2.0 * sg * mf * _sp.psi(m + 1.0), (ps * ps - tg) * rg)
     return rg, d1, d2
 
