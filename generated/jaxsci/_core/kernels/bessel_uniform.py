@@ -107,7 +107,7 @@ def _coefficients(zeta_half, p):
 def _taylor_tables():
     """Taylor coefficients in t = 1 - w of zeta, phi, A_0..A_K, B_0..B_K about the turning point w = 1.
 
-    On |t| = 1/2: r = sqrt(1 - w^2) = sqrt(t) sqrt(2 - t), (2/3) zeta^3/2 = sigma = ln((1 + r)/w) - r
+    On the circle |t| = _CIRCLE: r = sqrt(1 - w^2) = sqrt(t) sqrt(2 - t), (2/3) zeta^3/2 = sigma = ln((1 + r)/w) - r
     (DLMF 10.20.2), an odd function of sqrt(t) with sigma / t^3/2 analytic, so zeta = t (3 sigma /
     (2 t^3/2))^2/3 and zeta^1/2 = sqrt(t) (3 sigma / (2 t^3/2))^1/3 on the branch of sqrt(t) that r uses."""
     t = _CIRCLE * np.exp(2j * _PI * np.arange(_NODES) / _NODES)
@@ -162,7 +162,7 @@ def _airy_jet(y, bi):
 
 
 def _zeta_direct(nu, z, nsig):
-    """zeta and zeta^1/2 as Jets away from the turning point, from nu sigma = nu ln((nu + R)/z) - R,
+    """zeta, zeta^1/2 and zeta^1/4 as Jets away from the turning point, from nu sigma = nu ln((nu + R)/z) - R,
     R = sqrt(nu^2 - z^2); the phase of zeta is fixed by continuity from 0 < w < 1: in the upper
     quadrant (Im z >= 0) ph zeta is in (-pi, 0], so ph sigma = (3/2) ph zeta in (-3pi/2, 0]."""
     sig0 = nsig.f0 / nu.f0
@@ -191,8 +191,9 @@ _KINDS = {   # prefactor, rotation c of the Airy argument, factor of the Ai' ter
 
 
 def right_half(kinds, nu, z, shift):
-    """{kind: (value Jet, error Jet)} for kind in ``kinds`` (of j, y, h1, h2) at nu > 0 (a Jet in v),
-    complex z with Re z >= 0, z != 0, times exp(shift) (a complex array, constant in v)."""
+    """{kind: (value, absolute error, relative error)} (Jets, as _combine takes them) for kind in
+    ``kinds`` (of j, y, h1, h2) at nu > 0 (a Jet in v), complex z with Re z >= 0, z != 0, times
+    exp(shift) (a complex array, constant in v)."""
     n = z.shape
     tz = 1.0 - z / nu.f0
     near = np.abs(tz) < _T_TAYLOR
