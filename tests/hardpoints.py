@@ -136,7 +136,49 @@ def _scaled_arguments():
 
 POINTS += _scaled_arguments()
 
-ARGUMENTS = {"jv": ("v", "z"), "ive": ("v", "z"), "kve": ("v", "z"), "yv": ("v", "z"), "kv": ("v", "z"), "iv": ("v", "z"), "hankel1": ("v", "z"),
+def _polar(v, ratio, phase):
+    """z = |v| ratio e^(i phase), rounded to 6 decimals (the key is printed from it)."""
+    z = abs(v) * ratio * complex(np.cos(phase), np.sin(phase))
+    return complex(round(z.real, 6), round(z.imag, 6))
+
+
+def _complex_orders():
+    """Bessel order derivatives at complex z and large orders (issue 23): |v| from 60 to 1000,
+    |z|/|v| from 0.2 to 3 in all four quadrants, and near the turning points (z ~ |v| for J, Y, H;
+    z ~ +-i|v| for I, K). No point where the function over- or underflows; for kv and kve, Re z <= 450
+    (the references form K from J + iY at iz, which cancel by e^(2 Re z))."""
+    jyh = [(60.0, _polar(60, 0.2, 0.6)), (100.0, _polar(100, 0.6, 1.3)), (200.0, _polar(200, 1.0, 0.05)),
+           (200.0, 196.0 + 3.0j), (500.0, 500.0 - 8.0j), (1000.0, 1000.0 + 20.0j), (1000.0, _polar(1000, 0.6, 0.6)),
+           (500.0, _polar(500, 1.7, -0.4)), (100.0, _polar(100, 3.0, 2.2)), (60.0, _polar(60, 3.0, -2.8)),
+           (60.0, _polar(60, 0.6, -2.8)), (-120.5, _polar(120.5, 0.6, 0.6)), (-600.25, _polar(600.25, 1.0, -0.4)),
+           (-999.5, 1010.0 + 5.0j), (100.0, 99.5 - 0.5j), (200.0, _polar(200, 1.7, 1.3)), (1000.0, -995.0 + 12.0j)]
+    ik = [(60.0, _polar(60, 0.2, 0.7)), (100.0, _polar(100, 1.0, 1.5)), (200.0, 4.0 + 199.0j), (500.0, 3.0 - 502.0j),
+          (1000.0, _polar(1000, 1.0, 1.55)), (500.0, _polar(500, 1.7, 2.4)), (200.0, _polar(200, 3.0, -1.4)),
+          (60.0, _polar(60, 3.0, -2.8)), (-120.5, _polar(120.5, 0.6, 2.4)), (-600.25, _polar(600.25, 0.6, -1.0)),
+          (100.0, _polar(100, 1.7, 0.7)), (1000.0, -10.0 + 1001.0j), (1000.0, _polar(1000, 0.6, 0.8))]
+    # the scaled functions where the unscaled over- or underflow: |z| up to 3000
+    scaled = [(500.0, _polar(500, 3.0, 1.3)), (200.0, _polar(200, 1.0, 1.5)), (60.0, _polar(60, 3.0, 0.05)),
+              (-600.25, _polar(600.25, 3.0, 1.8)), (100.0, _polar(100, 0.2, -0.7))]
+    ive = scaled + [(500.0, _polar(500, 3.0, 0.3)), (1000.0, _polar(1000, 2.0, -0.2)), (1000.0, _polar(1000, 3.0, -1.45))]
+    # the scaled Hankel functions without the points where H decays by e^-500 or more (references at
+    # 300 digits, minutes each: hankel1 and hankel2 have them)
+    decaying = {(100.0, _polar(100, 3.0, 2.2)), (200.0, _polar(200, 1.7, 1.3)), (500.0, _polar(500, 1.7, -0.4))}
+    jyh_scaled = [p for p in jyh if p not in decaying]
+    # |v| from 12 to 50, where the contour integrals that served complex z were up to 1e-4 off
+    # (J_50(12 + 5i)'s order derivative 2e31-fold) and the uniform expansions now serve first
+    mid = [(50.0, 12.0 + 5.0j), (50.0, 30.0 + 40.0j), (50.0, -20.0 + 45.0j), (50.0, 5.0 - 51.0j), (-50.0, 70.0 - 20.0j),
+           (50.0, -60.0 - 8.0j), (30.0, 20.0 + 25.0j), (20.0, -10.0 - 7.0j), (15.0, 6.0 + 3.0j), (-24.75, -3.1 - 15.0j),
+           (12.0, 8.0 + 8.0j)]
+    return ([(f, "v", (1, 2), mid) for f in ("jv", "yv", "iv", "kv", "hankel1")]
+            + [(f, "v", (1, 2), jyh) for f in ("jv", "yv", "hankel1", "hankel2")]
+            + [(f, "v", (1, 2), jyh_scaled) for f in ("hankel1e", "hankel2e")]
+            + [(f, "v", (1, 2), ik) for f in ("iv", "kv")]
+            + [("ive", "v", (1, 2), ik + ive), ("kve", "v", (1, 2), ik + scaled)])
+
+
+POINTS += _complex_orders()
+
+ARGUMENTS = {"jv": ("v", "z"), "hankel2": ("v", "z"), "ive": ("v", "z"), "kve": ("v", "z"), "yv": ("v", "z"), "kv": ("v", "z"), "iv": ("v", "z"), "hankel1": ("v", "z"),
              "hankel1e": ("v", "z"), "hankel2e": ("v", "z"), "stdtr": ("df", "t"), "gammaincinv": ("a", "y"),
              "betainc": ("a", "b", "x"), "gammainc": ("a", "x"), "hyperu": ("a", "b", "x"),
              "hyp1f1": ("a", "b", "x"), "hyp2f1": ("a", "b", "c", "z"),
@@ -194,9 +236,11 @@ def classify(got, reference, order) -> str:
 
 
 def groups(slow=None):
+    """The entries by function, argument, order, and real or complex arguments (one vmap each: a complex
+    z would turn a real group's points complex)."""
     out = {}
     for entry in entries(slow):
-        out.setdefault(entry[:3], []).append(entry)
+        out.setdefault(entry[:3] + (any(isinstance(p, complex) for p in entry[3]),), []).append(entry)
     return list(out.values())
 
 
