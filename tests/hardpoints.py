@@ -37,6 +37,11 @@ HYP1F1_WIDE = [(-20.5, 1.5, 10.0), (-7.3, 2.0, 5.0), (-20.5, 3.0, 1e-6), (15.0, 
 # series now); integer a = -25 and b - a = -16 terminate
 HYP1F1_BAND = [(-30.5, 2.0, 45.0), (-25.0, 3.5, 60.0), (-38.0, 9.0, 40.0), (33.3, 1.5, -50.0), (20.0, 0.7, -35.0),
                (27.5, 6.5, -90.0), (-12.25, 1.0, 30.0), (20.0, 4.0, -20.0), (-33.0, 0.6, 100.0), (36.0, 8.0, -40.0)]
+# |a| from 100 to 1000 with a x < 0 (the series cancels past double-double: the fixed-point series now),
+# and a = 783, b = -16.2, x = 91, whose float64 terms overflow while M is 7e280 (a wrong number before)
+HYP1F1_LARGE = [(-142.3, 43.4, 175.0), (-811.7, 192.3, 612.7), (-118.6, 33.4, 104.8), (180.2, 21.8, -67.3),
+                (101.4, 13.2, -254.9), (-500.0, 2.5, 300.0), (-75.3, 40.6, 216.8), (350.5, 7.0, -600.0),
+                (783.4, -16.2, 90.9), (-1000.5, 0.5, 650.0)]
 # z < -1 (Pfaff's w = z/(z-1) in (1/2, 1), where a series with a negative parameter cancels), z near 1
 HYP2F1_WIDE = [(-5.718, -5.353, 4.402, -4.486), (-5.904, -3.556, 3.206, -1.242), (4.675, 4.978, -2.965, -4.867),
                (0.5, 0.5, 1.0, 0.5), (1.5, -2.5, 3.2, 0.9), (2.0, 3.0, 5.5, -3.0), (-2.2, 1.3, 0.7, 0.95),
@@ -77,8 +82,8 @@ POINTS = [
                              (2.0, 1.0, 1e-8), (3.0, 40.0, 0.5), (0.5, 2.5, 20.0), (1.5, 1.5, 100.0)] + HYPERU_WIDE + HYPERU_NEGATIVE + HYPERU_SMALL_X),
     ("hyperu", "b", (1, 2), [(1e-3, 1.0, 1.0), (1.0, 0.5, 1e-6), (2.0, 1.0, 1e-8), (0.2, -3.0, 1e-4),
                              (0.5, 2.5, 20.0)] + HYPERU_WIDE + HYPERU_NEGATIVE + HYPERU_SMALL_X),
-    ("hyp1f1", "a", (1, 2), HYP1F1_WIDE + HYP1F1_BAND),
-    ("hyp1f1", "b", (1, 2), HYP1F1_WIDE + HYP1F1_BAND),
+    ("hyp1f1", "a", (1, 2), HYP1F1_WIDE + HYP1F1_BAND + HYP1F1_LARGE),
+    ("hyp1f1", "b", (1, 2), HYP1F1_WIDE + HYP1F1_BAND + HYP1F1_LARGE),
     ("hyp2f1", "a", (1, 2), HYP2F1_WIDE),
     ("hyp2f1", "c", (1, 2), HYP2F1_WIDE),
 ]

@@ -271,3 +271,19 @@ def test_hyperu_connection_formula_at_small_x(key, monkeypatch):
         for i, (p, q, y) in enumerate(points):
             want = float(mpmath.diff(lambda s, t: mpmath.hyperu(s, t, y), (p, q), n))
             assert abs(got[i] - want) <= tolerance * abs(want), (key, p, q, y, got[i], want)
+
+
+def test_fixed_point_series_bound_holds_and_overflow_is_nan():
+    """The fixed-point series' integer error bound covers its error at 128 bits (against 2048), where the
+    series cancels by 1e300 (a = -811.7, x = 612.7, M = -5e-64); a derivative past float64's range is NaN,
+    not the float64 series' partial sum (which gave -6.7e272 for 2.6e280 at a = 783, b = -16.2, x = 91)."""
+    p, q, y = -811.7427155192016, 192.3335282946413, 612.6834486176772
+    coarse, coarse_bound = H._fixed_point_series(p, q, y, 128)
+    fine, fine_bound = H._fixed_point_series(p, q, y, 2048)
+    for key in coarse:
+        assert abs((coarse[key] << 1920) - fine[key]) <= (coarse_bound[key] << 1920) + fine_bound[key], key
+    assert coarse_bound[()] > abs(coarse[()])  # at 128 bits the cancellation leaves no digit: NaN, then more bits
+    with mpmath.workdps(40):
+        want = float(mpmath.diff(lambda s: mpmath.hyp1f1(s, q, y), p))
+    assert abs(H.hyp1f1_da(p, q, y) - want) <= 1e-12 * abs(want)
+    assert np.isnan(H.hyp1f1_da(297.0944141596501, 23.192011851784017, 371.4344322747763))  # d/da is 5e341

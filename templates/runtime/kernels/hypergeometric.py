@@ -23,6 +23,8 @@ arithmetic (`_hyp1f1_dd`).
 """
 
 import itertools
+import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import special as _sp
@@ -200,11 +202,15 @@ def _pfq_series(nums, dens, w, derivs, maxiter=3000, want_mag=False, polepass=Fa
                     z |= zi
                 term0 = z if j == 0 else (term0 & z)
             done |= term0
-            done |= ~np.isfinite(sums[0])
+            # a term past float64's range: every sum is a truncated partial sum then (the function's
+            # own value may still be finite, 7e280 at a = 783, b = -16.2, x = 91, whose terms reach
+            # 1e309): NaN, not that partial sum
+            overflow = ~np.isfinite(sums[0])
+            done |= overflow
             if np.any(done):
                 sel = idx[done]
                 for j in range(len(derivs)):
-                    res[j][sel] = sums[j][done]
+                    res[j][sel] = np.where(overflow[done], np.nan, sums[j][done])
                     if want_mag:
                         resm[j][sel] = mags[j][done]
                 nterms[sel] = k
@@ -377,6 +383,11 @@ def _hyp1f1_core(a, b, x, key):
         i = np.nonzero(rec)[0]
         # held to the tolerance of hyperu's bound (1e-10, 1e-8): this bound is first order and term by term
         out[i] = _hyp1f1_recurrence(first[i], b[i], x[i].real, key, 1e-10 if len(key) == 1 else 1e-8)
+    # the last resort: the series in fixed point with as many bits as its cancellation needs
+    exact = fin & ~cplx & np.isnan(out) & ~bp & (np.abs(x) <= _EXTENDED_X)
+    if np.any(exact):
+        i = np.nonzero(exact)[0]
+        out[i] = _hyp1f1_exact(a[i], b[i], x[i].real, key, tol)
     return out
 
 
@@ -543,6 +554,124 @@ def _hyp1f1_extended(a, b, x, key, tol):
     return np.where(good, value, np.nan)
 
 
+_EXACT_TERMS = 20000
+_EXACT_BITS = (128, 512, 2048, 8192)   # fraction bits tried in turn until the bound holds
+_EXACT_PARAMETER = 2000.0              # |a|, |b - a| beyond: more terms than a host call should take
+
+
+def _fixed_point_series(p, q, y, bits):
+    """M(p, q, y) (y >= 0) and its partial derivatives in (p, q) to second order, keyed as _H1_KEYS'
+    tuples, summed in fixed point on Python's integers with `bits` fraction bits (about bits/3.3
+    digits), and a bound on each sum's error in the same units.  p, q and y are binary fractions, so
+    each term ratio r = (p + k) y / ((q + k)(k + 1)) and its (p, q) derivatives are ratios of integers
+    over a common power-of-two denominator: the only rounding is each division's floor (under a unit),
+    carried through the product rule t' = t r, t'_p = t_p r + t r_p, ... by the ratios' moduli.  None
+    where the series has not converged by _EXACT_TERMS."""
+    (pn, pd), (qn, qd), (yn, yd) = ((f.numerator, f.denominator) for f in map(Fraction, (p, q, y)))
+    d = max(pd, qd, yd)
+    pi, qi, yi = pn * (d // pd), qn * (d // qd), yn * (d // yd)   # p = pi / d, q = qi / d, y = yi / d
+    keys = ((), (0,), (1,), (0, 0), (0, 1), (1, 1))
+    t = dict.fromkeys(keys, 0)
+    t[()] = 1 << bits
+    total = dict(t)
+    bound = dict.fromkeys(keys, 0)        # each term's error, then each sum's, in units (integers)
+    total_bound = dict.fromkeys(keys, 0)
+    for k in range(_EXACT_TERMS):
+        pk, qk = pi + k * d, qi + k * d                       # d (p + k), d (q + k)
+        if qk == 0:
+            return None                                       # q a non-positive integer: a pole
+        k1 = k + 1
+        ratios = {                                            # (numerator, denominator) in integers
+            "r": (pk * yi, d * qk * k1), "p": (yi, qk * k1), "q": (-pk * yi, qk * qk * k1),
+            "pq": (-yi * d, qk * qk * k1), "qq": (2 * pk * yi * d, qk * qk * qk * k1)}
+        def times(value, name):
+            n, m = ratios[name]
+            return value * n // m
+
+        def up(bound_, name):                                 # |ratio| times a bound, rounded up
+            n, m = ratios[name]
+            return -(-bound_ * abs(n) // abs(m))
+        new = {
+            (): times(t[()], "r"),
+            (0,): times(t[(0,)], "r") + times(t[()], "p"),
+            (1,): times(t[(1,)], "r") + times(t[()], "q"),
+            (0, 0): times(t[(0, 0)], "r") + 2 * times(t[(0,)], "p"),
+            (0, 1): times(t[(0, 1)], "r") + times(t[(0,)], "q") + times(t[(1,)], "p") + times(t[()], "pq"),
+            (1, 1): times(t[(1, 1)], "r") + 2 * times(t[(1,)], "q") + times(t[()], "qq"),
+        }
+        # each term's error: the last one's carried by the ratios' moduli, and a unit per floor
+        bound = {
+            (): up(bound[()], "r") + 1,
+            (0,): up(bound[(0,)], "r") + up(bound[()], "p") + 2,
+            (1,): up(bound[(1,)], "r") + up(bound[()], "q") + 2,
+            (0, 0): up(bound[(0, 0)], "r") + 2 * up(bound[(0,)], "p") + 3,
+            (0, 1): up(bound[(0, 1)], "r") + up(bound[(0,)], "q") + up(bound[(1,)], "p") + up(bound[()], "pq") + 4,
+            (1, 1): up(bound[(1, 1)], "r") + 2 * up(bound[(1,)], "q") + up(bound[()], "qq") + 4,
+        }
+        t = new
+        for key in keys:
+            total[key] += t[key]
+            total_bound[key] += bound[key]
+        # past k = |p| and k = 2y the ratio is below 1/2 (and the derivatives' below 1/2 after a few
+        # more): once every term is under 4 units (a floor keeps a negative term at -1, a few at -3)
+        # the tail adds under 8 units each, and its terms' errors, which shrink as fast, twice the last's
+        if k > abs(p) + 4 and k > 2.0 * y + 4 and all(abs(t[key]) <= 4 for key in keys):
+            return total, {key: total_bound[key] + 8 + 2 * bound[key] for key in keys}
+    return None
+
+
+def _fixed_to_float(value, bits, scale):
+    """value 2^-bits scale as a float, the integer's leading 62 bits taken first (relative error 2^-61)
+    so that neither value 2^-bits (beyond 1e308 where e^x, x < 0, scales it back) nor the product
+    overflows on the way; inf where the result does."""
+    shift = max(value.bit_length() - 62, 0)
+    try:
+        return math.ldexp(float(value >> shift) * scale, shift - bits)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _hyp1f1_exact(a, b, x, key, tol):
+    """d^key M(a, b, x) for real x, point by point, from the series in fixed point on Python's integers
+    (_fixed_point_series), directly for x >= 0 and through Kummer's M = e^x M(b - a, b, -x) (DLMF
+    13.2.39) for x < 0 (b - a exact, a rational), with as many bits as the bound needs, up to 8192: the
+    last resort where the float64 and double-double series cancel past their precision and the
+    recurrence in a is unstable (a x < 0, |a| above about 40, |x| from |a| to about 20 |a|). NaN where
+    |a| or |b - a| exceeds 2000, the bound exceeds tol of max(|result|, |M|), or a value overflows."""
+    out = np.full(a.shape, np.nan)
+    comb = _H1_KUMMER[key]
+    for i in range(a.shape[0]):
+        ai, bi, xi = float(a[i]), float(b[i]), float(x[i])
+        kummer = xi < 0
+        p = (Fraction(bi) - Fraction(ai)) if kummer else Fraction(ai)
+        if abs(p) > _EXACT_PARAMETER:
+            continue
+        terms = comb if kummer else [(1.0, _H1_KEYS[key])]
+        needed = 0
+        for bits in _EXACT_BITS:
+            if bits < needed:
+                continue
+            found = _fixed_point_series(p, bi, abs(xi), bits)
+            if found is None:
+                break
+            sums, bounds = found
+            value = sum(int(c) * sums[k] for c, k in terms)
+            error = sum(abs(int(c)) * bounds[k] for c, k in terms)
+            scale = math.exp(xi) if kummer else 1.0
+            result, function = _fixed_to_float(value, bits, scale), _fixed_to_float(sums[()], bits, scale)
+            # e^x in float64 and the conversion: 2 eps of the result more
+            bound = _fixed_to_float(error, bits, scale) + 2 * _EPS * abs(result)
+            target = tol * max(abs(result), abs(function))
+            if not (math.isfinite(result) and math.isfinite(function) and target > 0):
+                break                                         # an overflow (or 0): more bits do not help
+            if bound <= target:
+                out[i] = result
+                break
+            # the bound falls a bit per bit (past float64's range: the next level)
+            needed = bits + math.log2(bound) - math.log2(target) + 8 if math.isfinite(bound) else 0
+    return out
+
+
 def _hyp1f1_recurrence(p, b, x, key, tol):
     """d^key M(a, b, x) with p = a (x > 0) or p = b - a (x < 0, Kummer's M = e^x M(b-a, b, -x),
     DLMF 13.2.39) negative, b > 0: M(p, b, |x|) and its derivatives from the series at p + m and
@@ -610,8 +739,13 @@ _H1_DOC = """{what} of Kummer's function scipy.special.hyp1f1(a, b, x) (x real o
     series at p + m and p + m + 1 (m = floor(-p) + 1, all terms positive) and m steps of the
     recurrence M(p-1) = (p M(p+1) - (2p - b + |x|) M(p)) / (b - p) (DLMF 13.3.1) on jets in (p, b),
     with a first-order error bound (adjoint sensitivities), NaN above 1e-10 (1e-8 second order).
-    NaN where b is a non-positive integer (SciPy: inf), for non-finite inputs, and where the
-    rounding-error estimate of the series (cancellation, large |x|) exceeds the accuracy target.
+    Last, for real |x| <= 700 and |a|, |b - a| <= 2000: the series in fixed point on Python's
+    integers, exact but for one floor per division, with an integer error bound and as many bits
+    as it needs (up to 8192; milliseconds a point): on |a| <= 1000, -20.5 <= b <= 200,
+    |x| <= 700, every point whose derivative is below float64's overflow right to 1e-13.
+    NaN where b is a non-positive integer (SciPy: inf), for non-finite inputs, where a term of the
+    float64 series overflows and the fixed-point series does not serve, and where the
+    rounding-error estimate exceeds the accuracy target.
     """
 
 
