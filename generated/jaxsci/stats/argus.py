@@ -110,7 +110,7 @@ def _cdf(x, chi):
 
 
 def _logcdf(x, chi):
-    """logcdf in standard form: b = chi**2 / 2; gentle = b < 1.2; bs = where(gentle, b, 0.6); cl = where(gentle, 2, chi); bl = cl**2 / 2; m = hyp1f1(1, 2.5, bs); total = gammainc(1.5, bl); loghalf = where(gentle, log(1.5) + bs - log(m), 3 * log(cl) - log(sqrt(2 * pi)) - log(total)); small = (x**2 < 0.1) & (b * x**2 < 1); near = where(small, x, 0.1 / (1 + chi)); far = where(small, 0.5, x); j = (0.08566224618958514 * (sqrt(1 - near**2 * 0.03376524289842403) * exp(b * near**2 * 0.03376524289842403) + sqrt(1 - near**2 * 0.9662347571015759) * exp(b * near**2 * 0.9662347571015759)) + 0.18038078652406936 * (sqrt(1 - near**2 * 0.16939530676686776) * exp(b * near**2 * 0.16939530676686776) + sqrt(1 - near**2 * 0.8306046932331322) * exp(b * near**2 * 0.8306046932331322)) + 0.23395696728634552 * (sqrt(1 - near**2 * 0.38069040695840156) * exp(b * near**2 * 0.38069040695840156) + sqrt(1 - near**2 * 0.6193095930415985) * exp(b * near**2 * 0.6193095930415985))); squeeze = (1 - x) * (1 + x); upper = where(gentle, squeeze**1.5 * exp(bs * x**2) * hyp1f1(1, 2.5, bs * squeeze) / m, gammainc(1.5, bl * squeeze) / total); inner = bl * (1 - far) * (1 + far); gap = erfcx(sqrt(inner)) + 2 * sqrt(inner / pi) - exp(-bl * far**2) * (erfcx(sqrt(bl)) + 2 * sqrt(bl / pi)); lower = where(small, exp(loghalf - b) * near**2 * j, where((upper < 0.5) | gentle, 1 - upper, exp(-inner) * gap / total)); where(small, loghalf - b + 2 * log(near) + log(j), where(lower < 0.5, where(gentle, log(where(lower < 0.5, lower, 0.5)), -inner + log(gap) - log(total)), log1p(-where(lower < 0.5, 0.5, upper))))"""
+    """logcdf in standard form: b = chi**2 / 2; gentle = b < 1.2; bs = where(gentle, b, 0.6); cl = where(gentle, 2, chi); bl = cl**2 / 2; m = hyp1f1(1, 2.5, bs); total = gammainc(1.5, bl); loghalf = where(gentle, log(1.5) + bs - log(m), 3 * log(cl) - log(sqrt(2 * pi)) - log(total)); small = (x**2 < 0.1) & (b * x**2 < 1); near = where(small, x, 0.1 / (1 + chi)); far = where(small, 0.5, x); j = (0.08566224618958514 * (sqrt(1 - near**2 * 0.03376524289842403) * exp(b * near**2 * 0.03376524289842403) + sqrt(1 - near**2 * 0.9662347571015759) * exp(b * near**2 * 0.9662347571015759)) + 0.18038078652406936 * (sqrt(1 - near**2 * 0.16939530676686776) * exp(b * near**2 * 0.16939530676686776) + sqrt(1 - near**2 * 0.8306046932331322) * exp(b * near**2 * 0.8306046932331322)) + 0.23395696728634552 * (sqrt(1 - near**2 * 0.38069040695840156) * exp(b * near**2 * 0.38069040695840156) + sqrt(1 - near**2 * 0.6193095930415985) * exp(b * near**2 * 0.6193095930415985))); squeeze = (1 - x) * (1 + x); upper = where(gentle, squeeze**1.5 * exp(bs * x**2) * hyp1f1(1, 2.5, bs * squeeze) / m, gammainc(1.5, bl * squeeze) / total); inner = bl * (1 - far) * (1 + far); gap = erfcx(sqrt(inner)) + 2 * sqrt(inner / pi) - exp(-bl * far**2) * (erfcx(sqrt(bl)) + 2 * sqrt(bl / pi)); lower = where(small, exp(loghalf - b) * near**2 * j, where((upper < 0.5) | gentle, 1 - upper, exp(-inner) * gap / total)); where(small, loghalf - b + 2 * log(near) + log(j), where(lower < 0.5, where(gentle, log(where((lower < 0.5) & (lower > 0), lower, 0.5)), -inner + log(gap) - log(total)), log1p(-where(lower < 0.5, 0.5, upper))))"""
     b = chi ** 2 / 2
     gentle = b < 1.2
     bs = jnp.where(gentle, b, 0.6)
@@ -128,7 +128,7 @@ def _logcdf(x, chi):
     inner = bl * (1 - far) * (1 + far)
     gap = special.erfcx(jnp.sqrt(inner)) + 2 * jnp.sqrt(inner / jnp.pi) - jnp.exp(-bl * far ** 2) * (special.erfcx(jnp.sqrt(bl)) + 2 * jnp.sqrt(bl / jnp.pi))
     lower = jnp.where(small, jnp.exp(loghalf - b) * near ** 2 * j, jnp.where((upper < 0.5) | gentle, 1 - upper, jnp.exp(-inner) * gap / total))
-    return jnp.where(small, loghalf - b + 2 * jnp.log(near) + jnp.log(j), jnp.where(lower < 0.5, jnp.where(gentle, jnp.log(jnp.where(lower < 0.5, lower, 0.5)), -inner + jnp.log(gap) - jnp.log(total)), jnp.log1p(-jnp.where(lower < 0.5, 0.5, upper))))
+    return jnp.where(small, loghalf - b + 2 * jnp.log(near) + jnp.log(j), jnp.where(lower < 0.5, jnp.where(gentle, jnp.log(jnp.where((lower < 0.5) & (lower > 0), lower, 0.5)), -inner + jnp.log(gap) - jnp.log(total)), jnp.log1p(-jnp.where(lower < 0.5, 0.5, upper))))
 
 
 def _sf(x, chi):
@@ -320,9 +320,9 @@ def logcdf(x, chi, loc=0, scale=1):
     gap = erfcx(sqrt(inner)) + 2 * sqrt(inner / pi) - exp(-bl * far**2) * (erfcx(sqrt(bl)) + 2
     * sqrt(bl / pi)); lower = where(small, exp(loghalf - b) * near**2 * j, where((upper < 0.5)
     | gentle, 1 - upper, exp(-inner) * gap / total)); where(small, loghalf - b + 2 * log(near)
-    + log(j), where(lower < 0.5, where(gentle, log(where(lower < 0.5, lower, 0.5)), -inner +
-    log(gap) - log(total)), log1p(-where(lower < 0.5, 0.5, upper))))``, with x standing for (x
-    - loc) / scale.
+    + log(j), where(lower < 0.5, where(gentle, log(where((lower < 0.5) & (lower > 0), lower,
+    0.5)), -inner + log(gap) - log(total)), log1p(-where(lower < 0.5, 0.5, upper))))``, with x
+    standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
