@@ -24,13 +24,14 @@ t = b (1 - x**2) above, with Q(3/2, t) = exp(-t) (erfcx(sqrt t) + 2 sqrt(t / pi)
 finite where exp(-t) underflows (chi = 40 and above; SciPy's is -inf). logcdf is the log of these
 (log1p(-sf) above a cdf of 1/2), logsf log1p(-cdf) below it. SciPy's quantiles search the cdf
 numerically (rv_continuous's default): SciPy's own on the host, differentiated by the implicit-
-function rule (isf is ppf(1 - q), as SciPy's). The mean and variance are SciPy's between chi = 0.5
-(the mean: sqrt(2.4)) and 11; the mean below through M and 0F1, the variance below by its Maclaurin
-series, both above by their asymptotic series in 1 / b (the variance, 1.5 / chi**4 for large chi, is
-SciPy's difference of two moments near 1, which keeps a relative 1e-16 chi**4 / 1.5 of it: 3e-12 at
-chi = 10 as SciPy's, and in float32 a relative 6e-8 chi**4 / 1.5, 1e-3 at chi = 10). The sampler
-inverts the sf through gammaincinv (SciPy's is a rejection sampler). The entropy has no closed form
-(SciPy integrates numerically): not provided.
+function rule (isf is ppf(1 - q), as SciPy's; the search's tolerance leaves SciPy's ppf a relative
+8e-6 off at q = 1e-10 for chi = 1e-3, 9e-8 for chi = 1). The mean is SciPy's between chi = sqrt(2.4)
+and 11, below it through M and 0F1, above it by its asymptotic series in 1 / b; the variance is
+SciPy's between chi = 0.5 and 11, below it by its Maclaurin series, above it by its asymptotic
+series. Between them the variance (1.5 / chi**4 for large chi) is SciPy's difference of two moments
+near 1, with a relative error of about 1e-16 chi**4 / 1.5 (3e-12 at chi = 10, as SciPy's; in float32
+6e-8 chi**4 / 1.5, 1e-3 at chi = 10). The sampler inverts the sf through gammaincinv (SciPy's is a
+rejection sampler). The entropy has no closed form (SciPy integrates numerically): not provided.
 
 References:
   H. Albrecht et al. (ARGUS Collaboration), Search for hadronic b -> u decays, Phys. Lett. B 241 (1990) 278-282
