@@ -73,6 +73,11 @@ class Reference:
         if method in ("cdf", "sf"):
             return ev(texts[method])
         if method in ("logcdf", "logsf"):
+            # log1p of minus the other tail where that is the smaller: at 30 digits log(1 - 2e-33) is 0
+            # (argus's logsf next to its lower end, where the cdf goes as x**2)
+            other = self._standard("sf" if method == "logcdf" else "cdf", z, shapes)
+            if other < 0.5:
+                return mpmath.log1p(-other)
             return mpmath.log(self._standard(method[3:], z, shapes))
         raise KeyError(method)
 

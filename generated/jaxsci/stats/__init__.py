@@ -11,6 +11,7 @@ if _TYPE_CHECKING:
     from . import alpha as alpha
     from . import anglit as anglit
     from . import arcsine as arcsine
+    from . import argus as argus
     from . import bernoulli as bernoulli
     from . import beta as beta
     from . import betabinom as betabinom
@@ -139,6 +140,7 @@ __all__ = [
     'alpha',
     'anglit',
     'arcsine',
+    'argus',
     'bernoulli',
     'beta',
     'betabinom',
