@@ -15,7 +15,7 @@ def _hyp1f1_a_needs(a, b, x, values, needs):
 
 
 def _hyp1f1_a_derivative(a, b, x, values, needs):
-    """d hyp1f1 / d a: hyp1f1_da(a, b, x) [jaxsci's kernel hyp1f1_da: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq)]"""
+    """d hyp1f1 / d a: hyp1f1_da(a, b, x) [jaxsci's kernel hyp1f1_da: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq), in double-double and then in fixed point where it cancels]"""
     (out,) = values
     (hyp1f1_da_1,) = needs
     return (hyp1f1_da_1, )
@@ -29,7 +29,7 @@ def _hyp1f1_b_needs(a, b, x, values, needs):
 
 
 def _hyp1f1_b_derivative(a, b, x, values, needs):
-    """d hyp1f1 / d b: hyp1f1_db(a, b, x) [jaxsci's kernel hyp1f1_db: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq)]"""
+    """d hyp1f1 / d b: hyp1f1_db(a, b, x) [jaxsci's kernel hyp1f1_db: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq), in double-double and then in fixed point where it cancels]"""
     (out,) = values
     (hyp1f1_db_1,) = needs
     return (hyp1f1_db_1, )
@@ -80,9 +80,9 @@ def hyp1f1(a, b, x):
 
     Args:
       a: real array. Parameter.
-        Differentiable: hyp1f1_da(a, b, x) (jaxsci's kernel hyp1f1_da: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: hyp1f1_da(a, b, x) (jaxsci's kernel hyp1f1_da: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq), in double-double and then in fixed point where it cancels; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Parameter (not 0, -1, -2, ...).
-        Differentiable: hyp1f1_db(a, b, x) (jaxsci's kernel hyp1f1_db: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq); agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: hyp1f1_db(a, b, x) (jaxsci's kernel hyp1f1_db: the series differentiated term by term (DLMF 16.2.1; Stan Math grad_pFq), in double-double and then in fixed point where it cancels; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real or complex array. Argument.
         Differentiable: a / b * hyp1f1(a + 1, b + 1, x) (DLMF 13.3.15 with n = 1; agrees with sympy's derivative of hyper((a,), (b,), x) at 9 sample points)
 

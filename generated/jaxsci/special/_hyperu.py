@@ -15,7 +15,7 @@ def _hyperu_a_needs(a, b, x, values, needs):
 
 
 def _hyperu_a_derivative(a, b, x, values, needs):
-    """d hyperu / d a: hyperu_da(a, b, x) [jaxsci's kernel hyperu_da: DLMF 13.4.4 differentiated under the integral]"""
+    """d hyperu / d a: hyperu_da(a, b, x) [jaxsci's kernel hyperu_da: DLMF 13.4.4 differentiated under the integral, with the recurrence in a for a < 1 and DLMF 13.2.42 by Cauchy's integral where that cancels]"""
     (out,) = values
     (hyperu_da_1,) = needs
     return (hyperu_da_1, )
@@ -29,7 +29,7 @@ def _hyperu_b_needs(a, b, x, values, needs):
 
 
 def _hyperu_b_derivative(a, b, x, values, needs):
-    """d hyperu / d b: hyperu_db(a, b, x) [jaxsci's kernel hyperu_db: DLMF 13.4.4 differentiated under the integral]"""
+    """d hyperu / d b: hyperu_db(a, b, x) [jaxsci's kernel hyperu_db: DLMF 13.4.4 differentiated under the integral, with the recurrence in a for a < 1 and DLMF 13.2.42 by Cauchy's integral where that cancels]"""
     (out,) = values
     (hyperu_db_1,) = needs
     return (hyperu_db_1, )
@@ -84,9 +84,9 @@ def hyperu(a, b, x):
 
     Args:
       a: real array. Parameter.
-        Differentiable: hyperu_da(a, b, x) (jaxsci's kernel hyperu_da: DLMF 13.4.4 differentiated under the integral; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: hyperu_da(a, b, x) (jaxsci's kernel hyperu_da: DLMF 13.4.4 differentiated under the integral, with the recurrence in a for a < 1 and DLMF 13.2.42 by Cauchy's integral where that cancels; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       b: real array. Parameter.
-        Differentiable: hyperu_db(a, b, x) (jaxsci's kernel hyperu_db: DLMF 13.4.4 differentiated under the integral; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
+        Differentiable: hyperu_db(a, b, x) (jaxsci's kernel hyperu_db: DLMF 13.4.4 differentiated under the integral, with the recurrence in a for a < 1 and DLMF 13.2.42 by Cauchy's integral where that cancels; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
       x: real array. Argument, x > 0 (SciPy returns NaN on the branch cut x < 0).
         Differentiable: -a * hyperu(a + 1, b + 1, x) (DLMF 13.3.22 with n = 1; agrees with mpmath's numerical derivative of the reference at 2 sample point(s))
 
