@@ -31,6 +31,7 @@ sampler's internals; the rule calls the sample itself, so the second derivative 
 from __future__ import annotations
 
 import functools
+import importlib
 import operator
 from dataclasses import dataclass, field
 
@@ -256,6 +257,16 @@ class Distribution:
         raise AssertionError(f"{self.qualname(method)}: no formula and no default")  # the generator requires cdf and ppf
 
 
+def standard(name: str, method: str, point, *shapes):
+    """A formula's ``name.method(point, *shapes)``: jaxsci.stats' distribution ``name``'s method in standard
+    form (its formula, host method or SciPy's default), differentiated by that method's own rules, without
+    the public methods' support and parameter checks (the calling formula is evaluated inside its own
+    support). A host rule may so use the same distribution at other parameters (geninvgauss' d cdf/db is
+    a difference of its cdfs at p and p + 1) or a related one (norminvgauss' uses genhyperbolic's)."""
+    module = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.stats.{name}")
+    return module._DISTRIBUTION._method(method, point, shapes)
+
+
 def as_integer(x):
     """An integer-valued float as JAX's default integer, for SciPy's integer loops (bdtr's n: its float
     loop warns that a float n is deprecated, whatever its value)."""
@@ -391,17 +402,31 @@ class Continuous(Distribution):
         def sample(z, *shapes):
             return z
 
-        @sample.defjvp
         def implicit(primals, tangents):
             z, *shapes = primals
             _, *shape_tangents = tangents
             # the sample again, so that at the next order its own dependence on the shapes is seen
             x = sample(z, *shapes)
-            cdf, d_cdf = jax.jvp(lambda *s: self._method("cdf", x, s), tuple(shapes), tuple(shape_tangents))
-            _, d_sf = jax.jvp(lambda *s: self._method("sf", x, s), tuple(shapes), tuple(shape_tangents))
+            # only the shapes with a tangent: a zero one passed on would reach a cdf not differentiable in that
+            # shape (geninvgauss' p) and raise, although nothing is asked in it
+            live = [i for i, t in enumerate(shape_tangents) if not isinstance(t, jax.custom_derivatives.SymbolicZero)]
+            if not live:
+                return z, jnp.zeros_like(z)
+
+            def tail(method):
+                def along(*moved):
+                    s = list(shapes)
+                    for i, value in zip(live, moved):
+                        s[i] = value
+                    return self._method(method, x, s)
+                return jax.jvp(along, tuple(shapes[i] for i in live), tuple(shape_tangents[i] for i in live))
+
+            cdf, d_cdf = tail("cdf")
+            _, d_sf = tail("sf")
             # dF = -dS: the upper half takes the survival function's, which keeps its relative accuracy there
             return z, jnp.where(cdf > 0.5, d_sf, -d_cdf) / self._method("pdf", x, shapes)
 
+        sample.defjvp(implicit, symbolic_zeros=True)
         return sample
 
 
