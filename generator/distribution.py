@@ -80,6 +80,7 @@ class Code:
     lets: tuple = ()
     draws: int = 0  # a sampler's number of jax.random calls, each with its own key (``keys[i]``)
     core: bool = False  # its value keeps a core axis (a ``let`` binding only)
+    uses: tuple = ()  # the distributions whose standard-form methods it calls (``genhyperbolic.cdf(...)``)
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,23 @@ def collect_distributions(specs_dir: Path, root: Path, special_specs: list) -> t
             errors.extend(exc.errors)
         except SpecError as exc:
             errors.append(exc)
+    names = {d.name for d in found} | {Path(e.path).stem for e in errors}  # a spec that fails is reported once
+    for d in found:
+        for code in _codes(d):
+            for used in code.uses:
+                if used not in names:
+                    errors.append(SpecError(code.loc.path, code.loc.line, f"{used}.<method>: jaxsci.stats has no {used} "
+                                                                          f"(no specs/{FOLDER}/{used}.yaml)"))
     return found, errors
+
+
+def _codes(d: "Distribution"):
+    """Every formula of a distribution spec."""
+    yield from (c for c in (d.valid, d.lower, d.upper, d.sampler) if c is not None)
+    yield from d.methods.values()
+    yield from d.moments.values()
+    for h in d.host.values():
+        yield from h.derivatives.values()
 
 
 def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distribution:
@@ -286,8 +303,8 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
         raise SpecError(path, top.value_line("sampler"), f"sampler: jax.random's samplers take scalar parameters; "
                                                          f"{', '.join(sorted(core))} has a core axis (rvs is ppf of a uniform)")
     if top.has("sampler"):
-        sampler = Namespace(shape_names, arities, draws=True).code(top.get("sampler", str), path, top.value_line("sampler"),
-                                                                  "sampler")
+        sampler = Namespace(shape_names, arities, draws=True).formula(top.get("sampler", (str, dict)), path,
+                                                                     top.value_line("sampler"), "sampler")
     reference = _reference(top, path, kind, shape_names | {variable})
     tests = _tests(top, path)
     distribution = Distribution(
@@ -393,6 +410,10 @@ def _host_rules(host: dict, methods: dict, kind: str, shapes: tuple, path: str, 
     return out
 
 
+# The generated module's and functions' own names (templates/distribution.py.j2), which a let may not shadow.
+_GENERATED_NAMES = frozenset({"jnp", "jax", "special", "distributions", "key", "keys", "shape", "dtype"})
+
+
 class Namespace:
     """The names a formula may use: ``variables``, jaxsci.special's functions, ``ELEMENTARY``, ``CONSTANTS``,
     and in a host method's derivative formulas ``own``: the distribution's own methods in standard form
@@ -408,33 +429,44 @@ class Namespace:
 
     def formula(self, value, path: str, line: int | None, what: str) -> Code:
         """A formula: a string, or ``{let: {name: formula, ...}, value: formula}``, each ``let`` name usable
-        in the formulas after it (SciPy's poisson ppf uses ``ceil(pdtrik(q, mu))`` twice)."""
+        in the formulas after it (SciPy's poisson ppf uses ``ceil(pdtrik(q, mu))`` twice; a sampler draws
+        once and uses the draw twice: norminvgauss' b V + sqrt(V) Z). A sampler's draws are numbered
+        through its ``let`` formulas and value, each with a key of its own."""
         if isinstance(value, str):
             return self.code(value, path, line, what)
         m = _Mapping(value, path, what, line)
         lets = _Mapping(m.get("let", dict, required=True), path, f"{what}.let", m.value_line("let"))
-        namespace, bound, texts = self, [], []
+        namespace, bound, texts, codes, drawn = self, [], [], [], 0
         for name in list(lets.data):
-            if not str(name).isidentifier() or name in self.variables or name in self.arities or name in ELEMENTARY | CORE:
+            if (not str(name).isidentifier() or name in self.variables or name in self.arities or name in ELEMENTARY | CORE
+                    or name in _GENERATED_NAMES):
                 raise SpecError(path, lets.key_line(name), f"{what}.let: {name!r} must be a new name")
-            code = namespace.code(lets.get(name, str), path, lets.value_line(name), f"{what}.let.{name}", keeps_core=True)
+            code = namespace.code(lets.get(name, str), path, lets.value_line(name), f"{what}.let.{name}", drawn, False,
+                                  keeps_core=True)
+            drawn = code.draws
             bound.append((name, code.code))
             texts.append(f"{name} = {code.text}")
-            namespace = Namespace(namespace.variables | {name}, self.arities, own=self.own,
+            codes.append(code)
+            namespace = Namespace(namespace.variables | {name}, self.arities, self.draws, own=self.own,
                                   core=namespace.core | ({name} if code.core else set()))
         lets.done()
-        result = namespace.code(m.get("value", str, required=True), path, m.value_line("value"), f"{what}.value")
+        result = namespace.code(m.get("value", str, required=True), path, m.value_line("value"), f"{what}.value", drawn,
+                                not drawn)
         m.done()
-        return Code("; ".join([*texts, result.text]), result.code, result.loc, tuple(bound))
+        uses = tuple(dict.fromkeys(u for code in (*codes, result) for u in code.uses))
+        return Code("; ".join([*texts, result.text]), result.code, result.loc, tuple(bound), draws=result.draws, uses=uses)
 
-    def code(self, text: str, path: str, line: int | None, what: str, keeps_core: bool = False) -> Code:
-        """A formula; its value has no core axis left unless ``keeps_core`` (a ``let`` binding)."""
+    def code(self, text: str, path: str, line: int | None, what: str, first_draw: int = 0,
+             must_draw: bool = True, keeps_core: bool = False) -> Code:
+        """One expression; a sampler's draws are numbered from ``first_draw`` (after its ``let`` formulas'),
+        and it must draw unless an earlier ``let`` did (``must_draw``); its value has no core axis left unless
+        ``keeps_core`` (a ``let`` binding)."""
         text = " ".join(str(text).split())
         try:
             tree = ast.parse(text, mode="eval")
         except SyntaxError as exc:
             raise SpecError(path, line, f"{what}: {text!r} does not parse: {exc.msg}") from None
-        printer = _Printer(self)
+        printer = _Printer(self, first_draw)
         try:
             axes = _CoreAxes(self.core)
             printed_tree = axes.visit(printer.visit(tree))
@@ -445,10 +477,10 @@ class Namespace:
             printed = ast.unparse(printed_tree)
         except _FormulaError as exc:
             raise SpecError(path, line, f"{what}: {exc}") from None
-        if self.draws and not printer.draws:
+        if self.draws and must_draw and printer.draws == first_draw:
             raise SpecError(path, line, f"{what}: {text!r} draws nothing (call one of "
                                         f"{', '.join(RANDOM_PREFIX + n for n in RANDOM)})")
-        return Code(text, printed, model.Location(path, line), draws=printer.draws, core=core)
+        return Code(text, printed, model.Location(path, line), draws=printer.draws, core=core, uses=tuple(printer.uses))
 
 
 class _FormulaError(Exception):
@@ -502,9 +534,10 @@ class _CoreAxes(ast.NodeTransformer):
 class _Printer(ast.NodeTransformer):
     """Checks every node and name, and prefixes the names with the module that defines them."""
 
-    def __init__(self, namespace: Namespace):
+    def __init__(self, namespace: Namespace, first_draw: int = 0):
         self.namespace = namespace
-        self.draws = 0
+        self.draws = first_draw
+        self.uses = []
 
     def generic_visit(self, node):
         if not isinstance(node, _NODES):
@@ -518,6 +551,8 @@ class _Printer(ast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
+        if (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)) and not node.keywords:
+            return self._distribution_call(node.func.value.id, node.func.attr, [self.visit(a) for a in node.args])
         if not isinstance(node.func, ast.Name) or node.keywords:
             raise _FormulaError("only calls of named functions with positional arguments are allowed")
         name = node.func.id
@@ -547,6 +582,25 @@ class _Printer(ast.NodeTransformer):
                 raise _FormulaError(f"jaxsci.{module}.{name} takes {wanted} argument(s), got {len(args)}")
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         raise _FormulaError(self._unknown(name, "function"))
+
+    def _distribution_call(self, name: str, method: str, args: list):
+        """``name.method(point, *shapes)``: the standard-form method of jaxsci.stats' distribution ``name`` (this
+        one or another; collect_distributions checks that it has a spec), with that method's derivatives."""
+        import scipy.stats
+
+        dist = getattr(scipy.stats, name, None)
+        if not isinstance(dist, (scipy.stats.rv_continuous, scipy.stats.rv_discrete)):
+            raise _FormulaError(f"{name}.{method}: {name!r} is not a scipy.stats distribution")
+        kind = "continuous" if isinstance(dist, scipy.stats.rv_continuous) else "discrete"
+        methods = (*DENSITY[kind], *TAIL_METHODS, *QUANTILE_METHODS)
+        if method not in methods:
+            raise _FormulaError(f"{name}.{method}: a formula may call a distribution's {', '.join(methods)}")
+        if len(args) != 1 + dist.numargs:
+            raise _FormulaError(f"{name}.{method} takes {1 + dist.numargs} argument(s) (the point or probability, then "
+                                f"the shape parameters, in standard form), got {len(args)}")
+        self.uses.append(name)
+        return ast.Call(ast.Attribute(ast.Name("distributions", ast.Load()), "standard", ast.Load()),
+                        [ast.Constant(name), ast.Constant(method), *args], [])
 
     def visit_Name(self, node):
         if node.id in self.namespace.variables:

@@ -342,6 +342,12 @@ reference:
     (("type: continuous", "type: discrete\nshapes: [{name: k}]"), "shape parameter name 'k' is not allowed"),
     (("cdf: 1 - exp(-x)", "cdf: 1 - exq(-x)"), "reference.cdf: 'exq' is neither an mpmath name"),
     (("cdf: -expm1(-x)", "cdf: x.real"), "Attribute is not allowed in a formula"),
+    (("cdf: -expm1(-x)", "cdf: gamma.cdf(x)"), "methods.cdf: gamma.cdf takes 2 argument(s) (the point or probability, "
+                                              "then the shape parameters, in standard form), got 1"),
+    (("cdf: -expm1(-x)", "cdf: gamma.mean(x, 2)"), "methods.cdf: gamma.mean: a formula may call a distribution's pdf, "
+                                                   "logpdf, cdf, logcdf, sf, logsf, ppf, isf"),
+    (("cdf: -expm1(-x)", "cdf: gama.cdf(x, 2)"), "methods.cdf: gama.cdf: 'gama' is not a scipy.stats distribution"),
+    (("cdf: -expm1(-x)", "cdf: gamma.cdf(x, a=2)"), "only calls of named functions with positional arguments"),
 ])
 def test_loader_errors_are_located(change, message):
     _assert_located(_GOOD, change, "expon", message)
@@ -355,6 +361,23 @@ def _assert_located(spec, change, name, message):
         parse_distribution(text, f"specs/stats/{name}.yaml", name, special_arities(SPECS))
     assert message in str(info.value), str(info.value)
     assert str(info.value).startswith(f"specs/stats/{name}.yaml:"), str(info.value)
+
+
+def test_a_formula_calls_a_distributions_standard_form_method(tmp_path):
+    """``name.method(point, *shapes)`` is that distribution's standard-form method (distributions.standard);
+    collect_distributions reports, at its line, a call of a distribution without a spec."""
+    from generator.distribution import collect_distributions
+
+    text = _GOOD.replace("cdf: -expm1(-x)", "cdf: 1 - expon.sf(x) + 0 * gamma.cdf(x, 2)")
+    d = parse_distribution(text, "specs/stats/expon.yaml", "expon", special_arities(SPECS))
+    assert d.methods["cdf"].code == ("1 - distributions.standard('expon', 'sf', x) + "
+                                     "0 * distributions.standard('gamma', 'cdf', x, 2)")
+    assert d.methods["cdf"].uses == ("expon", "gamma")
+    (tmp_path / "stats").mkdir()
+    (tmp_path / "stats" / "expon.yaml").write_text(text)
+    found, errors = collect_distributions(tmp_path, tmp_path, SPECS)
+    assert [d.name for d in found] == ["expon"]
+    assert [str(e) for e in errors] == ["stats/expon.yaml:8: gamma.<method>: jaxsci.stats has no gamma (no specs/stats/gamma.yaml)"]
 
 
 def test_the_good_spec_loads():

@@ -239,6 +239,8 @@ reference:
     ("random_gama(a)", "sampler: unknown function 'random_gama'; did you mean 'random_gamma'?"),
     ("gammaln(a)", "sampler: 'gammaln(a)' draws nothing"),
     ("random_gamma(x)", "sampler: unknown name 'x'"),
+    ("{let: {keys: random_gamma(a)}, value: keys}", "sampler.let: 'keys' must be a new name"),
+    ("{let: {g: gammaln(a)}, value: g}", "sampler.value: 'g' draws nothing"),
 ])
 def test_sampler_errors_are_located(sampler, message):
     from generator.distribution import parse_distribution, special_arities
@@ -257,3 +259,9 @@ def test_a_sampler_prints_one_key_per_draw():
     assert code.draws == 3
     assert code.code == ("jax.random.gamma(keys[0], a, shape, dtype) / (jax.random.gamma(keys[1], a, shape, dtype) + "
                          "jax.random.exponential(keys[2], shape, dtype))")
+    # a let draws once for every use of its name; the draws are numbered through the lets and the value
+    spec = _SPEC.replace("SAMPLER", "{let: {c: 2 * a, v: random_gamma(c)}, value: v / (v + random_gamma(a))}")
+    code = parse_distribution(spec, "specs/stats/gamma.yaml", "gamma", special_arities(SPECS)).sampler
+    assert code.draws == 2
+    assert code.lets == (("c", "2 * a"), ("v", "jax.random.gamma(keys[0], c, shape, dtype)"))
+    assert code.code == "v / (v + jax.random.gamma(keys[1], a, shape, dtype))"

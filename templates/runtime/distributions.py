@@ -31,6 +31,7 @@ sampler's internals; the rule calls the sample itself, so the second derivative 
 from __future__ import annotations
 
 import functools
+import importlib
 import operator
 from dataclasses import dataclass, field
 
@@ -305,6 +306,16 @@ class Distribution:
             return jnp.where(low, jnp.log(self._method(near, jnp.where(low, z, median), shapes)),
                              jnp.log1p(-self._method(far, jnp.where(low, median, z), shapes)))
         raise AssertionError(f"{self.qualname(method)}: no formula and no default")  # the generator requires cdf and ppf
+
+
+def standard(name: str, method: str, point, *shapes):
+    """A formula's ``name.method(point, *shapes)``: jaxsci.stats' distribution ``name``'s method in standard
+    form (its formula, host method or SciPy's default), differentiated by that method's own rules, without
+    the public methods' support and parameter checks (the calling formula is evaluated inside its own
+    support). A host rule may so use the same distribution at other parameters (geninvgauss' d cdf/db is
+    a difference of its cdfs at p and p + 1) or a related one (norminvgauss' uses genhyperbolic's)."""
+    module = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.stats.{name}")
+    return module._DISTRIBUTION._method(method, point, shapes)
 
 
 def as_integer(x):

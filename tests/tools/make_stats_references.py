@@ -57,8 +57,20 @@ class Reference:
     def __init__(self, d):
         self.d = d
         self.namespace = _namespace()
+        # (method, point, shapes, precision) -> value: mpmath.diff's steps at one precision share their
+        # centre, logcdf and logsf evaluate the cdf and sf at the same points, and the loc and scale
+        # derivatives of a quantile find the same root again; a quadrature reference (genhyperbolic's) costs
+        # a second or more per call at the 110 digits of a second derivative. The same arguments give the
+        # same value, so nothing changes but the time.
+        self.memo = {}
 
     def _standard(self, method: str, z, shapes):
+        key = (method, z, tuple(shapes), mpmath.mp.prec)
+        if key not in self.memo:
+            self.memo[key] = self._evaluate(method, z, shapes)
+        return self.memo[key]
+
+    def _evaluate(self, method: str, z, shapes):
         names = {self.d.variable: z, **{s.name: v for s, v in zip(self.d.shapes, shapes)}}
         texts = self.d.reference
         density, log_density = self.d.density
@@ -86,8 +98,12 @@ class Reference:
             # Newton's method from SciPy's quantile, with the density as the tail's derivative: a secant
             # step can leave the support, where the reference is complex
             tail, sign = ("cdf", 1) if method == "ppf" else ("sf", -1)
-            root = mpmath.findroot(lambda z: self._standard(tail, z, shapes) - point, self.start, solver="newton",
-                                   df=lambda z: sign * self._standard(self.d.density[0], z, shapes))
+            key = (method, point, tuple(shapes), mpmath.mp.prec, self.start)
+            if key in self.memo:
+                return self.memo[key] * scale + loc
+            root = self.memo[key] = mpmath.findroot(lambda z: self._standard(tail, z, shapes) - point, self.start,
+                                                    solver="newton",
+                                                    df=lambda z: sign * self._standard(self.d.density[0], z, shapes))
             return root * scale + loc
         z = (point - loc) / scale
         value = self._standard(method, z, shapes)

@@ -47,6 +47,7 @@ if _TYPE_CHECKING:
     from . import genextreme as genextreme
     from . import gengamma as gengamma
     from . import genhalflogistic as genhalflogistic
+    from . import geninvgauss as geninvgauss
     from . import genlogistic as genlogistic
     from . import gennorm as gennorm
     from . import genpareto as genpareto
@@ -176,6 +177,7 @@ __all__ = [
     'genextreme',
     'gengamma',
     'genhalflogistic',
+    'geninvgauss',
     'genlogistic',
     'gennorm',
     'genpareto',

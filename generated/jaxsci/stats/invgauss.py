@@ -22,9 +22,11 @@ References:
   G. Giner and G. K. Smyth, statmod: probability calculations for the inverse Gaussian distribution, R Journal 8(1) (2016) 339-351
   S. M. Moser, Expectations of a noncentral chi-square distribution with application to IID MIMO Gaussian fading, ISITA (2012), eq. 9 (the entropy)
   DLMF 6.11.2 and 13.6.6 (exp(z) E1(z) = U(1, 1, z))
+  J. R. Michael, W. R. Schucany and R. W. Haas, Generating random variates using transformations with multiple roots, Amer. Statist. 30 (1976) 88-90
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from .. import special
@@ -81,6 +83,14 @@ def _sf(x, mu):
     return jnp.exp(upper + jnp.log1p(-jnp.exp(reflected - upper)))
 
 
+def _sampler(key, shape, dtype, mu):
+    """An exact sample in standard form: y = mu * random_chisquare(1); r = 2 / (2 + y + sqrt(y * (4 + y))); where(random_uniform() <= 1 / (1 + r), mu * r, mu / r)"""
+    keys = jax.random.split(key, 2)
+    y = mu * jax.random.chisquare(keys[0], 1, shape, dtype)
+    r = 2 / (2 + y + jnp.sqrt(y * (4 + y)))
+    return jnp.where(jax.random.uniform(keys[1], shape, dtype) <= 1 / (1 + r), mu * r, mu / r)
+
+
 def _mean(mu):
     """mean in standard form: mu"""
     return mu
@@ -116,6 +126,7 @@ _DISTRIBUTION = distributions.Continuous(
             blocked={},
         ),
     },
+    sampler=_sampler,
 )
 
 
@@ -338,10 +349,11 @@ def entropy(mu, loc=0, scale=1):
 def rvs(key, mu, loc=0, scale=1, size=None):
     """Random variates drawn with a jax.random key.
 
-    Drawn as ppf of a uniform in (0, 1) (times scale) plus loc. A sample's derivative in a shape
-    parameter is the implicit reparameterization gradient -(dF/dshape) / f at the sample
-    (Figurnov, Mohamed and Mnih, NeurIPS 2018), from the cdf (sf in the upper half) and the
-    density, at every order.
+    Drawn as ``y = mu * random_chisquare(1); r = 2 / (2 + y + sqrt(y * (4 + y)));
+    where(random_uniform() <= 1 / (1 + r), mu * r, mu / r)`` (jax.random's exact samplers)
+    (times scale) plus loc. A sample's derivative in a shape parameter is the implicit
+    reparameterization gradient -(dF/dshape) / f at the sample (Figurnov, Mohamed and Mnih,
+    NeurIPS 2018), from the cdf (sf in the upper half) and the density, at every order.
 
     Args:
       key: A jax.random key.
