@@ -116,16 +116,17 @@ class _Continuous:
     outward) and above it (outward), each side kept while its terms are finite."""
 
     def __init__(self, d, moment: str, dtype):
+        # numpy constants, never arrays of the trace that makes them: the rules of every order use them
         self.d, self.moment = d, moment
         s, weights, coarse = _nodes(np.dtype(dtype))
         self.below = s.size
-        self.s = jnp.asarray(s, dtype)
-        self.weights = jnp.asarray(np.concatenate([weights, weights[1:]]), dtype)
-        self.coarse = jnp.asarray(np.concatenate([coarse, coarse[1:]]), dtype)
+        self.s = s.astype(dtype)
+        self.weights = np.concatenate([weights, weights[1:]]).astype(dtype)
+        self.coarse = np.concatenate([coarse, coarse[1:]]).astype(dtype)
         # SciPy's default isf is ppf(1 - q): below eps, 1 - q is 1 (or an ulp from it), so those nodes
         # stand for the quantile at another probability; the sum stops before them
         own_isf = "isf" in d.methods or "isf" in d.host
-        self.usable = jnp.asarray(np.concatenate([np.ones(s.size, bool), own_isf | (s[1:] > np.finfo(dtype).eps)]))
+        self.usable = np.concatenate([np.ones(s.size, bool), own_isf | (s[1:] > np.finfo(dtype).eps)])
 
     def aux(self, shapes) -> tuple:
         return ()
@@ -153,7 +154,7 @@ class _Continuous:
         fine = jnp.concatenate([lower, upper], axis=-1).astype(bool)
         after = jnp.concatenate([lower[..., 1:], jnp.zeros_like(lower[..., :1]), upper[..., 1:],
                                  jnp.zeros_like(upper[..., :1])], axis=-1).astype(bool)
-        return fine, self.coarse, fine & ~after, jnp.asarray(True)
+        return fine, self.coarse, fine & ~after, True
 
 
 class _Discrete:
@@ -199,10 +200,11 @@ class _Discrete:
 
 def derivative(d, moment: str, index: int):
     """The host moment's rule in ``shapes[index]`` (the core's ``Rule.derivative``): the quadrature's
-    partial derivative, NaN where SciPy's value is not finite or the quadrature's value is not SciPy's."""
+    partial derivative, NaN where SciPy's value is not finite or the quadrature's value is not SciPy's.
+    Jitted, so that an eager derivative compiles the quadrature once rather than each of its operations."""
 
-    def rule(*operands):
-        *shapes, values, _ = operands
+    @jax.jit
+    def partial_derivative(scipys, *shapes):
         dtype = np.dtype(jnp.result_type(*shapes))
         quadrature = (_Discrete if d._densities[0] == "pmf" else _Continuous)(d, moment, dtype)
         aux = quadrature.aux(shapes)
@@ -210,8 +212,12 @@ def derivative(d, moment: str, index: int):
         stopped = [jax.lax.stop_gradient(s) for s in shapes]
         terms = jax.lax.stop_gradient(quadrature.terms(stopped, aux))
         value, scale, good = _sums(terms, *quadrature.masks(stopped, aux, terms), tol)
-        agrees = good & jnp.isfinite(values[0]) & (jnp.abs(value - values[0]) <= VALUE_TOLERANCE * scale)
+        agrees = good & jnp.isfinite(scipys) & (jnp.abs(value - scipys) <= VALUE_TOLERANCE * scale)
         partial = _checked(_partial(quadrature.terms, index), quadrature.masks, len(shapes), tol)(*shapes, *aux)
-        return (jnp.where(agrees, partial, jnp.nan),)
+        return jnp.where(agrees, partial, jnp.nan)
+
+    def rule(*operands):
+        *shapes, values, _ = operands
+        return (partial_derivative(values[0], *shapes),)
 
     return rule
