@@ -799,7 +799,9 @@ def moment_text(d: Distribution, moment: str) -> str:
     if moment in d.moments:
         return f"``{d.moments[moment].text}``"
     how = ("by tanh-sinh quadrature, ppf below 1/2 and isf above, differentiated under the integral sign"
-           if d.type == "continuous" else "over 2048 integers from ppf(1e-17), differentiated term by term")
+           if d.type == "continuous" else
+           "over the integers from ppf(1e-17) while the mass from k on is 1e-17 or more (2048 at most), "
+           "differentiated term by term")
     return (f"SciPy's own, on the host (its derivatives in the shape parameters are those of "
             f"{_QUADRATURE_TEXT[d.type][moment]}, {how}; NaN where the quadrature's error estimate exceeds 1e-7 "
             "of it or SciPy's value is not finite)")

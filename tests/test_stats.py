@@ -46,7 +46,8 @@ def _compare(ours, theirs, rtol, what, log_density=False, mpmath_values=None):
 
     def near(reference):
         magnitude = np.maximum(np.abs(reference), 1) if log_density else np.abs(reference)
-        return (ours == reference) | (np.isnan(ours) & np.isnan(reference)) | (np.abs(ours - reference) <= rtol * magnitude + 1e-300)
+        with np.errstate(invalid="ignore"):  # inf - inf: equal infinities are caught by ==
+            return (ours == reference) | (np.isnan(ours) & np.isnan(reference)) | (np.abs(ours - reference) <= rtol * magnitude + 1e-300)
 
     exact = np.full_like(theirs, np.nan)
     for index, value in (mpmath_values or {}).items():
@@ -133,8 +134,9 @@ def _integrated_cases():
 @pytest.mark.parametrize("name", _integrated_cases())
 def test_integrated_moments_match(name, request):
     """Moments SciPy computes numerically: jaxsci's closed forms against the mpmath references' values (with
-    loc and scale), and under -m slow every one against SciPy's own at test_values_match_scipy's points (to
-    SciPy's integration error, where the references record mpmath's value)."""
+    loc and scale), and every one against SciPy's own (SciPy's own on the host by default, the closed forms
+    under -m slow) at test_values_match_scipy's points (to SciPy's integration error, where the references
+    record mpmath's value)."""
     d, module = BY_NAME[name], getattr(jaxsci.stats, name)
     integrated = [m for m in d.public_moments if _scipy_integrates(name, m)]
     for record in _references(name, moments=True):
@@ -142,10 +144,12 @@ def test_integrated_moments_match(name, request):
         if moment in integrated and moment not in d.host_moments and not (moment == "std" and "var" in d.host_moments):
             ours = getattr(module, moment)(*list(args.values())[:len(d.shapes)], **{k: args[k] for k in ("loc", "scale") if k in args})
             _compare(ours, record["value"], max(d.tests.value_rtol["float64"], 1e-13), f"{name}.{moment} against mpmath")
-    if request.node.get_closest_marker("slow") is None and not d.host_moments:
+    slow = request.node.get_closest_marker("slow") is not None
+    if not slow and not d.host_moments:
         return
     scipy_off = _scipy_off(name)
-    for scales in (_scales(d, *pair) for pair in VALUE_SCALES):
+    # by default SciPy's own moments with loc and scale only (SciPy integrates each; once for jaxsci's, once here)
+    for scales in (_scales(d, *pair) for pair in (VALUE_SCALES if slow else VALUE_SCALES[1:])):
         for moment in integrated:
             _compare_moment(name, moment, scales, scipy_off)
 
@@ -271,6 +275,14 @@ def test_moment_derivatives_match_mpmath(name, order):
     _check_derivatives(name, order, _references(name, moments=True))
 
 
+# Host moments' derivatives that their quadrature's error estimate rejects at SciPy's test parameters (NaN,
+# as it must be there, rather than a number it cannot vouch for): (distribution, moment, order, argument) -> why
+QUADRATURE_NAN = {
+    ("fatiguelife", "entropy", "second", "c"): "c = 29: the quantile jumps from 1/(c z)**2 to (c z)**2 within "
+                                               "|u - 1/2| < 0.03, and the 1559 nodes' estimate is 8.7e-7 of the sum",
+}
+
+
 def _check_derivatives(name, order, references):
     d = BY_NAME[name]
     module = getattr(jaxsci.stats, name)
@@ -299,6 +311,10 @@ def _check_derivatives(name, order, references):
         for n, values in zip(wanted, got):
             for record, value in zip(records, np.asarray(values)):
                 expected = record[order][n]
+                if (name, method_name, order, n) in QUADRATURE_NAN:
+                    if not np.isnan(value):
+                        failures.append(f"{method_name} d/d{n}: {float(value)!r}, where QUADRATURE_NAN expects NaN: fix it there")
+                    continue
                 if not abs(float(value) - expected) <= rtol * abs(expected) + 1e-12:
                     failures.append(f"{method_name}{record['args']} d/d{n}: jaxsci {float(value)!r}, mpmath {expected!r}")
         if order == "second":  # first order only, as the spec says: the second derivative raises, never a number
@@ -571,10 +587,13 @@ def test_host_moment_derivatives_are_exact_or_nan():
 
 @pytest.mark.slow
 def test_host_moment_derivatives_every_moment_and_order():
-    """var and entropy, second order, loc and scale, float32."""
+    """var and entropy, second order, loc and scale, float32; NaN at second order too where the first
+    derivative is NaN (an infinite mean, a tail beyond the nodes' reach), never the 0 of a where's."""
     dist = _host_pareto()
     b = jnp.float64(3.0)
     assert np.isclose(jax.hessian(dist.mean)(b), 2 / (b - 1) ** 3, rtol=1e-8, atol=0)
+    for unresolved in (0.5, 1.001):
+        assert np.isnan(jax.hessian(dist.mean)(jnp.float64(unresolved))), unresolved
     assert np.isclose(jax.grad(dist.var)(b), -(2 * b**2 - 2 * b - 2) / ((b - 1) ** 3 * (b - 2) ** 2), rtol=1e-9, atol=0)
     assert np.isclose(jax.grad(dist.entropy)(b), -1 / b**2 - 1 / b, rtol=1e-10, atol=0)
     assert np.isclose(jax.hessian(dist.entropy)(b), 2 / b**3 + 1 / b**2, rtol=1e-8, atol=0)
@@ -584,8 +603,8 @@ def test_host_moment_derivatives_every_moment_and_order():
 
 
 def test_host_moment_discrete_window_and_blocked_parameters():
-    """A discrete host moment sums 2048 integers from ppf(1e-17): poisson's entropy at mu = 1e5 needs about
-    5000, so its derivative is NaN there (the value is SciPy's own, whose sum does not converge there either:
+    """A discrete host moment sums at most 2048 integers from ppf(1e-17): poisson's entropy at mu = 1e5 needs
+    about 5000, so its derivative is NaN there (the value is SciPy's own, whose sum does not converge there either:
     3.58, where 0.5 log(2 pi e mu) is 7.17), and at SciPy's test parameter it is mpmath's; a shape parameter
     the pmf is not differentiable in raises the pmf's reason (zipfian's a, and its integer n), every other
     stays differentiable (loc). The other discrete host moments' derivatives: under -m slow."""

@@ -226,9 +226,9 @@ def mean(M, n, N, odds, loc=0):
     """Mean of the distribution.
 
     Computed as SciPy's ``scipy.stats.nchypergeom_fisher.mean`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the sum of
-    k pmf(k), over 2048 integers from ppf(1e-17), differentiated term by term; NaN where the
-    quadrature's error estimate exceeds 1e-7 of it or SciPy's value is not finite) (times
-    scale) plus loc.
+    k pmf(k), over the integers from ppf(1e-17) while the mass from k on is 1e-17 or more
+    (2048 at most), differentiated term by term; NaN where the quadrature's error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (times scale) plus loc.
 
     Args:
       M: Total number of objects (a non-negative integer).
@@ -246,9 +246,9 @@ def var(M, n, N, odds, loc=0):
     """Variance of the distribution.
 
     Computed as SciPy's ``scipy.stats.nchypergeom_fisher.var`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the sum of
-    (k - mean)**2 pmf(k), over 2048 integers from ppf(1e-17), differentiated term by term; NaN
-    where the quadrature's error estimate exceeds 1e-7 of it or SciPy's value is not finite)
-    (times scale squared).
+    (k - mean)**2 pmf(k), over the integers from ppf(1e-17) while the mass from k on is 1e-17
+    or more (2048 at most), differentiated term by term; NaN where the quadrature's error
+    estimate exceeds 1e-7 of it or SciPy's value is not finite) (times scale squared).
 
     Args:
       M: Total number of objects (a non-negative integer).
@@ -266,9 +266,9 @@ def std(M, n, N, odds, loc=0):
     """Standard deviation of the distribution.
 
     Computed as SciPy's ``scipy.stats.nchypergeom_fisher.std`` computes it: sqrt(var), var = SciPy's own, on the host (its derivatives in the shape parameters are
-    those of the sum of (k - mean)**2 pmf(k), over 2048 integers from ppf(1e-17),
-    differentiated term by term; NaN where the quadrature's error estimate exceeds 1e-7 of it
-    or SciPy's value is not finite).
+    those of the sum of (k - mean)**2 pmf(k), over the integers from ppf(1e-17) while the mass
+    from k on is 1e-17 or more (2048 at most), differentiated term by term; NaN where the
+    quadrature's error estimate exceeds 1e-7 of it or SciPy's value is not finite).
 
     Args:
       M: Total number of objects (a non-negative integer).
@@ -303,9 +303,9 @@ def entropy(M, n, N, odds, loc=0):
     """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
 
     Computed as SciPy's ``scipy.stats.nchypergeom_fisher.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
-    sum of pmf(k) logpmf(k), over 2048 integers from ppf(1e-17), differentiated term by term;
-    NaN where the quadrature's error estimate exceeds 1e-7 of it or SciPy's value is not
-    finite) (plus log(scale)).
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
 
     Args:
       M: Total number of objects (a non-negative integer).

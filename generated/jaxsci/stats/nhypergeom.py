@@ -283,9 +283,9 @@ def entropy(M, n, r, loc=0):
     """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
 
     Computed as SciPy's ``scipy.stats.nhypergeom.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
-    sum of pmf(k) logpmf(k), over 2048 integers from ppf(1e-17), differentiated term by term;
-    NaN where the quadrature's error estimate exceeds 1e-7 of it or SciPy's value is not
-    finite) (plus log(scale)).
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
 
     Args:
       M: Total number of objects (a non-negative integer).
