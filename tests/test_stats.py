@@ -280,8 +280,12 @@ def test_moment_derivatives_match_mpmath(name, order):
     """mean, var, std and entropy: their first and second derivatives in every continuous shape parameter,
     loc and scale, against the mpmath moments of the spec's reference (tests/tools/make_stats_references.py
     --moments: the density's integrals, or the pmf's sums, differentiated by extrapolated differences).
-    The median is ppf(0.5), which the method references check."""
-    _check_derivatives(name, order, _references(name, moments=True))
+    The median is ppf(0.5), which the method references check. Skipped, visibly, where mpmath resolves none
+    of the moments SciPy finds finite (alpha's and levy_l's entropy, kstwo's piecewise density)."""
+    references = _references(name, moments=True)
+    if not references:
+        pytest.skip(f"tests/data/distributions/{name}.json: mpmath resolved none of its moments at SciPy's test parameters")
+    _check_derivatives(name, order, references)
 
 
 # Host moments' derivatives that their quadrature's error estimate rejects at SciPy's test parameters (NaN,
