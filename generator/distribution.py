@@ -947,11 +947,13 @@ def moment_text(d: Distribution, moment: str) -> str:
     """A moment in standard form: the spec's formula, or SciPy's own with its quadrature."""
     if moment in d.moments:
         return f"``{d.moments[moment].text}``"
-    how = ("tanh-sinh quadrature, ppf below 1/2 and isf above" if d.type == "continuous" else
-           "summed over the integers from ppf(1e-17)")
-    return (f"SciPy's own ``{d.scipy}.{moment}`` on the host (derivatives in the shape parameters: "
-            f"{_QUADRATURE_TEXT[d.type][moment]}, {how}, differentiated under the integral sign; NaN where its "
-            "error estimate exceeds 1e-7 of it or SciPy's value is not finite)")
+    how = ("by tanh-sinh quadrature, ppf below 1/2 and isf above, differentiated under the integral sign"
+           if d.type == "continuous" else
+           "over the integers from ppf(1e-17) while the mass from k on is 1e-17 or more (2048 at most), "
+           "differentiated term by term")
+    return (f"SciPy's own, on the host (its derivatives in the shape parameters are those of "
+            f"{_QUADRATURE_TEXT[d.type][moment]}, {how}; NaN where the quadrature's error estimate exceeds 1e-7 "
+            "of it or SciPy's value is not finite)")
 
 
 def _uses_kernels(d: Distribution) -> bool:

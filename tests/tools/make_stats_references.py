@@ -1,6 +1,8 @@
 """mpmath derivatives of jaxsci.stats' distributions, stored as tests/data/distributions/<name>.json.
 
-    .venv/bin/python tests/tools/make_stats_references.py [NAME ...]   # default: every distribution
+    .venv/bin/python tests/tools/make_stats_references.py [--moments] [NAME ...]   # default: every distribution
+
+(``--moments``: only the moments' records, keeping the others.)
 
 For each distribution (specs/stats/<name>.yaml), at SciPy's own test parameters
 (scipy.stats._distr_params), at two points per method: the value and the first and second derivatives
@@ -185,7 +187,8 @@ def make(d) -> dict:
                 second = [[partial(*[a + b for a, b in zip(u, w)]) for w in unit] for u in unit]
                 record["second"][name] = second if size else second[0][0]
         records.append(record)
-    return {"format": FORMAT, "reference": d.reference, "records": records, "scipy_off": scipy_off(d, reference)}
+    return {"format": FORMAT, "reference": d.reference, "records": records, "scipy_off": scipy_off(d, reference),
+            "moments": make_moments(d)}
 
 
 def scipy_off(d, reference) -> list:
@@ -300,12 +303,282 @@ def quantiles_off(d, reference, dist, shapes, at, rtol) -> list:
     return off
 
 
+
+
+# ---- moments: mean, var, std and entropy, from the reference's density ----------------------------------
+MOMENT_STEP = 1e-3  # the finite-difference step, relative to the parameter (absolute at 0)
+MOMENT_ERROR = 1e-20  # mpmath's error estimate of a moment's quadrature or sum, relative to its magnitude
+
+
+def _support_namespace() -> dict:
+    """mpmath's counterparts of the functions a spec's support formulas use."""
+    return {"where": lambda c, a, b: a if c else b, "maximum": max, "minimum": min, "inf": mpmath.inf,
+            "pi": mpmath.pi, "floor": mpmath.floor, "sqrt": mpmath.sqrt, "exp": mpmath.exp, "log": mpmath.log}
+
+
+def _far(quantile, base) -> float:
+    """SciPy's quantile at the first of the tails 1e-300, 1e-200, 1e-100 where it is finite (ncf's isf(1e-300)
+    raises OverflowError, levy's is 1e600: inf; beyond a tail of 1e-200 the moments SciPy finds finite lose
+    1e-100 of themselves); NaN if none."""
+    import numpy as np
+
+    for tail in (1e-300, 1e-200, 1e-100):
+        try:
+            value = float(quantile(tail, *base))
+        except (OverflowError, RuntimeError, ValueError):
+            continue
+        if np.isfinite(value):
+            return value
+    return np.nan
+
+
+class StandardMoments:
+    """A distribution's standard-form mean, var and entropy from its mpmath reference at 30 digits: the
+    density's integrals over the support (split at a few of SciPy's quantiles, at 0 and at the shape
+    parameters inside it, where a density may have a kink: triang's mode c), or the pmf's sums (nsum over an
+    unbounded support); cached by the shape parameters. None where mpmath's own error estimate is above
+    MOMENT_ERROR (a slowly decaying tail), or the moment is infinite."""
+
+    def __init__(self, d, reference, base: tuple):
+        import numpy as np
+        import scipy.stats
+
+        self.d, self.reference, self.cache = d, reference, {}
+        dist = getattr(scipy.stats, d.name)
+        with np.errstate(all="ignore"):
+            quantiles = [float(v) for v in dist.ppf([1e-3, 0.1, 0.5, 0.9, 0.999], *base)]
+            # an unbounded side ends where SciPy's tail is 1e-300 (mpmath's own map of an infinite interval
+            # samples the density at points like 1e1000, where exp(x**b) takes minutes), with a point at
+            # every power of 10 out to it (a power-law tail is smooth on each); a discrete sum goes out by
+            # itself (_series), and SciPy's generic discrete isf(1e-300) would sum its pmf out to there
+            # (zipf's: 1e54 integers, an out-of-memory error)
+            far = ((_far(dist.ppf, base), _far(dist.isf, base)) if d.type == "continuous" else (np.nan, np.nan))
+        self.median = int(quantiles[2]) if np.isfinite(quantiles[2]) else 0
+        self.quantiles = [mpmath.mpf(v) for v in quantiles if np.isfinite(v)]
+        # (SciPy's own where it is finite and beyond the quantiles: alpha's isf(1e-300) is negative)
+        self.far = [mpmath.mpf(v) if np.isfinite(v) and np.isfinite(q) and (v - q) * side > 0 else None
+                    for v, q, side in zip(far, (quantiles[0], quantiles[-1]), (-1, 1))]
+        for end, start in zip(self.far, (quantiles[0], quantiles[-1])):
+            if end is not None and np.isfinite(start):
+                step = mpmath.mpf(max(abs(start), 1))
+                while step * 10 < abs(end):
+                    step *= 10
+                    self.quantiles.append(mpmath.sign(end) * step)
+
+    def support(self, shapes) -> tuple:
+        names = {**_support_namespace(), **{s.name: v for s, v in zip(self.d.shapes, shapes)}}
+        return tuple(mpmath.mpf(eval(text, names)) for text in (self.d.lower.text, self.d.upper.text))  # noqa: S307 - the spec's formula
+
+    def __call__(self, shapes) -> dict:
+        key = tuple(shapes)
+        if key not in self.cache:
+            with mpmath.workdps(30):
+                self.cache[key] = self._moments([mpmath.mpf(s) for s in shapes])
+        return self.cache[key]
+
+    def _moments(self, shapes) -> dict:
+        lower, upper = self.support(shapes)
+        density, log_density = self.d.density
+        f = lambda x: self.reference._standard(density, x, shapes)  # noqa: E731
+        log_f = lambda x: self.reference._standard(log_density, x, shapes)  # noqa: E731
+        if self.d.type == "continuous":
+            lower = self.far[0] if mpmath.isinf(lower) and self.far[0] is not None else lower
+            upper = self.far[1] if mpmath.isinf(upper) and self.far[1] is not None else upper
+            inside = sorted({p for p in [*self.quantiles, mpmath.mpf(0), *shapes] if lower < p < upper})
+            points = [lower, *inside, upper]
+
+            def term(g, x):
+                # a node that rounds to a finite end of the support, where the density may be infinite (beta's
+                # (1 - x)**(b - 1)), stands for a piece of width below 1e-30: left out
+                return 0 if x in (lower, upper) else g(x) * f(x)
+
+            def total(g, positive=False):
+                value, error = mpmath.quad(lambda x: term(g, x), points, error=True)
+                return value, error, abs(value) if positive else mpmath.quad(lambda x: abs(term(g, x)), points)
+        else:
+            start, stop = (int(mpmath.ceil(lower)) if lower != -mpmath.inf else -mpmath.inf,
+                           int(mpmath.floor(upper)) if upper != mpmath.inf else mpmath.inf)
+
+            def total(g, positive=False):
+                term = lambda k: g(k) * f(k)  # noqa: E731
+                if mpmath.isinf(start) or mpmath.isinf(stop):
+                    return _series(term, start, stop, self.median)
+                values = [term(k) for k in range(start, stop + 1)]
+                return mpmath.fsum(values), mpmath.mpf(0), mpmath.fsum(abs(v) for v in values)
+
+        out = {}
+
+        def keep(name, result):
+            value, error, scale = result
+            if mpmath.isfinite(value) and error <= MOMENT_ERROR * max(scale, abs(value)):
+                out[name] = value
+
+        keep("mean", total(lambda x: x))
+        if "mean" in out:
+            mean = out["mean"]
+            keep("var", total(lambda x: (x - mean) ** 2, positive=True))
+        keep("entropy", total(lambda x: -log_f(x) if f(x) > 0 else 0))
+        return out
+
+
+def _series(term, start, stop, middle: int, chunk: int = 200, most: int = 20000) -> tuple:
+    """(sum, error estimate, sum of magnitudes) of term(k) over the integers of [start, stop], an unbounded
+    side summed outward from ``middle`` until a chunk adds less than 1e-32 of the total; past ``most``
+    terms (a power-law tail) the rest by mpmath's nsum with the Euler-Maclaurin formula (its default,
+    Richardson and Shanks extrapolation, is 1e-4 off a k**-4.6 tail: zipf's var), whose error is estimated
+    as the difference from nsum started ``chunk`` terms later plus the terms between."""
+    total, scale, error = mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(0)
+    sides = [(max(middle, start) if not mpmath.isinf(start) else middle, stop, 1),
+             (min(middle - 1, stop) if not mpmath.isinf(stop) else middle - 1, start, -1)]
+    for first, end, direction in sides:
+        k = first
+        while (end - k) * direction >= 0:
+            if abs(k - first) >= most and mpmath.isinf(end):
+                rest = mpmath.nsum(term, [k, end] if direction > 0 else [end, k], method="euler-maclaurin")
+                later = k + chunk * direction
+                check = mpmath.fsum(term(j) for j in range(k, later, direction)) + mpmath.nsum(
+                    term, [later, end] if direction > 0 else [end, later], method="euler-maclaurin")
+                total, scale, error = total + rest, scale + abs(rest), error + abs(rest - check)
+                break
+            last = k + chunk * direction
+            if not mpmath.isinf(end):
+                last = min(last, end + 1) if direction > 0 else max(last, end - 1)
+            values = [term(j) for j in range(k, last, direction)]
+            piece = mpmath.fsum(values)
+            total, scale = total + piece, scale + mpmath.fsum(abs(v) for v in values)
+            k = last
+            if abs(piece) <= 1e-32 * abs(total) and mpmath.isinf(end):
+                break
+    return total, error, scale
+
+
+def _richardson(values: list) -> mpmath.mpf:
+    """The limit of estimates at steps h, h/2, h/4, ... whose errors are a series in h**2."""
+    table = list(values)
+    power = 4
+    for _ in range(len(values) - 1):
+        table = [(power * b - a) / (power - 1) for a, b in zip(table, table[1:])]
+        power *= 4
+    return table[0]
+
+
+def moment_records(d) -> list:
+    """The moments' values and first and second derivatives at SciPy's test parameters, with loc and scale
+    (LOC, SCALE): in each shape parameter a moment's derivatives are Richardson-extrapolated central
+    differences of the mpmath moments (steps MOMENT_STEP, /2, /4); in loc and scale they follow from the
+    standard form (mean * scale + loc, var * scale**2, entropy + log(scale)). A moment SciPy says is
+    infinite or undefined there has no record, nor one mpmath cannot resolve (StandardMoments)."""
+    import numpy as np
+    import scipy.stats
+
+    shapes = test_parameters(d.name)
+    dist = getattr(scipy.stats, d.name)
+    moments = StandardMoments(d, Reference(d), shapes)
+    scales = {"loc": LOC, "scale": SCALE} if d.type == "continuous" else {"loc": 1.0}
+    loc, scale = mpmath.mpf(scales["loc"]), mpmath.mpf(scales.get("scale", 1))
+    with mpmath.workdps(30):
+        base = moments(shapes)
+        names = [s.name for s in d.shapes]
+        steps = {}
+        for index, name in enumerate(names):
+            if d.shapes[index].integer:
+                continue
+            x = mpmath.mpf(shapes[index])
+            h = MOMENT_STEP * (abs(x) if x else 1)
+            at = lambda t, index=index: moments([*shapes[:index], t, *shapes[index + 1:]])  # noqa: E731
+            steps[name] = (x, [h / 2**i for i in range(3)], at)
+
+        def derivatives(moment, name):
+            x, hs, at = steps[name]
+            try:
+                points = [(at(x + h).get(moment), at(x - h).get(moment)) for h in hs]
+            except (ValueError, ZeroDivisionError, TypeError):  # a step leaves the parameters' domain
+                return None
+            if any(p is None for pair in points for p in pair):
+                return None
+            first = _richardson([(a - b) / (2 * h) for (a, b), h in zip(points, hs)])
+            second = _richardson([(a - 2 * base[moment] + b) / h**2 for (a, b), h in zip(points, hs)])
+            return first, second
+
+        records = []
+        for moment in ("mean", "var", "std", "entropy"):
+            source = "var" if moment == "std" else moment
+            theirs = getattr(dist, moment)(*shapes, **scales)
+            if moment not in d.public_moments or source not in base or not np.isfinite(theirs):
+                continue
+            m = base[source]
+            value = {"mean": m * scale + loc, "var": m * scale**2, "std": mpmath.sqrt(m) * scale,
+                     "entropy": m + (mpmath.log(scale) if d.type == "continuous" else 0)}[moment]
+            record = {"method": moment, "args": {**{n: float(v) for n, v in zip(names, shapes)}, **scales},
+                      "value": float(value), "first": {}, "second": {}}
+            blocked = not_differentiable(d, moment)
+            for name in steps:
+                if name in blocked:
+                    continue
+                found = derivatives(source, name)
+                if found is None:
+                    continue
+                first, second = found
+                if moment == "std":  # std = sqrt(var)
+                    first, second = first / (2 * mpmath.sqrt(m)), second / (2 * mpmath.sqrt(m)) - first**2 / (4 * m**1.5)
+                factor = {"mean": scale, "var": scale**2, "std": scale, "entropy": 1}[moment]
+                record["first"][name], record["second"][name] = float(first * factor), float(second * factor)
+            if "loc" not in blocked:
+                record["first"]["loc"] = 1.0 if moment == "mean" else 0.0
+                record["second"]["loc"] = 0.0
+            if d.type == "continuous" and "scale" not in blocked:
+                record["first"]["scale"] = float({"mean": m, "var": 2 * m * scale, "std": mpmath.sqrt(m),
+                                                  "entropy": 1 / scale}[moment])
+                record["second"]["scale"] = float({"mean": 0, "var": 2 * m, "std": 0, "entropy": -1 / scale**2}[moment])
+            records.append(record)
+    return records, moments
+
+
+def moments_scipy_off(d, base: dict) -> list:
+    """tests/test_stats.py's moment comparisons (SciPy's test parameters, VALUE_SCALES) where SciPy's value is
+    further than value_rtol from mpmath's (``base``: the standard moments), a mean relative to the standard
+    deviation (a symmetric distribution's is 0 to rounding): SciPy integrates a moment numerically where it has
+    no closed form. Not where SciPy's is infinite or NaN (an integral that diverges, which mpmath's over the
+    support's first and last 1e-300 does not see)."""
+    import numpy as np
+    import scipy.stats
+
+    shapes = test_parameters(d.name)
+    dist = getattr(scipy.stats, d.name)
+    rtol = d.tests.value_rtol["float64"]
+    off = []
+    for pair in VALUE_SCALES:
+        at = value_scales(d, *pair)
+        loc, scale = at["loc"], at.get("scale", 1)
+        for moment in (m for m in d.public_moments if m != "median"):
+            source = "var" if moment == "std" else moment
+            if source not in base:
+                continue
+            m = base[source]
+            exact = float({"mean": m * scale + loc, "var": m * scale**2, "std": mpmath.sqrt(m) * scale,
+                           "entropy": m + (mpmath.log(scale) if d.type == "continuous" else 0)}[moment])
+            with np.errstate(all="ignore"):
+                theirs = float(getattr(dist, moment)(*shapes, **at))
+            size = abs(exact) if moment != "mean" or "var" not in base else max(abs(exact), float(mpmath.sqrt(base["var"])) * scale)
+            if np.isfinite(theirs) and not (theirs == exact or abs(theirs - exact) <= rtol * size):
+                off.append({"method": moment, **at, "x": None, "scipy": theirs, "mpmath": exact})
+    return off
+
+
+def make_moments(d) -> dict:
+    records, moments = moment_records(d)
+    base = moments(test_parameters(d.name))
+    return {"support": [d.lower.text, d.upper.text], "records": records, "scipy_off": moments_scipy_off(d, base)}
+
+
 def main(argv: list) -> int:
     specs, errors = collect_specs(ROOT / "specs", ROOT)
     distributions, more = collect_distributions(ROOT / "specs", ROOT, specs)
     if errors or more:
         print("\n".join(map(str, errors + more)), file=sys.stderr)
         return 2
+    only_moments = "--moments" in argv  # keep the other records, redo the moments' (they take the longest)
+    argv = [a for a in argv if a != "--moments"]
     wanted = set(argv) or {d.name for d in distributions}
     unknown = wanted - {d.name for d in distributions}
     if unknown:
@@ -315,7 +588,11 @@ def main(argv: list) -> int:
     for d in distributions:
         if d.name in wanted:
             path = DATA / f"{d.name}.json"
-            path.write_text(json.dumps(make(d), indent=1) + "\n")  # args keep the call order
+            if only_moments and path.exists():
+                data = {**json.loads(path.read_text()), "moments": make_moments(d)}
+            else:
+                data = make(d)
+            path.write_text(json.dumps(data, indent=1) + "\n")  # args keep the call order
             print(f"wrote {path.relative_to(ROOT)}")
     return 0
 

@@ -14,8 +14,11 @@ from the spec's own methods, differentiated under the integral (or sum) sign by 
   nodes crowd doubly exponentially at u = 0 and 1, where a heavy tail or a density singular at an end of
   its support makes these integrands singular. A quantile's derivative in a shape parameter is the spec's
   (a formula's own, or the implicit-function rule -(dF/dtheta) / f of a host quantile).
-- discrete: sum of pmf(k) g(k) over TERMS integers from ppf(TAIL), with g = k, (k - mean)**2, -logpmf(k);
-  SciPy's generic entropy also stops where the mass left is below about 1e-17.
+- discrete: sum of pmf(k) g(k) over the integers from ppf(TAIL) (TERMS of them at most) up to where the
+  mass from k on is below TAIL, with g = k, (k - mean)**2, -logpmf(k); SciPy's generic entropy also stops
+  where the mass left is below about 1e-17. The integers beyond, whose terms are below TAIL times a
+  polynomial in k at every order, are left out: far in a tail (skellam's pmf at 1e-153, k = 204) a
+  formula's second derivative may be NaN, which would make the sum's NaN.
 
 Each quadrature estimates its own error, at every derivative order (each order's integrand is checked
 as the value's is), and gives NaN, never a number it cannot vouch for, where the estimate is above
@@ -39,9 +42,9 @@ from jax.custom_derivatives import SymbolicZero
 
 TOLERANCE = 1e-7  # the error estimate's bound, relative to the sum of |terms| (float32: 64 eps)
 VALUE_TOLERANCE = 1e-6  # the quadrature's value against SciPy's (SciPy's own integration is good to about 1e-8)
-STEP = 1 / 16  # the tanh-sinh step in t; the error estimate takes every other node
+STEP = 1 / 128  # the tanh-sinh step in t (1559 nodes); the error estimate takes every other node
 SMALLEST = 1e-300  # the smallest probability node (float32: a thousand times its smallest normal number)
-TAIL = 1e-17  # a discrete sum starts at ppf(TAIL)
+TAIL = 1e-17  # a discrete sum starts at ppf(TAIL) and stops where the mass from k on is below it
 COARSE_TAIL = 1e-12  # ... and its error estimate leaves out the tails of mass below this
 TERMS = 2048  # the integers a discrete sum takes
 MASS_TOLERANCE = 1e-9  # the discrete window's mass must be 1 to this
@@ -117,16 +120,17 @@ class _Continuous:
     outward) and above it (outward), each side kept while its terms are finite."""
 
     def __init__(self, d, moment: str, dtype):
+        # numpy constants, never arrays of the trace that makes them: the rules of every order use them
         self.d, self.moment = d, moment
         s, weights, coarse = _nodes(np.dtype(dtype))
         self.below = s.size
-        self.s = jnp.asarray(s, dtype)
-        self.weights = jnp.asarray(np.concatenate([weights, weights[1:]]), dtype)
-        self.coarse = jnp.asarray(np.concatenate([coarse, coarse[1:]]), dtype)
+        self.s = s.astype(dtype)
+        self.weights = np.concatenate([weights, weights[1:]]).astype(dtype)
+        self.coarse = np.concatenate([coarse, coarse[1:]]).astype(dtype)
         # SciPy's default isf is ppf(1 - q): below eps, 1 - q is 1 (or an ulp from it), so those nodes
         # stand for the quantile at another probability; the sum stops before them
         own_isf = "isf" in d.methods or "isf" in d.host
-        self.usable = jnp.asarray(np.concatenate([np.ones(s.size, bool), own_isf | (s[1:] > np.finfo(dtype).eps)]))
+        self.usable = np.concatenate([np.ones(s.size, bool), own_isf | (s[1:] > np.finfo(dtype).eps)])
 
     def aux(self, shapes) -> tuple:
         return ()
@@ -154,18 +158,20 @@ class _Continuous:
         fine = jnp.concatenate([lower, upper], axis=-1).astype(bool)
         after = jnp.concatenate([lower[..., 1:], jnp.zeros_like(lower[..., :1]), upper[..., 1:],
                                  jnp.zeros_like(upper[..., :1])], axis=-1).astype(bool)
-        return fine, self.coarse, fine & ~after, jnp.asarray(True)
+        return fine, self.coarse, fine & ~after, True
 
 
 class _Discrete:
-    """pmf(k) g(k) at TERMS integers from ppf(TAIL) within the support."""
+    """pmf(k) g(k) at the integers from ppf(TAIL) within the support (TERMS of them at most) whose mass
+    from k on is at least TAIL."""
 
     def __init__(self, d, moment: str, dtype):
         self.d, self.moment, self.dtype = d, moment, dtype
 
     def aux(self, shapes) -> tuple:
-        """The window (its integers, which are in the support), the coarse sum's weights, and whether
-        the window holds the mass, from the parameters' values (it is a step function of them)."""
+        """The window (its integers, which are in the support; those with mass from k on at least TAIL
+        are used), the coarse sum's weights, and whether the window holds the mass, from the parameters'
+        values (it is a step function of them)."""
         shapes = [jax.lax.stop_gradient(s) for s in shapes]
         lower, upper = (jnp.asarray(end, self.dtype) for end in self.d.support(*shapes))
         start = self.d._method("ppf", jnp.full(jnp.broadcast_shapes(*(jnp.shape(s) for s in shapes)), TAIL, self.dtype),
@@ -179,7 +185,10 @@ class _Discrete:
         mass = cumulative[..., -1:]
         coarse = inside & (cumulative > COARSE_TAIL) & (mass - cumulative + pmf > COARSE_TAIL)
         ok = jnp.abs(1 - mass[..., 0]) <= MASS_TOLERANCE
-        return k, inside, coarse.astype(self.dtype), ok
+        # the mass from k on, summed from the right (mass - cumulative would carry 1 ulp of 1, 1e-16)
+        right = jnp.flip(jnp.cumsum(jnp.flip(pmf, -1), axis=-1), -1)
+        used = inside & (right >= TAIL)
+        return k, used, (coarse & used).astype(self.dtype), ok
 
     def terms(self, shapes, aux):
         k = aux[0]
@@ -200,10 +209,11 @@ class _Discrete:
 
 def derivative(d, moment: str, index: int):
     """The host moment's rule in ``shapes[index]`` (the core's ``Rule.derivative``): the quadrature's
-    partial derivative, NaN where SciPy's value is not finite or the quadrature's value is not SciPy's."""
+    partial derivative, NaN where SciPy's value is not finite or the quadrature's value is not SciPy's.
+    Jitted, so that an eager derivative compiles the quadrature once rather than each of its operations."""
 
-    def rule(*operands):
-        *shapes, values, _ = operands
+    @jax.jit
+    def partial_derivative(scipys, *shapes):
         dtype = np.dtype(jnp.result_type(*shapes))
         quadrature = (_Discrete if d._densities[0] == "pmf" else _Continuous)(d, moment, dtype)
         aux = quadrature.aux(shapes)
@@ -211,8 +221,14 @@ def derivative(d, moment: str, index: int):
         stopped = [jax.lax.stop_gradient(s) for s in shapes]
         terms = jax.lax.stop_gradient(quadrature.terms(stopped, aux))
         value, scale, good = _sums(terms, *quadrature.masks(stopped, aux, terms), tol)
-        agrees = good & jnp.isfinite(values[0]) & (jnp.abs(value - values[0]) <= VALUE_TOLERANCE * scale)
+        agrees = good & jnp.isfinite(scipys) & (jnp.abs(value - scipys) <= VALUE_TOLERANCE * scale)
         partial = _checked(_partial(quadrature.terms, index), quadrature.masks, len(shapes), tol)(*shapes, *aux)
-        return (jnp.where(agrees, partial, jnp.nan),)
+        # a factor NaN where SciPy's value is not the quadrature's, rather than a where: the derivatives of
+        # every order taken through it are NaN there too (a where's would be 0)
+        return partial * jnp.where(agrees, 1, jnp.nan)
+
+    def rule(*operands):
+        *shapes, values, _ = operands
+        return (partial_derivative(values[0], *shapes),)
 
     return rule

@@ -7,8 +7,9 @@ a function of the point and the parameters, ``alpha.cdf(x, a, loc=0, scale=1)``,
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
 its derivatives are the special functions' own.
 
-sf and isf are SciPy's defaults, 1 - cdf and ppf(1 - q). entropy has no closed form (SciPy
-integrates it numerically): not provided; mean and variance are infinite, as SciPy's.
+sf and isf are SciPy's defaults, 1 - cdf and ppf(1 - q). entropy has no closed form: it is SciPy's
+own, which it integrates numerically, differentiated by quadrature (specs/README.md, Host moments);
+mean and variance are infinite, as SciPy's.
 
 References:
   Johnson, Kotz and Balakrishnan, Continuous Univariate Distributions 1, ch. 25 (the alpha distribution)
@@ -21,7 +22,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(a):
@@ -85,6 +86,9 @@ _DISTRIBUTION = distributions.Continuous(
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=True,
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -283,6 +287,24 @@ def median(a, loc=0, scale=1):
     Differentiable in: a, loc, scale.
     """
     return _DISTRIBUTION.median(a, loc=loc, scale=scale)
+
+
+def entropy(a, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.alpha.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      a: Shape parameter (a > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(a, loc=loc, scale=scale)
 
 
 def rvs(key, a, loc=0, scale=1, size=None):

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(n, a, b):
@@ -70,6 +70,9 @@ _DISTRIBUTION = distributions.Discrete(
             derivatives={},
             blocked={'a': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special", 'b': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special"},
         ),
+    },
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -279,6 +282,25 @@ def median(n, a, b, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers; a, b: a discrete distribution's quantile is an integer: a step function of the probability and of the shape parameters (its derivative is zero or does not exist).
     """
     return _DISTRIBUTION.median(n, a, b, loc=loc)
+
+
+def entropy(n, a, b, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.betanbinom.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      n: Number of successes (a non-negative integer).
+      a: First shape parameter of the beta mixing distribution (a > 0).
+      b: Second shape parameter of the beta mixing distribution (b > 0).
+      loc: Location parameter (default 0).
+
+    Differentiable in: a, b, loc. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
+    """
+    return _DISTRIBUTION.entropy(n, a, b, loc=loc)
 
 
 def rvs(key, n, a, b, loc=0, size=None):

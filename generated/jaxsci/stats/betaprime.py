@@ -9,7 +9,7 @@ its derivatives are the special functions' own.
 
 cdf and sf are SciPy's: the regularized incomplete beta function of x / (1 + x) below x = 1 and its
 complement in b, a of 1 / (1 + x) above, where x / (1 + x) rounds to 1. isf is SciPy's default ppf(1
-- q). entropy has no closed form in SciPy (it integrates numerically): not provided.
+- q). entropy is the closed form of x / (1 + x), a beta(a, b) variable.
 
 References:
   Johnson, Kotz and Balakrishnan, Continuous Univariate Distributions 2, ch. 25.7 (the beta distribution of the second kind)
@@ -22,7 +22,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(a, b):
@@ -66,13 +66,18 @@ def _var(a, b):
     return jnp.where(b > 2, a * (a + 1) / ((b - 1) * (b - 2)) - (a / (b - 1)) ** 2, jnp.where(b > 1, jnp.inf, jnp.nan))
 
 
+def _entropy(a, b):
+    """entropy in standard form: betaln(a, b) - (a - 1) * digamma(a) - (b + 1) * digamma(b) + (a + b) * digamma(a + b)"""
+    return special.betaln(a, b) - (a - 1) * special.digamma(a) - (b + 1) * special.digamma(b) + (a + b) * special.digamma(a + b)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='betaprime',
     shapes=('a', 'b', ),
     valid=_valid,
     support=_support,
     methods={'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf},
-    moments={'mean': _mean, 'var': _var},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=True,
 )
@@ -284,6 +289,23 @@ def median(a, b, loc=0, scale=1):
     Differentiable in: a, b, loc, scale.
     """
     return _DISTRIBUTION.median(a, b, loc=loc, scale=scale)
+
+
+def entropy(a, b, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.betaprime.entropy`` computes it: ``betaln(a, b) - (a - 1) * digamma(a) - (b + 1) * digamma(b) + (a + b) * digamma(a + b)``
+    (plus log(scale)).
+
+    Args:
+      a: Shape parameter (a > 0).
+      b: Shape parameter (b > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, b, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(a, b, loc=loc, scale=scale)
 
 
 def rvs(key, a, b, loc=0, scale=1, size=None):

@@ -7,8 +7,8 @@ a function of the point and the parameters, ``exponpow.cdf(x, b, loc=0, scale=1)
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
 its derivatives are the special functions' own.
 
-mean, var and entropy have no closed form: they are SciPy's own (it integrates them numerically),
-and their derivatives in b the quadrature of the quantiles (specs/README.md, Host moments).
+mean, var and entropy have no closed form: they are SciPy's own, which it integrates numerically,
+differentiated by quadrature (specs/README.md, Host moments).
 
 References:
   Chen, A new two-parameter lifetime distribution with bathtub shape, Statist. Probab. Lett. 49 (2000)
@@ -213,10 +213,10 @@ def isf(q, b, loc=0, scale=1):
 def mean(b, loc=0, scale=1):
     """Mean of the distribution.
 
-    Computed as SciPy's ``scipy.stats.exponpow.mean`` computes it: SciPy's own ``scipy.stats.exponpow.mean`` on the host (derivatives in the shape
-    parameters: the integral of ppf over (0, 1), tanh-sinh quadrature, ppf below 1/2 and isf
-    above, differentiated under the integral sign; NaN where its error estimate exceeds 1e-7
-    of it or SciPy's value is not finite) (times scale) plus loc.
+    Computed as SciPy's ``scipy.stats.exponpow.mean`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the
+    integral of ppf over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (times scale) plus loc.
 
     Args:
       b: Shape parameter (b > 0).
@@ -231,10 +231,10 @@ def mean(b, loc=0, scale=1):
 def var(b, loc=0, scale=1):
     """Variance of the distribution.
 
-    Computed as SciPy's ``scipy.stats.exponpow.var`` computes it: SciPy's own ``scipy.stats.exponpow.var`` on the host (derivatives in the shape parameters:
-    the integral of (ppf - mean)**2 over (0, 1), tanh-sinh quadrature, ppf below 1/2 and isf
-    above, differentiated under the integral sign; NaN where its error estimate exceeds 1e-7
-    of it or SciPy's value is not finite) (times scale squared).
+    Computed as SciPy's ``scipy.stats.exponpow.var`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the
+    integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf
+    above, differentiated under the integral sign; NaN where the quadrature's error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (times scale squared).
 
     Args:
       b: Shape parameter (b > 0).
@@ -249,10 +249,10 @@ def var(b, loc=0, scale=1):
 def std(b, loc=0, scale=1):
     """Standard deviation of the distribution.
 
-    Computed as SciPy's ``scipy.stats.exponpow.std`` computes it: sqrt(var), var = SciPy's own ``scipy.stats.exponpow.var`` on the host (derivatives in the
-    shape parameters: the integral of (ppf - mean)**2 over (0, 1), tanh-sinh quadrature, ppf
-    below 1/2 and isf above, differentiated under the integral sign; NaN where its error
-    estimate exceeds 1e-7 of it or SciPy's value is not finite) times scale squared.
+    Computed as SciPy's ``scipy.stats.exponpow.std`` computes it: sqrt(var), var = SciPy's own, on the host (its derivatives in the shape parameters are
+    those of the integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below
+    1/2 and isf above, differentiated under the integral sign; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) times scale squared.
 
     Args:
       b: Shape parameter (b > 0).
@@ -282,10 +282,10 @@ def median(b, loc=0, scale=1):
 def entropy(b, loc=0, scale=1):
     """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
 
-    Computed as SciPy's ``scipy.stats.exponpow.entropy`` computes it: SciPy's own ``scipy.stats.exponpow.entropy`` on the host (derivatives in the shape
-    parameters: minus the integral of logpdf(ppf) over (0, 1), tanh-sinh quadrature, ppf below
-    1/2 and isf above, differentiated under the integral sign; NaN where its error estimate
-    exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+    Computed as SciPy's ``scipy.stats.exponpow.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
 
     Args:
       b: Shape parameter (b > 0).

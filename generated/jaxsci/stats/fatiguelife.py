@@ -8,8 +8,8 @@ and ``hessian``. Each method is a formula over jaxsci.special's functions in sta
 its derivatives are the special functions' own.
 
 The quantiles solve sqrt(x) - 1 / sqrt(x) = c ndtri(q) as SciPy's, with the root of the quadratic
-written without cancellation in the lower tail. entropy has no closed form in SciPy (it integrates
-numerically): not provided.
+written without cancellation in the lower tail. entropy has no closed form: it is SciPy's own, which
+it integrates numerically, differentiated by quadrature (specs/README.md, Host moments).
 
 References:
   Birnbaum and Saunders, A new family of life distributions, J. Appl. Probab. 6 (1969)
@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(c):
@@ -90,6 +90,9 @@ _DISTRIBUTION = distributions.Continuous(
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=True,
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -282,6 +285,24 @@ def median(c, loc=0, scale=1):
     Differentiable in: c, loc, scale.
     """
     return _DISTRIBUTION.median(c, loc=loc, scale=scale)
+
+
+def entropy(c, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.fatiguelife.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(c, loc=loc, scale=scale)
 
 
 def rvs(key, c, loc=0, scale=1, size=None):

@@ -11,7 +11,8 @@ SciPy finds the quantiles by root finding; here they are closed-form: the cdf's 
 up to pi q, so cot(pi q) = (1 + c**2 - x**2) / (2 x), whose positive root is x = sqrt(u**2 + 1 +
 c**2) - u with u = cot(pi q) (isf: u = -cot(pi q); above q = 1/2 from 1 - q, which is exact there),
 written without cancellation for u > 0 and without overflow for large |u|. Mean and variance are
-infinite, as SciPy's; entropy has no closed form in SciPy (it integrates numerically): not provided.
+infinite, as SciPy's; entropy has no closed form: it is SciPy's own, which it integrates
+numerically, differentiated by quadrature (specs/README.md, Host moments).
 
 References:
   Johnson, Kotz and Balakrishnan, Continuous Univariate Distributions 1, ch. 16 (the Cauchy distribution, folded)
@@ -23,7 +24,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(c):
@@ -86,6 +87,9 @@ _DISTRIBUTION = distributions.Continuous(
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -282,6 +286,24 @@ def median(c, loc=0, scale=1):
     Differentiable in: c, loc, scale.
     """
     return _DISTRIBUTION.median(c, loc=loc, scale=scale)
+
+
+def entropy(c, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.foldcauchy.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      c: Shape parameter (c >= 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(c, loc=loc, scale=scale)
 
 
 def rvs(key, c, loc=0, scale=1, size=None):

@@ -8,8 +8,9 @@ and ``hessian``. Each method is a formula over jaxsci.special's functions in sta
 its derivatives are the special functions' own.
 
 The quantiles are SciPy's closed form through the principal branch of Lambert's W. logsf is the
-exponent of sf itself, finite where sf underflows. The moments and entropy have no closed form
-(SciPy integrates them numerically): not provided.
+exponent of sf itself, finite where sf underflows. The mean is a Kummer function; var and entropy
+have no closed form: they are SciPy's own, which it integrates numerically, differentiated by
+quadrature (specs/README.md, Host moments).
 
 References:
   Ryu, A generalized exponential distribution, in Johnson, Kotz and Balakrishnan, Continuous Univariate Distributions 1, ch. 19
@@ -22,7 +23,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(a, b, c):
@@ -72,15 +73,24 @@ def _isf(q, a, b, c):
     return (t + jnp.real(special.lambertw(-b / (a + b) * jnp.exp(-t)))) / c
 
 
+def _mean(a, b, c):
+    """mean in standard form: hyp1f1(1, 1 + (a + b) / c, b / c) / (a + b)"""
+    return special.hyp1f1(1, 1 + (a + b) / c, b / c) / (a + b)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='genexpon',
     shapes=('a', 'b', 'c', ),
     valid=_valid,
     support=_support,
     methods={'pdf': _pdf, 'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'logsf': _logsf, 'ppf': _ppf, 'isf': _isf},
-    moments={},
+    moments={'mean': _mean},
     integer_shapes={},
     open_support=False,
+    host_moments={
+        'var': distributions.Host(blocked={}),
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -233,6 +243,63 @@ def isf(q, a, b, c, loc=0, scale=1):
     return _DISTRIBUTION.isf(q, a, b, c, loc=loc, scale=scale)
 
 
+def mean(a, b, c, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.genexpon.mean`` computes it: ``hyp1f1(1, 1 + (a + b) / c, b / c) / (a + b)`` (times scale) plus loc.
+
+    Args:
+      a: Shape parameter (a > 0).
+      b: Shape parameter (b > 0).
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, b, c, loc, scale.
+    """
+    return _DISTRIBUTION.mean(a, b, c, loc=loc, scale=scale)
+
+
+def var(a, b, c, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.genexpon.var`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the
+    integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf
+    above, differentiated under the integral sign; NaN where the quadrature's error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (times scale squared).
+
+    Args:
+      a: Shape parameter (a > 0).
+      b: Shape parameter (b > 0).
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, b, c, loc, scale.
+    """
+    return _DISTRIBUTION.var(a, b, c, loc=loc, scale=scale)
+
+
+def std(a, b, c, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.genexpon.std`` computes it: sqrt(var), var = SciPy's own, on the host (its derivatives in the shape parameters are
+    those of the integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below
+    1/2 and isf above, differentiated under the integral sign; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) times scale squared.
+
+    Args:
+      a: Shape parameter (a > 0).
+      b: Shape parameter (b > 0).
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, b, c, loc, scale.
+    """
+    return _DISTRIBUTION.std(a, b, c, loc=loc, scale=scale)
+
+
 def median(a, b, c, loc=0, scale=1):
     """Median of the distribution (ppf at 0.5).
 
@@ -248,6 +315,26 @@ def median(a, b, c, loc=0, scale=1):
     Differentiable in: a, b, c, loc, scale.
     """
     return _DISTRIBUTION.median(a, b, c, loc=loc, scale=scale)
+
+
+def entropy(a, b, c, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.genexpon.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      a: Shape parameter (a > 0).
+      b: Shape parameter (b > 0).
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, b, c, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(a, b, c, loc=loc, scale=scale)
 
 
 def rvs(key, a, b, c, loc=0, scale=1, size=None):

@@ -7,8 +7,8 @@ a function of the point and the parameters, ``genhalflogistic.cdf(x, c, loc=0, s
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
 its derivatives are the special functions' own.
 
-sf and isf are SciPy's defaults, 1 - cdf and ppf(1 - q). mean and var have no closed form in SciPy
-(it integrates numerically): not provided.
+sf and isf are SciPy's defaults, 1 - cdf and ppf(1 - q). mean and var are in closed form over
+digamma (SciPy integrates them numerically).
 
 References:
   Johnson, Kotz and Balakrishnan, Continuous Univariate Distributions 2, ch. 23 (the half-logistic distribution, generalized)
@@ -20,7 +20,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'entropy', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(c):
@@ -48,6 +48,16 @@ def _ppf(q, c):
     return (1 - ((1 - q) / (1 + q)) ** c) / c
 
 
+def _mean(c):
+    """mean in standard form: 2 / c - digamma((c + 1) / 2) + digamma(c / 2)"""
+    return 2 / c - special.digamma((c + 1) / 2) + special.digamma(c / 2)
+
+
+def _var(c):
+    """var in standard form: (2 + 2 * c * (digamma(c + 0.5) - digamma(c)) - 2 * c * (digamma((c + 1) / 2) - digamma(c / 2))) / c**2 - (2 / c - digamma((c + 1) / 2) + digamma(c / 2))**2"""
+    return (2 + 2 * c * (special.digamma(c + 0.5) - special.digamma(c)) - 2 * c * (special.digamma((c + 1) / 2) - special.digamma(c / 2))) / c ** 2 - (2 / c - special.digamma((c + 1) / 2) + special.digamma(c / 2)) ** 2
+
+
 def _entropy(c):
     """entropy in standard form: 2 - (2 * c + 1) * log(2)"""
     return 2 - (2 * c + 1) * jnp.log(2)
@@ -59,7 +69,7 @@ _DISTRIBUTION = distributions.Continuous(
     valid=_valid,
     support=_support,
     methods={'pdf': _pdf, 'cdf': _cdf, 'ppf': _ppf},
-    moments={'entropy': _entropy},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
 )
@@ -195,6 +205,55 @@ def isf(q, c, loc=0, scale=1):
     Differentiable in: q, c, loc, scale.
     """
     return _DISTRIBUTION.isf(q, c, loc=loc, scale=scale)
+
+
+def mean(c, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.genhalflogistic.mean`` computes it: ``2 / c - digamma((c + 1) / 2) + digamma(c / 2)`` (times scale) plus loc.
+
+    Args:
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.mean(c, loc=loc, scale=scale)
+
+
+def var(c, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.genhalflogistic.var`` computes it: ``(2 + 2 * c * (digamma(c + 0.5) - digamma(c)) - 2 * c * (digamma((c + 1) / 2) - digamma(c
+    / 2))) / c**2 - (2 / c - digamma((c + 1) / 2) + digamma(c / 2))**2`` (times scale
+    squared).
+
+    Args:
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.var(c, loc=loc, scale=scale)
+
+
+def std(c, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.genhalflogistic.std`` computes it: sqrt(var), var = ``(2 + 2 * c * (digamma(c + 0.5) - digamma(c)) - 2 * c * (digamma((c + 1)
+    / 2) - digamma(c / 2))) / c**2 - (2 / c - digamma((c + 1) / 2) + digamma(c / 2))**2``
+    times scale squared.
+
+    Args:
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.std(c, loc=loc, scale=scale)
 
 
 def median(c, loc=0, scale=1):

@@ -7,7 +7,8 @@ a function of the point and the parameters, ``gompertz.cdf(x, c, loc=0, scale=1)
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
 its derivatives are the special functions' own.
 
-mean and var have no closed form (SciPy integrates them numerically): not provided.
+The mean is exp(c) E1(c) (SciPy integrates it numerically); var has no closed form: it is SciPy's
+own, which it integrates numerically, differentiated by quadrature (specs/README.md, Host moments).
 
 References:
   Johnson, Kotz and Balakrishnan, Continuous Univariate Distributions 2, ch. 22 (the Gompertz distribution)
@@ -20,7 +21,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'entropy', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(c):
@@ -63,6 +64,11 @@ def _isf(q, c):
     return jnp.log1p(-jnp.log(q) / c)
 
 
+def _mean(c):
+    """mean in standard form: hyperu(1, 1, c)"""
+    return special.hyperu(1, 1, c)
+
+
 def _entropy(c):
     """entropy in standard form: 1 - log(c) - exp(c) * exp1(c)"""
     return 1 - jnp.log(c) - jnp.exp(c) * special.exp1(c)
@@ -74,9 +80,12 @@ _DISTRIBUTION = distributions.Continuous(
     valid=_valid,
     support=_support,
     methods={'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'logsf': _logsf, 'ppf': _ppf, 'isf': _isf},
-    moments={'entropy': _entropy},
+    moments={'mean': _mean, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
+    host_moments={
+        'var': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -207,6 +216,57 @@ def isf(q, c, loc=0, scale=1):
     Differentiable in: q, c, loc, scale.
     """
     return _DISTRIBUTION.isf(q, c, loc=loc, scale=scale)
+
+
+def mean(c, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.gompertz.mean`` computes it: ``hyperu(1, 1, c)`` (times scale) plus loc.
+
+    Args:
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.mean(c, loc=loc, scale=scale)
+
+
+def var(c, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.gompertz.var`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the
+    integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf
+    above, differentiated under the integral sign; NaN where the quadrature's error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (times scale squared).
+
+    Args:
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.var(c, loc=loc, scale=scale)
+
+
+def std(c, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.gompertz.std`` computes it: sqrt(var), var = SciPy's own, on the host (its derivatives in the shape parameters are
+    those of the integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below
+    1/2 and isf above, differentiated under the integral sign; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) times scale squared.
+
+    Args:
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.std(c, loc=loc, scale=scale)
 
 
 def median(c, loc=0, scale=1):

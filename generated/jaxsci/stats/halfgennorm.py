@@ -7,7 +7,8 @@ a function of the point and the parameters, ``halfgennorm.cdf(x, beta, loc=0, sc
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
 its derivatives are the special functions' own.
 
-mean and var have no closed form in SciPy (it integrates numerically): not provided.
+mean and var are ratios of gamma functions, x**beta being a gamma variable (SciPy integrates them
+numerically).
 
 References:
   Nadarajah, A generalized normal distribution, J. Appl. Stat. 32 (2005) (its half)
@@ -20,7 +21,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'entropy', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(beta):
@@ -58,6 +59,16 @@ def _isf(q, beta):
     return special.gammainccinv(1 / beta, q) ** (1 / beta)
 
 
+def _mean(beta):
+    """mean in standard form: exp(gammaln(2 / beta) - gammaln(1 / beta))"""
+    return jnp.exp(special.gammaln(2 / beta) - special.gammaln(1 / beta))
+
+
+def _var(beta):
+    """var in standard form: exp(gammaln(3 / beta) - gammaln(1 / beta)) - exp(2 * (gammaln(2 / beta) - gammaln(1 / beta)))"""
+    return jnp.exp(special.gammaln(3 / beta) - special.gammaln(1 / beta)) - jnp.exp(2 * (special.gammaln(2 / beta) - special.gammaln(1 / beta)))
+
+
 def _entropy(beta):
     """entropy in standard form: 1 / beta - log(beta) + gammaln(1 / beta)"""
     return 1 / beta - jnp.log(beta) + special.gammaln(1 / beta)
@@ -69,7 +80,7 @@ _DISTRIBUTION = distributions.Continuous(
     valid=_valid,
     support=_support,
     methods={'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf, 'isf': _isf},
-    moments={'entropy': _entropy},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
 )
@@ -203,6 +214,53 @@ def isf(q, beta, loc=0, scale=1):
     Differentiable in: q, beta, loc, scale.
     """
     return _DISTRIBUTION.isf(q, beta, loc=loc, scale=scale)
+
+
+def mean(beta, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.halfgennorm.mean`` computes it: ``exp(gammaln(2 / beta) - gammaln(1 / beta))`` (times scale) plus loc.
+
+    Args:
+      beta: Shape parameter (beta > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: beta, loc, scale.
+    """
+    return _DISTRIBUTION.mean(beta, loc=loc, scale=scale)
+
+
+def var(beta, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.halfgennorm.var`` computes it: ``exp(gammaln(3 / beta) - gammaln(1 / beta)) - exp(2 * (gammaln(2 / beta) - gammaln(1 /
+    beta)))`` (times scale squared).
+
+    Args:
+      beta: Shape parameter (beta > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: beta, loc, scale.
+    """
+    return _DISTRIBUTION.var(beta, loc=loc, scale=scale)
+
+
+def std(beta, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.halfgennorm.std`` computes it: sqrt(var), var = ``exp(gammaln(3 / beta) - gammaln(1 / beta)) - exp(2 * (gammaln(2 / beta)
+    - gammaln(1 / beta)))`` times scale squared.
+
+    Args:
+      beta: Shape parameter (beta > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: beta, loc, scale.
+    """
+    return _DISTRIBUTION.std(beta, loc=loc, scale=scale)
 
 
 def median(beta, loc=0, scale=1):

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(M, n, N):
@@ -86,6 +86,9 @@ _DISTRIBUTION = distributions.Discrete(
             derivatives={},
             blocked={},
         ),
+    },
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -290,6 +293,25 @@ def median(M, n, N, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (hypergeom's _argcheck); n: SciPy requires an integer number of Type I objects (hypergeom's _argcheck); N: SciPy requires an integer number of draws (hypergeom's _argcheck).
     """
     return _DISTRIBUTION.median(M, n, N, loc=loc)
+
+
+def entropy(M, n, N, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.hypergeom.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      M: Total number of objects (a positive integer).
+      n: Number of Type I objects (an integer, 0 <= n <= M).
+      N: Number of objects drawn without replacement (an integer, 0 <= N <= M).
+      loc: Location parameter (default 0).
+
+    Differentiable in: loc. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (hypergeom's _argcheck); n: SciPy requires an integer number of Type I objects (hypergeom's _argcheck); N: SciPy requires an integer number of draws (hypergeom's _argcheck).
+    """
+    return _DISTRIBUTION.entropy(M, n, N, loc=loc)
 
 
 def rvs(key, M, n, N, loc=0, size=None):

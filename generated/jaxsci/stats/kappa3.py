@@ -8,8 +8,8 @@ and ``hessian``. Each method is a formula over jaxsci.special's functions in sta
 its derivatives are the special functions' own.
 
 sf is SciPy's: 1 - cdf, and where that is below 0.01, -expm1(xlog1py(-1 / a, a x**-a)) if it is
-below 0.01 too (it loses accuracy for large a). The moments have no closed form in SciPy (it
-integrates them numerically): not provided.
+below 0.01 too (it loses accuracy for large a). The moments and entropy are in closed form through
+x**a / (a + x**a) = cdf**a (SciPy integrates them numerically).
 
 References:
   Mielke, Another family of distributions for describing and analyzing precipitation data, J. Appl. Meteor. 12 (1973)
@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(a):
@@ -61,13 +61,30 @@ def _isf(q, a):
     return (a / jnp.expm1(special.xlog1py(-a, -q))) ** (1 / a)
 
 
+def _mean(a):
+    """mean in standard form: s = where(a > 1, a, 2); where(a > 1, s**(1 / s - 1) * beta(2 / s, 1 - 1 / s), nan)"""
+    s = jnp.where(a > 1, a, 2)
+    return jnp.where(a > 1, s ** (1 / s - 1) * special.beta(2 / s, 1 - 1 / s), jnp.nan)
+
+
+def _var(a):
+    """var in standard form: s = where(a > 2, a, 3); where(a > 2, s**(2 / s - 1) * beta(3 / s, 1 - 2 / s) - (s**(1 / s - 1) * beta(2 / s, 1 - 1 / s))**2, nan)"""
+    s = jnp.where(a > 2, a, 3)
+    return jnp.where(a > 2, s ** (2 / s - 1) * special.beta(3 / s, 1 - 2 / s) - (s ** (1 / s - 1) * special.beta(2 / s, 1 - 1 / s)) ** 2, jnp.nan)
+
+
+def _entropy(a):
+    """entropy in standard form: log(a) / a + (1 + 1 / a) * (digamma(1 + 1 / a) + 0.5772156649015329)"""
+    return jnp.log(a) / a + (1 + 1 / a) * (special.digamma(1 + 1 / a) + 0.5772156649015329)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='kappa3',
     shapes=('a', ),
     valid=_valid,
     support=_support,
     methods={'pdf': _pdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf, 'isf': _isf},
-    moments={},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
 )
@@ -207,6 +224,54 @@ def isf(q, a, loc=0, scale=1):
     return _DISTRIBUTION.isf(q, a, loc=loc, scale=scale)
 
 
+def mean(a, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.kappa3.mean`` computes it: ``s = where(a > 1, a, 2); where(a > 1, s**(1 / s - 1) * beta(2 / s, 1 - 1 / s), nan)``
+    (times scale) plus loc.
+
+    Args:
+      a: Shape parameter (a > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, loc, scale.
+    """
+    return _DISTRIBUTION.mean(a, loc=loc, scale=scale)
+
+
+def var(a, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.kappa3.var`` computes it: ``s = where(a > 2, a, 3); where(a > 2, s**(2 / s - 1) * beta(3 / s, 1 - 2 / s) - (s**(1 /
+    s - 1) * beta(2 / s, 1 - 1 / s))**2, nan)`` (times scale squared).
+
+    Args:
+      a: Shape parameter (a > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, loc, scale.
+    """
+    return _DISTRIBUTION.var(a, loc=loc, scale=scale)
+
+
+def std(a, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.kappa3.std`` computes it: sqrt(var), var = ``s = where(a > 2, a, 3); where(a > 2, s**(2 / s - 1) * beta(3 / s, 1 - 2
+    / s) - (s**(1 / s - 1) * beta(2 / s, 1 - 1 / s))**2, nan)`` times scale squared.
+
+    Args:
+      a: Shape parameter (a > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, loc, scale.
+    """
+    return _DISTRIBUTION.std(a, loc=loc, scale=scale)
+
+
 def median(a, loc=0, scale=1):
     """Median of the distribution (ppf at 0.5).
 
@@ -220,6 +285,22 @@ def median(a, loc=0, scale=1):
     Differentiable in: a, loc, scale.
     """
     return _DISTRIBUTION.median(a, loc=loc, scale=scale)
+
+
+def entropy(a, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.kappa3.entropy`` computes it: ``log(a) / a + (1 + 1 / a) * (digamma(1 + 1 / a) + 0.5772156649015329)`` (plus
+    log(scale)).
+
+    Args:
+      a: Shape parameter (a > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(a, loc=loc, scale=scale)
 
 
 def rvs(key, a, loc=0, scale=1, size=None):

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(n):
@@ -71,6 +71,11 @@ _DISTRIBUTION = distributions.Continuous(
             derivatives={},
             blocked={},
         ),
+    },
+    host_moments={
+        'mean': distributions.Host(blocked={}),
+        'var': distributions.Host(blocked={}),
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -208,6 +213,60 @@ def isf(q, n, loc=0, scale=1):
     return _DISTRIBUTION.isf(q, n, loc=loc, scale=scale)
 
 
+def mean(n, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.ksone.mean`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the
+    integral of ppf over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (times scale) plus loc.
+
+    Args:
+      n: Number of samples (a positive integer).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of samples (ksone's _argcheck): the distribution exists only at integers.
+    """
+    return _DISTRIBUTION.mean(n, loc=loc, scale=scale)
+
+
+def var(n, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.ksone.var`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the
+    integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf
+    above, differentiated under the integral sign; NaN where the quadrature's error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (times scale squared).
+
+    Args:
+      n: Number of samples (a positive integer).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of samples (ksone's _argcheck): the distribution exists only at integers.
+    """
+    return _DISTRIBUTION.var(n, loc=loc, scale=scale)
+
+
+def std(n, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.ksone.std`` computes it: sqrt(var), var = SciPy's own, on the host (its derivatives in the shape parameters are
+    those of the integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below
+    1/2 and isf above, differentiated under the integral sign; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) times scale squared.
+
+    Args:
+      n: Number of samples (a positive integer).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of samples (ksone's _argcheck): the distribution exists only at integers.
+    """
+    return _DISTRIBUTION.std(n, loc=loc, scale=scale)
+
+
 def median(n, loc=0, scale=1):
     """Median of the distribution (ppf at 0.5).
 
@@ -221,6 +280,24 @@ def median(n, loc=0, scale=1):
     Differentiable in: loc, scale. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of samples (ksone's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.median(n, loc=loc, scale=scale)
+
+
+def entropy(n, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.ksone.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      n: Number of samples (a positive integer).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of samples (ksone's _argcheck): the distribution exists only at integers.
+    """
+    return _DISTRIBUTION.entropy(n, loc=loc, scale=scale)
 
 
 def rvs(key, n, loc=0, scale=1, size=None):

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid():
@@ -48,13 +48,23 @@ def _isf(q):
     return special.kolmogi(q)
 
 
+def _mean():
+    """mean in standard form: sqrt(pi / 2) * log(2)"""
+    return jnp.sqrt(jnp.pi / 2) * jnp.log(2)
+
+
+def _var():
+    """var in standard form: pi**2 / 12 - pi / 2 * log(2)**2"""
+    return jnp.pi ** 2 / 12 - jnp.pi / 2 * jnp.log(2) ** 2
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='kstwobign',
     shapes=(),
     valid=_valid,
     support=_support,
     methods={'sf': _sf, 'isf': _isf},
-    moments={},
+    moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
     host={
@@ -70,6 +80,9 @@ _DISTRIBUTION = distributions.Continuous(
             derivatives={},
             blocked={},
         ),
+    },
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -199,6 +212,48 @@ def isf(q, loc=0, scale=1):
     return _DISTRIBUTION.isf(q, loc=loc, scale=scale)
 
 
+def mean(loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.kstwobign.mean`` computes it: ``sqrt(pi / 2) * log(2)`` (times scale) plus loc.
+
+    Args:
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.mean(loc=loc, scale=scale)
+
+
+def var(loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.kstwobign.var`` computes it: ``pi**2 / 12 - pi / 2 * log(2)**2`` (times scale squared).
+
+    Args:
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.var(loc=loc, scale=scale)
+
+
+def std(loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.kstwobign.std`` computes it: sqrt(var), var = ``pi**2 / 12 - pi / 2 * log(2)**2`` times scale squared.
+
+    Args:
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.std(loc=loc, scale=scale)
+
+
 def median(loc=0, scale=1):
     """Median of the distribution (ppf at 0.5).
 
@@ -211,6 +266,23 @@ def median(loc=0, scale=1):
     Differentiable in: loc, scale.
     """
     return _DISTRIBUTION.median(loc=loc, scale=scale)
+
+
+def entropy(loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.kstwobign.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.entropy(loc=loc, scale=scale)
 
 
 def rvs(key, loc=0, scale=1, size=None):

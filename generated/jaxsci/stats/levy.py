@@ -8,7 +8,7 @@ and ``hessian``. Each method is a formula over jaxsci.special's functions in sta
 its derivatives are the special functions' own.
 
 pdf is SciPy's product form (NaN just above 0, where 1 / sqrt(x) / x overflows, as SciPy's). entropy
-has no closed form in SciPy (it integrates numerically): not provided.
+is (1 + 3 gamma + log(16 pi)) / 2 (SciPy integrates it numerically).
 
 References:
   DLMF 7.2.1 and 7.2.2 (erf and erfc, of sqrt(1 / (2 x))), https://dlmf.nist.gov/7.2
@@ -20,7 +20,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid():
@@ -68,13 +68,18 @@ def _var():
     return jnp.inf
 
 
+def _entropy():
+    """entropy in standard form: (1 + 3 * 0.5772156649015329 + log(16 * pi)) / 2"""
+    return (1 + 3 * 0.5772156649015329 + jnp.log(16 * jnp.pi)) / 2
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='levy',
     shapes=(),
     valid=_valid,
     support=_support,
     methods={'pdf': _pdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf, 'isf': _isf},
-    moments={'mean': _mean, 'var': _var},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=True,
 )
@@ -257,6 +262,20 @@ def median(loc=0, scale=1):
     Differentiable in: loc, scale.
     """
     return _DISTRIBUTION.median(loc=loc, scale=scale)
+
+
+def entropy(loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.levy.entropy`` computes it: ``(1 + 3 * 0.5772156649015329 + log(16 * pi)) / 2`` (plus log(scale)).
+
+    Args:
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.entropy(loc=loc, scale=scale)
 
 
 def rvs(key, loc=0, scale=1, size=None):

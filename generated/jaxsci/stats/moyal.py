@@ -7,7 +7,7 @@ a function of the point and the parameters, ``moyal.cdf(x, loc=0, scale=1)``, wi
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
 its derivatives are the special functions' own.
 
-isf is SciPy's ppf(1 - q); entropy has no closed form in SciPy (it integrates numerically).
+isf is SciPy's ppf(1 - q); entropy is (1 + gamma + log(4 pi)) / 2 (SciPy integrates it numerically).
 
 References:
   Moyal, Theory of ionization fluctuations, Phil. Mag. 46 (1955)
@@ -20,7 +20,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid():
@@ -63,13 +63,18 @@ def _var():
     return jnp.pi ** 2 / 2
 
 
+def _entropy():
+    """entropy in standard form: (1 + 0.5772156649015329 + log(4 * pi)) / 2"""
+    return (1 + 0.5772156649015329 + jnp.log(4 * jnp.pi)) / 2
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='moyal',
     shapes=(),
     valid=_valid,
     support=_support,
     methods={'pdf': _pdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf},
-    moments={'mean': _mean, 'var': _var},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
 )
@@ -251,6 +256,20 @@ def median(loc=0, scale=1):
     Differentiable in: loc, scale.
     """
     return _DISTRIBUTION.median(loc=loc, scale=scale)
+
+
+def entropy(loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.moyal.entropy`` computes it: ``(1 + 0.5772156649015329 + log(4 * pi)) / 2`` (plus log(scale)).
+
+    Args:
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.entropy(loc=loc, scale=scale)
 
 
 def rvs(key, loc=0, scale=1, size=None):

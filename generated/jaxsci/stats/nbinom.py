@@ -22,7 +22,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(n, p):
@@ -88,6 +88,9 @@ _DISTRIBUTION = distributions.Discrete(
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -281,6 +284,24 @@ def median(n, p, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): n, p: a discrete distribution's quantile is an integer: a step function of the probability and of the shape parameters (its derivative is zero or does not exist).
     """
     return _DISTRIBUTION.median(n, p, loc=loc)
+
+
+def entropy(n, p, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.nbinom.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      n: Number of successes (n > 0; need not be an integer).
+      p: Probability of success of a single trial (0 < p <= 1).
+      loc: Location parameter (default 0).
+
+    Differentiable in: n, p, loc.
+    """
+    return _DISTRIBUTION.entropy(n, p, loc=loc)
 
 
 def rvs(key, n, p, loc=0, size=None):

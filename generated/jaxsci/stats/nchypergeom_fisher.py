@@ -12,7 +12,8 @@ Every method is SciPy's own on the host: its pmf is the BiasedUrn library's, its
 (rv_discrete's default) and its ppf searches that sum. M, n and N are integers; the odds would be
 differentiable, but its normalising sum over the support (a terminating 2F1 in the odds, whose c = M
 - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole
-parameter range. The moments are BiasedUrn's too, and are left to SciPy.
+parameter range. The moments are BiasedUrn's too, and the entropy SciPy's sum, on the host: not
+differentiable in the odds either, as the pmf their sums would differentiate is not.
 
 References:
   A. Fog, Calculation methods for Wallenius' noncentral hypergeometric distribution, Comm. Statist. Simulation Comput. 37 (2008) 258-273 (and the BiasedUrn library SciPy uses)
@@ -25,7 +26,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(M, n, N, odds):
@@ -60,6 +61,11 @@ _DISTRIBUTION = distributions.Discrete(
             derivatives={},
             blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"},
         ),
+    },
+    host_moments={
+        'mean': distributions.Host(blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"}),
+        'var': distributions.Host(blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"}),
+        'entropy': distributions.Host(blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"}),
     },
 )
 
@@ -216,6 +222,66 @@ def isf(q, M, n, N, odds, loc=0):
     return _DISTRIBUTION.isf(q, M, n, N, odds, loc=loc)
 
 
+def mean(M, n, N, odds, loc=0):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.mean`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the sum of
+    k pmf(k), over the integers from ppf(1e-17) while the mass from k on is 1e-17 or more
+    (2048 at most), differentiated term by term; NaN where the quadrature's error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (times scale) plus loc.
+
+    Args:
+      M: Total number of objects (a non-negative integer).
+      n: Number of Type I objects (an integer, 0 <= n <= M).
+      N: Number of objects drawn (an integer, 0 <= N <= M).
+      odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
+      loc: Location parameter (default 0).
+
+    Differentiable in: loc. Not differentiable (NonDifferentiableError): odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    """
+    return _DISTRIBUTION.mean(M, n, N, odds, loc=loc)
+
+
+def var(M, n, N, odds, loc=0):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.var`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the sum of
+    (k - mean)**2 pmf(k), over the integers from ppf(1e-17) while the mass from k on is 1e-17
+    or more (2048 at most), differentiated term by term; NaN where the quadrature's error
+    estimate exceeds 1e-7 of it or SciPy's value is not finite) (times scale squared).
+
+    Args:
+      M: Total number of objects (a non-negative integer).
+      n: Number of Type I objects (an integer, 0 <= n <= M).
+      N: Number of objects drawn (an integer, 0 <= N <= M).
+      odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
+      loc: Location parameter (default 0).
+
+    Differentiable in: nothing. Not differentiable (NonDifferentiableError): odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    """
+    return _DISTRIBUTION.var(M, n, N, odds, loc=loc)
+
+
+def std(M, n, N, odds, loc=0):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.std`` computes it: sqrt(var), var = SciPy's own, on the host (its derivatives in the shape parameters are
+    those of the sum of (k - mean)**2 pmf(k), over the integers from ppf(1e-17) while the mass
+    from k on is 1e-17 or more (2048 at most), differentiated term by term; NaN where the
+    quadrature's error estimate exceeds 1e-7 of it or SciPy's value is not finite).
+
+    Args:
+      M: Total number of objects (a non-negative integer).
+      n: Number of Type I objects (an integer, 0 <= n <= M).
+      N: Number of objects drawn (an integer, 0 <= N <= M).
+      odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
+      loc: Location parameter (default 0).
+
+    Differentiable in: loc. Not differentiable (NonDifferentiableError): odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    """
+    return _DISTRIBUTION.std(M, n, N, odds, loc=loc)
+
+
 def median(M, n, N, odds, loc=0):
     """Median of the distribution (ppf at 0.5).
 
@@ -231,6 +297,26 @@ def median(M, n, N, odds, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck); odds: a discrete distribution's quantile is an integer: a step function of the probability and of the shape parameters (its derivative is zero or does not exist).
     """
     return _DISTRIBUTION.median(M, n, N, odds, loc=loc)
+
+
+def entropy(M, n, N, odds, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      M: Total number of objects (a non-negative integer).
+      n: Number of Type I objects (an integer, 0 <= n <= M).
+      N: Number of objects drawn (an integer, 0 <= N <= M).
+      odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
+      loc: Location parameter (default 0).
+
+    Differentiable in: loc. Not differentiable (NonDifferentiableError): odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    """
+    return _DISTRIBUTION.entropy(M, n, N, odds, loc=loc)
 
 
 def rvs(key, M, n, N, odds, loc=0, size=None):

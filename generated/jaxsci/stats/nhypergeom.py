@@ -22,7 +22,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(M, n, r):
@@ -68,6 +68,9 @@ _DISTRIBUTION = distributions.Discrete(
             derivatives={},
             blocked={},
         ),
+    },
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -274,6 +277,25 @@ def median(M, n, r, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (nhypergeom's _argcheck); n: SciPy requires an integer number of Type I objects (nhypergeom's _argcheck); r: SciPy requires an integer number of failures (nhypergeom's _argcheck).
     """
     return _DISTRIBUTION.median(M, n, r, loc=loc)
+
+
+def entropy(M, n, r, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.nhypergeom.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      M: Total number of objects (a non-negative integer).
+      n: Number of Type I objects (an integer, 0 <= n <= M).
+      r: Number of Type II objects drawn, the stopping count (an integer, 0 <= r <= M - n).
+      loc: Location parameter (default 0).
+
+    Differentiable in: loc. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (nhypergeom's _argcheck); n: SciPy requires an integer number of Type I objects (nhypergeom's _argcheck); r: SciPy requires an integer number of failures (nhypergeom's _argcheck).
+    """
+    return _DISTRIBUTION.entropy(M, n, r, loc=loc)
 
 
 def rvs(key, M, n, r, loc=0, size=None):

@@ -10,8 +10,8 @@ its derivatives are the special functions' own.
 A gamma distribution with shape 4 / skew**2, standardised to mean 0 and variance 1 (mirrored for
 skew < 0), and the normal distribution for |skew| < 1.6e-5, as SciPy's. SciPy's support is the real
 line: beyond the gamma's end (and at x = +-inf) the density is 0 and the cdf 0 or 1 (the gamma
-functions there see the end itself). isf is SciPy's default ppf(1 - q); entropy has no closed form
-in SciPy (it integrates numerically): not provided.
+functions there see the end itself). isf is SciPy's default ppf(1 - q); entropy is the gamma's, less
+log(2 / |skew|) (SciPy integrates it numerically).
 
 References:
   Pearson, Contributions to the mathematical theory of evolution II, Phil. Trans. R. Soc. A 186 (1895) (type III)
@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(skew):
@@ -74,13 +74,20 @@ def _var(skew):
     return 1
 
 
+def _entropy(skew):
+    """entropy in standard form: b = 2 / where(abs(skew) < 0.000016, 1, skew); gamma_entropy = where(b**2 < 250, digamma(b**2) * (1 - b**2) + b**2 + gammaln(b**2), 0.5 * (1 + log(2 * pi) + log(b**2)) - 1 / (3 * b**2) - b**-4.0 / 12 - b**-6.0 / 90 + b**-8.0 / 120); where(abs(skew) < 0.000016, 0.5 * (1 + log(2 * pi)), gamma_entropy - log(abs(b)))"""
+    b = 2 / jnp.where(jnp.abs(skew) < 1.6e-05, 1, skew)
+    gamma_entropy = jnp.where(b ** 2 < 250, special.digamma(b ** 2) * (1 - b ** 2) + b ** 2 + special.gammaln(b ** 2), 0.5 * (1 + jnp.log(2 * jnp.pi) + jnp.log(b ** 2)) - 1 / (3 * b ** 2) - b ** (-4.0) / 12 - b ** (-6.0) / 90 + b ** (-8.0) / 120)
+    return jnp.where(jnp.abs(skew) < 1.6e-05, 0.5 * (1 + jnp.log(2 * jnp.pi)), gamma_entropy - jnp.log(jnp.abs(b)))
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='pearson3',
     shapes=('skew', ),
     valid=_valid,
     support=_support,
     methods={'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf},
-    moments={'mean': _mean, 'var': _var},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
 )
@@ -282,6 +289,24 @@ def median(skew, loc=0, scale=1):
     Differentiable in: skew, loc, scale.
     """
     return _DISTRIBUTION.median(skew, loc=loc, scale=scale)
+
+
+def entropy(skew, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.pearson3.entropy`` computes it: ``b = 2 / where(abs(skew) < 0.000016, 1, skew); gamma_entropy = where(b**2 < 250,
+    digamma(b**2) * (1 - b**2) + b**2 + gammaln(b**2), 0.5 * (1 + log(2 * pi) + log(b**2)) - 1
+    / (3 * b**2) - b**-4.0 / 12 - b**-6.0 / 90 + b**-8.0 / 120); where(abs(skew) < 0.000016,
+    0.5 * (1 + log(2 * pi)), gamma_entropy - log(abs(b)))`` (plus log(scale)).
+
+    Args:
+      skew: Skewness (any finite skew).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: skew, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(skew, loc=loc, scale=scale)
 
 
 def rvs(key, skew, loc=0, scale=1, size=None):

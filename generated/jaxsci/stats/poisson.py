@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(mu):
@@ -71,6 +71,9 @@ _DISTRIBUTION = distributions.Discrete(
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -249,6 +252,23 @@ def median(mu, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): mu: a discrete distribution's quantile is an integer: a step function of the probability and of the shape parameters (its derivative is zero or does not exist).
     """
     return _DISTRIBUTION.median(mu, loc=loc)
+
+
+def entropy(mu, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.poisson.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      mu: Mean (mu >= 0).
+      loc: Location parameter (default 0).
+
+    Differentiable in: mu, loc.
+    """
+    return _DISTRIBUTION.entropy(mu, loc=loc)
 
 
 def rvs(key, mu, loc=0, size=None):

@@ -8,8 +8,8 @@ and ``hessian``. Each method is a formula over jaxsci.special's functions in sta
 its derivatives are the special functions' own.
 
 sf = Phi(-log(x) / s)**c; every tail is computed from its logarithm c log_ndtr(-log(x) / s), as in
-SciPy. The moments have no closed form (SciPy integrates them numerically): only the median is
-provided.
+SciPy. The moments and entropy have no closed form: they are SciPy's own, which it integrates
+numerically, differentiated by quadrature (specs/README.md, Host moments).
 
 References:
   NIST/SEMATECH e-Handbook of Statistical Methods, 1.3.6.6.14 (the power lognormal distribution)
@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(c, s):
@@ -73,6 +73,11 @@ _DISTRIBUTION = distributions.Continuous(
     moments={},
     integer_shapes={},
     open_support=True,
+    host_moments={
+        'mean': distributions.Host(blocked={}),
+        'var': distributions.Host(blocked={}),
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -214,6 +219,63 @@ def isf(q, c, s, loc=0, scale=1):
     return _DISTRIBUTION.isf(q, c, s, loc=loc, scale=scale)
 
 
+def mean(c, s, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.powerlognorm.mean`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the
+    integral of ppf over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (times scale) plus loc.
+
+    Args:
+      c: Shape parameter, the power (c > 0).
+      s: Shape parameter, the standard deviation of log(x) (s > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, s, loc, scale.
+    """
+    return _DISTRIBUTION.mean(c, s, loc=loc, scale=scale)
+
+
+def var(c, s, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.powerlognorm.var`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the
+    integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf
+    above, differentiated under the integral sign; NaN where the quadrature's error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (times scale squared).
+
+    Args:
+      c: Shape parameter, the power (c > 0).
+      s: Shape parameter, the standard deviation of log(x) (s > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, s, loc, scale.
+    """
+    return _DISTRIBUTION.var(c, s, loc=loc, scale=scale)
+
+
+def std(c, s, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.powerlognorm.std`` computes it: sqrt(var), var = SciPy's own, on the host (its derivatives in the shape parameters are
+    those of the integral of (ppf - mean)**2 over (0, 1), by tanh-sinh quadrature, ppf below
+    1/2 and isf above, differentiated under the integral sign; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) times scale squared.
+
+    Args:
+      c: Shape parameter, the power (c > 0).
+      s: Shape parameter, the standard deviation of log(x) (s > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, s, loc, scale.
+    """
+    return _DISTRIBUTION.std(c, s, loc=loc, scale=scale)
+
+
 def median(c, s, loc=0, scale=1):
     """Median of the distribution (ppf at 0.5).
 
@@ -228,6 +290,25 @@ def median(c, s, loc=0, scale=1):
     Differentiable in: c, s, loc, scale.
     """
     return _DISTRIBUTION.median(c, s, loc=loc, scale=scale)
+
+
+def entropy(c, s, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.powerlognorm.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      c: Shape parameter, the power (c > 0).
+      s: Shape parameter, the standard deviation of log(x) (s > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, s, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(c, s, loc=loc, scale=scale)
 
 
 def rvs(key, c, s, loc=0, scale=1, size=None):

@@ -7,8 +7,8 @@ a function of the point and the parameters, ``rdist.cdf(x, c, loc=0, scale=1)``,
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
 its derivatives are the special functions' own.
 
-(x + 1) / 2 is beta(c / 2, c / 2), as in SciPy. The entropy has no closed form in SciPy (it
-integrates numerically): not provided.
+(x + 1) / 2 is beta(c / 2, c / 2), as in SciPy. The entropy is beta(c / 2, c / 2)'s plus log 2
+(SciPy integrates it numerically).
 
 References:
   DLMF 8.17.1-8.17.2 (the regularized incomplete beta function), https://dlmf.nist.gov/8.17
@@ -20,7 +20,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(c):
@@ -63,13 +63,18 @@ def _var(c):
     return special.beta(1.5, c / 2) / special.beta(0.5, c / 2)
 
 
+def _entropy(c):
+    """entropy in standard form: betaln(c / 2, c / 2) - (c - 2) * digamma(c / 2) + (c - 2) * digamma(c) + log(2)"""
+    return special.betaln(c / 2, c / 2) - (c - 2) * special.digamma(c / 2) + (c - 2) * special.digamma(c) + jnp.log(2)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='rdist',
     shapes=('c', ),
     valid=_valid,
     support=_support,
     methods={'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf},
-    moments={'mean': _mean, 'var': _var},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
 )
@@ -264,6 +269,22 @@ def median(c, loc=0, scale=1):
     Differentiable in: c, loc, scale.
     """
     return _DISTRIBUTION.median(c, loc=loc, scale=scale)
+
+
+def entropy(c, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.rdist.entropy`` computes it: ``betaln(c / 2, c / 2) - (c - 2) * digamma(c / 2) + (c - 2) * digamma(c) + log(2)`` (plus
+    log(scale)).
+
+    Args:
+      c: Shape parameter (c > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(c, loc=loc, scale=scale)
 
 
 def rvs(key, c, loc=0, scale=1, size=None):

@@ -10,8 +10,9 @@ differentiated by the rules its docstring states.
 
 The density, cdf and sf are SciPy's formulas over ndtr, differentiable in mu. SciPy's ppf searches
 the cdf numerically (rv_continuous's default): SciPy's own on the host, differentiated by the
-implicit-function rule (isf is ppf(1 - q), as SciPy's). SciPy's moments are numerical integrals and
-are left to SciPy.
+implicit-function rule (isf is ppf(1 - q), as SciPy's). mean and var are the closed forms of the
+reciprocal of an inverse Gaussian variable (SciPy integrates them numerically); entropy is SciPy's
+own, which it integrates numerically, differentiated by quadrature (specs/README.md, Host moments).
 
 References:
   Johnson, Kotz and Balakrishnan, Continuous Univariate Distributions vol. 1, 2nd ed., Wiley (1994), ch. 15 (the reciprocal of an inverse Gaussian variable)
@@ -23,7 +24,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(mu):
@@ -51,13 +52,23 @@ def _sf(x, mu):
     return special.ndtr((1 / mu - x) / jnp.sqrt(x)) + jnp.exp(2 / mu) * special.ndtr(-(1 / mu + x) / jnp.sqrt(x))
 
 
+def _mean(mu):
+    """mean in standard form: 1 / mu + 1"""
+    return 1 / mu + 1
+
+
+def _var(mu):
+    """var in standard form: 1 / mu + 2"""
+    return 1 / mu + 2
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='recipinvgauss',
     shapes=('mu', ),
     valid=_valid,
     support=_support,
     methods={'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf},
-    moments={},
+    moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
     host={
@@ -65,6 +76,9 @@ _DISTRIBUTION = distributions.Continuous(
             derivatives={},
             blocked={},
         ),
+    },
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -204,6 +218,51 @@ def isf(q, mu, loc=0, scale=1):
     return _DISTRIBUTION.isf(q, mu, loc=loc, scale=scale)
 
 
+def mean(mu, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.recipinvgauss.mean`` computes it: ``1 / mu + 1`` (times scale) plus loc.
+
+    Args:
+      mu: Shape parameter (mu > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: mu, loc, scale.
+    """
+    return _DISTRIBUTION.mean(mu, loc=loc, scale=scale)
+
+
+def var(mu, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.recipinvgauss.var`` computes it: ``1 / mu + 2`` (times scale squared).
+
+    Args:
+      mu: Shape parameter (mu > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: mu, loc, scale.
+    """
+    return _DISTRIBUTION.var(mu, loc=loc, scale=scale)
+
+
+def std(mu, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.recipinvgauss.std`` computes it: sqrt(var), var = ``1 / mu + 2`` times scale squared.
+
+    Args:
+      mu: Shape parameter (mu > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: mu, loc, scale.
+    """
+    return _DISTRIBUTION.std(mu, loc=loc, scale=scale)
+
+
 def median(mu, loc=0, scale=1):
     """Median of the distribution (ppf at 0.5).
 
@@ -217,6 +276,24 @@ def median(mu, loc=0, scale=1):
     Differentiable in: mu, loc, scale.
     """
     return _DISTRIBUTION.median(mu, loc=loc, scale=scale)
+
+
+def entropy(mu, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.recipinvgauss.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      mu: Shape parameter (mu > 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: mu, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(mu, loc=loc, scale=scale)
 
 
 def rvs(key, mu, loc=0, scale=1, size=None):

@@ -10,7 +10,8 @@ its derivatives are the special functions' own.
 x**2 is non-central chi-squared with 2 degrees of freedom and non-centrality b**2, as in SciPy: cdf
 chndtr(x**2, 2, b**2), ppf sqrt(chndtrix(q, 2, b**2)). The density uses i0e, with the exponent -(x -
 b)**2 / 2, so that it does not overflow where x b is large (SciPy's form). The entropy has no closed
-form (SciPy integrates numerically): not provided.
+form: it is SciPy's own, which it integrates numerically, differentiated by quadrature
+(specs/README.md, Host moments).
 
 References:
   Rice, Mathematical analysis of random noise, Bell System Tech. J. 24 (1945); DLMF 10.25.2 (I0)
@@ -22,7 +23,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(b):
@@ -74,6 +75,9 @@ _DISTRIBUTION = distributions.Continuous(
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -269,6 +273,24 @@ def median(b, loc=0, scale=1):
     Differentiable in: b, loc, scale.
     """
     return _DISTRIBUTION.median(b, loc=loc, scale=scale)
+
+
+def entropy(b, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.rice.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      b: Shape parameter, the non-centrality (b >= 0).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: b, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(b, loc=loc, scale=scale)
 
 
 def rvs(key, b, loc=0, scale=1, size=None):

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(mu1, mu2):
@@ -86,6 +86,9 @@ _DISTRIBUTION = distributions.Discrete(
             derivatives={},
             blocked={},
         ),
+    },
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -281,6 +284,24 @@ def median(mu1, mu2, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): mu1, mu2: a discrete distribution's quantile is an integer: a step function of the probability and of the shape parameters (its derivative is zero or does not exist).
     """
     return _DISTRIBUTION.median(mu1, mu2, loc=loc)
+
+
+def entropy(mu1, mu2, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.skellam.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      mu1: Mean of the first Poisson variable (mu1 >= 0).
+      mu2: Mean of the second Poisson variable (mu2 >= 0).
+      loc: Location parameter (default 0).
+
+    Differentiable in: mu1, mu2, loc.
+    """
+    return _DISTRIBUTION.entropy(mu1, mu2, loc=loc)
 
 
 def rvs(key, mu1, mu2, loc=0, size=None):

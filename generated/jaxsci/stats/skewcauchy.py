@@ -8,8 +8,8 @@ and ``hessian``. Each method is a formula over jaxsci.special's functions in sta
 its derivatives are the special functions' own.
 
 A Cauchy distribution scaled by 1 - a left of 0 and by 1 + a right of it. Its mean and variance do
-not exist (NaN, as SciPy's); its entropy has no closed form in SciPy (it integrates numerically):
-not provided.
+not exist (NaN, as SciPy's); its entropy is log(4 pi) for every a, the Cauchy's (SciPy integrates it
+numerically).
 
 References:
   Galarza, Lachos, Cabral and Castro, Robust quantile regression using a generalized class of skewed distributions, Stat 6 (2017)
@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(a):
@@ -59,13 +59,18 @@ def _var(a):
     return jnp.nan
 
 
+def _entropy(a):
+    """entropy in standard form: log(4 * pi)"""
+    return jnp.log(4 * jnp.pi)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='skewcauchy',
     shapes=('a', ),
     valid=_valid,
     support=_support,
     methods={'pdf': _pdf, 'cdf': _cdf, 'ppf': _ppf},
-    moments={'mean': _mean, 'var': _var},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
 )
@@ -262,6 +267,21 @@ def median(a, loc=0, scale=1):
     Differentiable in: a, loc, scale.
     """
     return _DISTRIBUTION.median(a, loc=loc, scale=scale)
+
+
+def entropy(a, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.skewcauchy.entropy`` computes it: ``log(4 * pi)`` (plus log(scale)).
+
+    Args:
+      a: Skewness parameter (-1 < a < 1).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: a, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(a, loc=loc, scale=scale)
 
 
 def rvs(key, a, loc=0, scale=1, size=None):

@@ -14,7 +14,8 @@ Q'(cdf). The support is [-1/lam, 1/lam] for lam > 0 and the real line otherwise.
 -1/2); near lam = 0, where that cancels, it is 2 (4 / (1 + 2 lam) + S(lam)) with S the Taylor series
 of (1 - 2 lam - B(lam + 1, lam + 1)) / lam**2 to lam**15 (its coefficients from mpmath.taylor at 50
 digits; the terms fall as 0.075**n / 2 at |lam| < 0.075, so the last kept is under 1e-17 of the
-first). The entropy has no closed form (SciPy integrates numerically): not provided.
+first). The entropy has no closed form: it is SciPy's own, which it integrates numerically,
+differentiated by quadrature (specs/README.md, Host moments).
 
 References:
   Joiner and Rosenblatt, Some properties of the range in samples from Tukey's symmetric lambda distributions, J. Amer. Statist. Assoc. 66 (1971)
@@ -26,7 +27,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(lam):
@@ -74,6 +75,9 @@ _DISTRIBUTION = distributions.Continuous(
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=True,
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
+    },
 )
 
 
@@ -280,6 +284,24 @@ def median(lam, loc=0, scale=1):
     Differentiable in: lam, loc, scale.
     """
     return _DISTRIBUTION.median(lam, loc=loc, scale=scale)
+
+
+def entropy(lam, loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.tukeylambda.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    integral of logpdf(ppf) over (0, 1), by tanh-sinh quadrature, ppf below 1/2 and isf above,
+    differentiated under the integral sign; NaN where the quadrature's error estimate exceeds
+    1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      lam: Shape parameter (any finite lam).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: lam, loc, scale.
+    """
+    return _DISTRIBUTION.entropy(lam, loc=loc, scale=scale)
 
 
 def rvs(key, lam, loc=0, scale=1, size=None):

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid():
@@ -79,13 +79,18 @@ def _var():
     return 1
 
 
+def _entropy():
+    """entropy in standard form: 0.5 * (1 + log(2 * pi)) - 1.5 * exp(2) * exp1(2)"""
+    return 0.5 * (1 + jnp.log(2 * jnp.pi)) - 1.5 * jnp.exp(2) * special.exp1(2)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='wald',
     shapes=(),
     valid=_valid,
     support=_support,
     methods={'logpdf': _logpdf, 'logcdf': _logcdf, 'cdf': _cdf, 'logsf': _logsf, 'sf': _sf},
-    moments={'mean': _mean, 'var': _var},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=True,
     host={
@@ -282,6 +287,20 @@ def median(loc=0, scale=1):
     Differentiable in: loc, scale.
     """
     return _DISTRIBUTION.median(loc=loc, scale=scale)
+
+
+def entropy(loc=0, scale=1):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.wald.entropy`` computes it: ``0.5 * (1 + log(2 * pi)) - 1.5 * exp(2) * exp1(2)`` (plus log(scale)).
+
+    Args:
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: loc, scale.
+    """
+    return _DISTRIBUTION.entropy(loc=loc, scale=scale)
 
 
 def rvs(key, loc=0, scale=1, size=None):

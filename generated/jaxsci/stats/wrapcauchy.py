@@ -8,8 +8,8 @@ and ``hessian``. Each method is a formula over jaxsci.special's functions in sta
 its derivatives are the special functions' own.
 
 The Cauchy distribution wrapped onto [0, 2 pi]. Its cdf is arctan(cr tan(x / 2)) / pi with cr = (1 +
-c) / (1 - c), mirrored about pi. The mean and variance (on the line, as SciPy integrates them
-numerically) have no closed form: not provided.
+c) / (1 - c), mirrored about pi. The mean and variance on the line (SciPy integrates them
+numerically) are pi, by symmetry, and pi**2 / 3 + 4 Li2(c), from its Fourier series.
 
 References:
   Mardia and Jupp, Directional Statistics, Wiley 2000, ch. 3.5.7 (the wrapped Cauchy distribution)
@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'entropy', 'rvs']
+__all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(c):
@@ -49,6 +49,16 @@ def _ppf(q, c):
     return jnp.where(q < 0.5, 2 * jnp.arctan((1 - c) / (1 + c) * jnp.tan(jnp.pi * q)), 2 * jnp.pi - 2 * jnp.arctan((1 - c) / (1 + c) * jnp.tan(jnp.pi * (1 - q))))
 
 
+def _mean(c):
+    """mean in standard form: pi"""
+    return jnp.pi
+
+
+def _var(c):
+    """var in standard form: pi**2 / 3 + 4 * spence(1 - c)"""
+    return jnp.pi ** 2 / 3 + 4 * special.spence(1 - c)
+
+
 def _entropy(c):
     """entropy in standard form: log(2 * pi * (1 - c * c))"""
     return jnp.log(2 * jnp.pi * (1 - c * c))
@@ -60,7 +70,7 @@ _DISTRIBUTION = distributions.Continuous(
     valid=_valid,
     support=_support,
     methods={'pdf': _pdf, 'cdf': _cdf, 'ppf': _ppf},
-    moments={'entropy': _entropy},
+    moments={'mean': _mean, 'var': _var, 'entropy': _entropy},
     integer_shapes={},
     open_support=False,
 )
@@ -197,6 +207,51 @@ def isf(q, c, loc=0, scale=1):
     Differentiable in: q, c, loc, scale.
     """
     return _DISTRIBUTION.isf(q, c, loc=loc, scale=scale)
+
+
+def mean(c, loc=0, scale=1):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.wrapcauchy.mean`` computes it: ``pi`` (times scale) plus loc.
+
+    Args:
+      c: Shape parameter, the mean resultant length (0 < c < 1).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.mean(c, loc=loc, scale=scale)
+
+
+def var(c, loc=0, scale=1):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.wrapcauchy.var`` computes it: ``pi**2 / 3 + 4 * spence(1 - c)`` (times scale squared).
+
+    Args:
+      c: Shape parameter, the mean resultant length (0 < c < 1).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.var(c, loc=loc, scale=scale)
+
+
+def std(c, loc=0, scale=1):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.wrapcauchy.std`` computes it: sqrt(var), var = ``pi**2 / 3 + 4 * spence(1 - c)`` times scale squared.
+
+    Args:
+      c: Shape parameter, the mean resultant length (0 < c < 1).
+      loc: Location parameter (default 0).
+      scale: Scale parameter (default 1).
+
+    Differentiable in: c, loc, scale.
+    """
+    return _DISTRIBUTION.std(c, loc=loc, scale=scale)
 
 
 def median(c, loc=0, scale=1):

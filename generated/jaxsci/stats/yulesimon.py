@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(alpha):
@@ -86,6 +86,9 @@ _DISTRIBUTION = distributions.Discrete(
             derivatives={},
             blocked={},
         ),
+    },
+    host_moments={
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -266,6 +269,23 @@ def median(alpha, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): alpha: a discrete distribution's quantile is an integer: a step function of the probability and of the shape parameters (its derivative is zero or does not exist).
     """
     return _DISTRIBUTION.median(alpha, loc=loc)
+
+
+def entropy(alpha, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.yulesimon.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      alpha: Shape parameter (alpha > 0).
+      loc: Location parameter (default 0).
+
+    Differentiable in: alpha, loc.
+    """
+    return _DISTRIBUTION.entropy(alpha, loc=loc)
 
 
 def rvs(key, alpha, loc=0, size=None):

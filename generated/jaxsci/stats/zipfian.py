@@ -11,7 +11,8 @@ differentiated by the rules its docstring states.
 Every method is SciPy's own on the host: pmf, cdf and sf are SciPy's normalised generalized harmonic
 numbers (sums of j**-a over ranges of j), which for a <= 1 have no closed form over jaxsci.special,
 and its ppf searches the cdf. They are not differentiable in a (the reason below); n is an integer.
-The moments need H(n, a - 1) to H(n, a - 2), sums with no formula here, and are left to SciPy.
+The moments need H(n, a - 1) to H(n, a - 2), sums with no formula here: they are SciPy's on the
+host, as is the entropy, not differentiable in a either.
 
 References:
   G. K. Zipf, Human Behavior and the Principle of Least Effort, Addison-Wesley (1949)
@@ -24,7 +25,7 @@ import jax.numpy as jnp
 from .. import special
 from .._core import distributions
 
-__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
+__all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
 
 
 def _valid(a, n):
@@ -63,6 +64,11 @@ _DISTRIBUTION = distributions.Discrete(
             derivatives={},
             blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'},
         ),
+    },
+    host_moments={
+        'mean': distributions.Host(blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'}),
+        'var': distributions.Host(blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'}),
+        'entropy': distributions.Host(blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'}),
     },
 )
 
@@ -207,6 +213,60 @@ def isf(q, a, n, loc=0):
     return _DISTRIBUTION.isf(q, a, n, loc=loc)
 
 
+def mean(a, n, loc=0):
+    """Mean of the distribution.
+
+    Computed as SciPy's ``scipy.stats.zipfian.mean`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the sum of
+    k pmf(k), over the integers from ppf(1e-17) while the mass from k on is 1e-17 or more
+    (2048 at most), differentiated term by term; NaN where the quadrature's error estimate
+    exceeds 1e-7 of it or SciPy's value is not finite) (times scale) plus loc.
+
+    Args:
+      a: Exponent (a >= 0).
+      n: Number of elements (an integer, 1 <= n <= 2**53).
+      loc: Location parameter (default 0).
+
+    Differentiable in: loc. Not differentiable (NonDifferentiableError): a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    """
+    return _DISTRIBUTION.mean(a, n, loc=loc)
+
+
+def var(a, n, loc=0):
+    """Variance of the distribution.
+
+    Computed as SciPy's ``scipy.stats.zipfian.var`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of the sum of
+    (k - mean)**2 pmf(k), over the integers from ppf(1e-17) while the mass from k on is 1e-17
+    or more (2048 at most), differentiated term by term; NaN where the quadrature's error
+    estimate exceeds 1e-7 of it or SciPy's value is not finite) (times scale squared).
+
+    Args:
+      a: Exponent (a >= 0).
+      n: Number of elements (an integer, 1 <= n <= 2**53).
+      loc: Location parameter (default 0).
+
+    Differentiable in: nothing. Not differentiable (NonDifferentiableError): a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    """
+    return _DISTRIBUTION.var(a, n, loc=loc)
+
+
+def std(a, n, loc=0):
+    """Standard deviation of the distribution.
+
+    Computed as SciPy's ``scipy.stats.zipfian.std`` computes it: sqrt(var), var = SciPy's own, on the host (its derivatives in the shape parameters are
+    those of the sum of (k - mean)**2 pmf(k), over the integers from ppf(1e-17) while the mass
+    from k on is 1e-17 or more (2048 at most), differentiated term by term; NaN where the
+    quadrature's error estimate exceeds 1e-7 of it or SciPy's value is not finite).
+
+    Args:
+      a: Exponent (a >= 0).
+      n: Number of elements (an integer, 1 <= n <= 2**53).
+      loc: Location parameter (default 0).
+
+    Differentiable in: loc. Not differentiable (NonDifferentiableError): a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    """
+    return _DISTRIBUTION.std(a, n, loc=loc)
+
+
 def median(a, n, loc=0):
     """Median of the distribution (ppf at 0.5).
 
@@ -220,6 +280,24 @@ def median(a, n, loc=0):
     Differentiable in: loc. Not differentiable (NonDifferentiableError): a: a discrete distribution's quantile is an integer: a step function of the probability and of the shape parameters (its derivative is zero or does not exist); n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.median(a, n, loc=loc)
+
+
+def entropy(a, n, loc=0):
+    """Differential entropy of the distribution. (for a discrete one, its Shannon entropy).
+
+    Computed as SciPy's ``scipy.stats.zipfian.entropy`` computes it: SciPy's own, on the host (its derivatives in the shape parameters are those of minus the
+    sum of pmf(k) logpmf(k), over the integers from ppf(1e-17) while the mass from k on is
+    1e-17 or more (2048 at most), differentiated term by term; NaN where the quadrature's
+    error estimate exceeds 1e-7 of it or SciPy's value is not finite) (plus log(scale)).
+
+    Args:
+      a: Exponent (a >= 0).
+      n: Number of elements (an integer, 1 <= n <= 2**53).
+      loc: Location parameter (default 0).
+
+    Differentiable in: loc. Not differentiable (NonDifferentiableError): a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    """
+    return _DISTRIBUTION.entropy(a, n, loc=loc)
 
 
 def rvs(key, a, n, loc=0, size=None):
