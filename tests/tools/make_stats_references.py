@@ -313,7 +313,8 @@ MOMENT_ERROR = 1e-20  # mpmath's error estimate of a moment's quadrature or sum,
 def _support_namespace() -> dict:
     """mpmath's counterparts of the functions a spec's support formulas use."""
     return {"where": lambda c, a, b: a if c else b, "maximum": max, "minimum": min, "inf": mpmath.inf,
-            "pi": mpmath.pi, "floor": mpmath.floor, "sqrt": mpmath.sqrt, "exp": mpmath.exp, "log": mpmath.log}
+            "pi": mpmath.pi, "nan": mpmath.nan, "floor": mpmath.floor, "sqrt": mpmath.sqrt, "exp": mpmath.exp, "log": mpmath.log,
+            "boxcox": lambda x, lmbda: mpmath.log(x) if lmbda == 0 else (x ** lmbda - 1) / lmbda}  # kappa4's lower end
 
 
 def _far(quantile, base) -> float:
