@@ -30,6 +30,9 @@ from fractions import Fraction
 import numpy as np
 from scipy import special as _sp
 
+# sin(pi y) with y - round(y) taken exactly first: psi'(y) by reflection near its poles needs the digits
+from .bessel import _sinpi
+
 __all__ = [
     "hyp1f1_da", "hyp1f1_db", "hyp1f1_da2", "hyp1f1_dadb", "hyp1f1_db2",
     "hyp2f1_da", "hyp2f1_db", "hyp2f1_dc", "hyp2f1_da2", "hyp2f1_db2", "hyp2f1_dc2",
@@ -1027,14 +1030,6 @@ def hyp0f1_dv2(v, z):
 # --------------------------------------------------------------------------------------------
 # U (hyperu)
 # --------------------------------------------------------------------------------------------
-
-def _sinpi(y):
-    """sin(pi y) with the argument reduced exactly first (y - round(y) is exact): np.sin(np.pi * y)
-    loses the digits of pi y's rounding, relative 1e-12 at y = -2.0001, which psi'(y) by reflection
-    then carries."""
-    n = np.round(y)
-    return np.where(np.fmod(n, 2.0) == 0, 1.0, -1.0) * np.sin(np.pi * (y - n))
-
 
 def _trigamma(x):
     """psi'(x) for x > 0: recurrence to x >= 8, then the asymptotic series (DLMF 5.15.8)."""
