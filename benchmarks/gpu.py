@@ -214,6 +214,7 @@ def bench() -> None:
     jss_ms = _median_ms(lambda: jss_fn(a64, x64).block_until_ready(), 20)
     both("gammainc, 10^6 float64", gammainc, (a64, x64), 20, ("CuPy direct", cupy_ms))
     rows.append(("gammainc, 10^6 float64: jax.scipy.special", jss_ms, None, None))
+    _callback_floor(rows, a64, x64, cupy, cs)
     v64 = jnp.asarray(rng.uniform(0, 20, n))
     both("jv, 10^6 float64", jv, (v64, x64), 10)
     grad_ref = jax.jit(jax.vmap(jax.grad(jss.gammainc)))
@@ -226,6 +227,34 @@ def bench() -> None:
     both("gammainc, N = 1 (one jitted call)", gammainc, (one_a, one_x), 200, ("jit(x + 1)", floor_ms))
     both("jv, N = 1 (one jitted call)", jv, (one_a, one_x), 200, ("jit(x + 1)", floor_ms))
     _write_results(rows, cupy)
+
+
+def _callback_floor(rows, a, x, cupy, cs) -> None:
+    """Where the device path's time goes at 10^6: CuPy's kernel called from a bare ``buffer_callback`` on
+    XLA's stream (the probe of ../shared/gpu, none of jaxsci's plan), and a callback that does nothing
+    (the floor of any callback). Diagnostics: a failure here is printed, not raised."""
+    import jax
+    from jax.experimental.buffer_callback import buffer_callback
+
+    from jaxsci._core import device
+
+    def bare(context, out, a, x):
+        with device._stream(cupy, int(context.stream)):
+            cs.gammainc(cupy.asarray(a), cupy.asarray(x), out=cupy.asarray(out))
+
+    def empty(context, out, a, x):
+        pass
+
+    for label, callback in (("gammainc, 10^6 float64: bare buffer_callback -> CuPy", bare),
+                            ("10^6 float64: buffer_callback that does nothing", empty)):
+        try:
+            jitted = jax.jit(lambda a, x, callback=callback: buffer_callback(
+                callback, jax.ShapeDtypeStruct(a.shape, a.dtype))(a, x))
+            ms = _median_ms(lambda: jitted(a, x).block_until_ready(), 20)
+            rows.append((label, ms, None, None))
+            print(f"{label}: {ms:.3f} ms", flush=True)
+        except Exception as exc:  # noqa: BLE001
+            print(f"{label}: failed: {type(exc).__name__}: {exc}", flush=True)
 
 
 def _write_results(rows, cupy) -> None:
@@ -282,6 +311,9 @@ def main() -> None:
     parser.add_argument("what", choices=("gate", "bench", "all"))
     parser.add_argument("--workers", type=int, default=12, help="pytest-xdist workers for the suite (all)")
     parser.add_argument("--suite-timeout", type=int, default=300, help="seconds the suite may take (all)")
+    parser.add_argument("--budget", type=int, default=None,
+                        help="seconds `all` may take in total: the suite gets what the gate, generator and bench left, "
+                             "less 30 s to write the results (all)")
     what = parser.parse_args().what
     if what == "gate":
         gate()
@@ -294,14 +326,18 @@ def main() -> None:
         print(f"gate, generator and bench: {codes} in {time.perf_counter() - started:.0f} s", flush=True)
         suite_started = time.perf_counter()
         arguments = parser.parse_args()
+        suite_timeout = arguments.suite_timeout
+        if arguments.budget is not None:
+            suite_timeout = max(30, min(suite_timeout, int(arguments.budget - (suite_started - started) - 30)))
+        print(f"the suite may take {suite_timeout} s", flush=True)
         try:
             suite = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-n", str(arguments.workers),
                                     "-p", "no:cacheprovider"], cwd=ROOT, check=False, capture_output=True, text=True,
-                                   timeout=arguments.suite_timeout)
+                                   timeout=suite_timeout)
             stdout, codes["suite"] = suite.stdout, suite.returncode
         except subprocess.TimeoutExpired as exc:
             stdout = (exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or "")
-            stdout += f"\nthe suite did not finish within {arguments.suite_timeout} s\n"
+            stdout += f"\nthe suite did not finish within {suite_timeout} s\n"
             codes["suite"] = 124
         print(stdout[-20000:], flush=True)
         summary = [line for line in stdout.splitlines() if " passed" in line or " failed" in line or "did not finish" in line][-1:]
