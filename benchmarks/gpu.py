@@ -25,7 +25,6 @@ import statistics
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +66,17 @@ def _edge_points(spec, dtype) -> list:
     return [g.ravel().astype(dtype) for g in grid]
 
 
+def _differs(got, want, tolerance) -> np.ndarray:
+    """Where the kernel's value is NaN or infinite and SciPy's is not (or the reverse), or further than the
+    tolerance from it."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    pattern = (np.isnan(got) != np.isnan(want)) | ((np.isinf(got) | np.isinf(want)) & (got != want))
+    finite = np.isfinite(got) & np.isfinite(want)
+    with np.errstate(invalid="ignore"):
+        beyond = finite & (np.abs(got - want) > tolerance.atol + tolerance.rtol * np.abs(want))
+    return pattern | beyond
+
+
 def _compare(got, want, tolerance) -> dict:
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
     same_nan = np.isnan(got) == np.isnan(want)
@@ -105,9 +115,14 @@ def _gate_one(qualname: str, kind: str, target: str, header) -> dict:
             edges = _edge_points(spec, np.dtype(dtype))
             with np.errstate(all="ignore"):
                 edge_want = np.asarray(host(*edges)).astype(dtype)
-            edge = _compare(_evaluate(qualname, kind, target, header, edges, dtype), edge_want, spec.device.tolerance[dtype])
+            edge_got = _evaluate(qualname, kind, target, header, edges, dtype)
+            edge = _compare(edge_got, edge_want, spec.device.tolerance[dtype])
+            differs = np.flatnonzero(_differs(edge_got, edge_want, spec.device.tolerance[dtype]))
+            # a few of them as text (JSON has no NaN or infinity), so the next session can see why on a CPU
+            examples = [{**{arg.name: repr(float(column[i])) for arg, column in zip(spec.traced_args, edges)},
+                         "kernel": repr(float(edge_got[i])), "scipy": repr(float(edge_want[i]))} for i in differs[:4]]
             result[dtype]["edges"] = {"points": edge["points"], "mismatches": edge["pattern_mismatches"] + edge["beyond_tolerance"],
-                                      "max_excess": edge["max_excess"]}
+                                      "max_excess": edge["max_excess"], **({"examples": examples} if examples else {})}
     except Exception as exc:  # noqa: BLE001 - a kernel that fails to build or run fails the gate
         result = {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"}
     return {"qualname": qualname, "kind": kind, **result}
@@ -132,29 +147,64 @@ def _evaluate(qualname, kind, target, header, args, dtype) -> np.ndarray:
 _SPECS: list = []
 
 
+def _gate_job(job: tuple) -> dict:
+    return _gate_one(*job)
+
+
 def _init_worker():
     global _SPECS
     _SPECS = _specs()
 
 
-def gate() -> None:
-    import cupy
+def _hardware() -> str:
     import jax
 
-    specs = _specs()
-    jobs = [(f"{s.module}.{s.name}", k.kind, k.target, k.header) for s in specs for k in s.device.kernels]
-    started = time.perf_counter()
-    kernels = {}
-    # spawned, not forked: each worker starts CUDA (and NVRTC compiles) on its own
-    with ProcessPoolExecutor(max_workers=min(12, os.cpu_count() or 4), initializer=_init_worker,
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        for row in pool.map(_gate_one, *zip(*jobs)):
-            kernels.setdefault(row.pop("qualname"), {})[row.pop("kind")] = row
-    name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    gate_data = {"measured_on": f"{name}, CuPy {cupy.__version__}, jax {jax.__version__}, SciPy "
-                                f"{__import__('scipy').__version__} ({time.strftime('%Y-%m-%d')})",
-                 "kernels": dict(sorted(kernels.items()))}
+    try:
+        import cupy
+
+        name = f"{cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}, CuPy {cupy.__version__}"
+    except Exception:  # noqa: BLE001 - no CUDA here: the XLA kernels are gated on JAX's default device
+        name = f"{jax.devices()[0].device_kind} (no CuPy)"
+    return f"{name}, jax {jax.__version__}, SciPy {__import__('scipy').__version__} ({time.strftime('%Y-%m-%d')})"
+
+
+def _write_gate(kernels: dict, measured_on: str) -> None:
+    gate_data = {"measured_on": measured_on, "kernels": dict(sorted(kernels.items()))}
     (ROOT / "specs" / "gpu_gate.json").write_text(json.dumps(gate_data, indent=1, sort_keys=True) + "\n")
+
+
+def gate(timeout: float = 180.0, only: str | None = None) -> None:
+    """Every kernel in a pool of spawned workers (each starts CUDA and compiles on its own). A kernel can
+    hang on the GPU at some input (a loop bound computed from a NaN, say), and a hung kernel would hang
+    the caller's program too: what has not finished after ``timeout`` seconds fails the gate as hung, and
+    its worker is killed. specs/gpu_gate.json is rewritten after every kernel, so a run cut short keeps
+    what it measured."""
+    specs = _specs()
+    jobs = [(f"{s.module}.{s.name}", k.kind, k.target, k.header) for s in specs for k in s.device.kernels
+            if only is None or only in f"{s.module}.{s.name}"]
+    measured_on = _hardware()
+    started = time.perf_counter()
+    kernels: dict = {}
+    pending = {(q, kind) for q, kind, _, _ in jobs}
+    pool = multiprocessing.get_context("spawn").Pool(min(12, os.cpu_count() or 4), initializer=_init_worker)
+    try:
+        rows = pool.imap_unordered(_gate_job, jobs)
+        for _ in jobs:
+            row = rows.next(timeout=max(0.0, timeout - (time.perf_counter() - started)))
+            qualname, kind = row.pop("qualname"), row.pop("kind")
+            pending.discard((qualname, kind))
+            kernels.setdefault(qualname, {})[kind] = row
+            _write_gate(kernels, f"{measured_on}, in progress")
+            print(f"  {qualname} ({kind}) {time.perf_counter() - started:.0f} s", flush=True)
+    except multiprocessing.TimeoutError:
+        for qualname, kind in sorted(pending):
+            kernels.setdefault(qualname, {})[kind] = {
+                "error": f"did not finish within the gate's {timeout:.0f} s on the GPU (a kernel that hangs at some "
+                         "input, or one far slower than the others)"}
+        print(f"gate: {len(pending)} kernels did not finish within {timeout:.0f} s: {sorted(pending)}", flush=True)
+    finally:
+        pool.terminate()  # kills a worker stuck in a kernel
+    _write_gate(kernels, measured_on)
     passed = sum(all(v.get(d, {}).get("max_excess", 1e9) <= 1 for d in ("float64", "float32")) and "error" not in v
                  for by_kind in kernels.values() for v in by_kind.values())
     print(f"gate: {passed} of {len(jobs)} kernels within tolerance in {time.perf_counter() - started:.0f} s", flush=True)
@@ -309,23 +359,26 @@ def _append_results(summary: list, failed: list, seconds: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=("gate", "bench", "all"))
+    parser.add_argument("--gate-timeout", type=float, default=180.0,
+                        help="seconds the gate may take; a kernel not done by then fails as hung (gate, all)")
+    parser.add_argument("--only", default=None, help="gate only the kernels whose qualname contains this (gate)")
     parser.add_argument("--workers", type=int, default=12, help="pytest-xdist workers for the suite (all)")
     parser.add_argument("--suite-timeout", type=int, default=300, help="seconds the suite may take (all)")
     parser.add_argument("--budget", type=int, default=None,
                         help="seconds `all` may take in total: the suite gets what the gate, generator and bench left, "
                              "less 30 s to write the results (all)")
-    what = parser.parse_args().what
+    arguments = parser.parse_args()
+    what = arguments.what
     if what == "gate":
-        gate()
+        gate(arguments.gate_timeout, arguments.only)
     elif what == "bench":
         bench()
     else:
         run = lambda *cmd: subprocess.run([sys.executable, *cmd], cwd=ROOT, check=False).returncode  # noqa: E731
         started = time.perf_counter()
-        codes = {"gate": run(__file__, "gate"), "generator": run("-m", "generator"), "bench": run(__file__, "bench")}
+        codes = {"gate": run(__file__, "gate", "--gate-timeout", str(arguments.gate_timeout)), "generator": run("-m", "generator"), "bench": run(__file__, "bench")}
         print(f"gate, generator and bench: {codes} in {time.perf_counter() - started:.0f} s", flush=True)
         suite_started = time.perf_counter()
-        arguments = parser.parse_args()
         suite_timeout = arguments.suite_timeout
         if arguments.budget is not None:
             suite_timeout = max(30, min(suite_timeout, int(arguments.budget - (suite_started - started) - 30)))
