@@ -47,9 +47,13 @@ PROBABILITY = "q"
 
 # Elementary functions a formula may call, printed as jax.numpy's function of the same name.
 ELEMENTARY = frozenset({
-    "exp", "log", "log1p", "expm1", "sqrt", "abs", "floor", "ceil", "where", "maximum", "minimum",
+    "exp", "log", "log1p", "expm1", "logaddexp", "sqrt", "abs", "floor", "ceil", "where", "maximum", "minimum",
     "isinf", "isfinite", "isnan", "square", "sin", "cos", "tan", "arcsin", "arctan", "arctan2", "arctanh", "sinh", "cosh", "tanh", "arcsinh", "real",
 })
+# ...except these, the core's: at a tie their derivative is the first operand's, where jax.numpy's splits it
+# in half between the operands. Formulas clamp a branch's variable with them (where(x > 1, f(maximum(x, 1)),
+# g(minimum(x, 1)))), and at x = 1 exactly the halved derivative was a silent wrong number.
+TIE_TO_FIRST = frozenset({"maximum", "minimum"})
 CONSTANTS = {"pi": "jnp.pi", "inf": "jnp.inf", "nan": "jnp.nan"}
 # Functions of the runtime core's distributions module a formula may call.
 CORE = frozenset({"as_integer", "core_sum", "core_cumsum", "core_index", "core_length", "bernoulli_sum_pmf"})
@@ -574,7 +578,7 @@ class _Printer(ast.NodeTransformer):
             method = ast.Attribute(ast.Name("_DISTRIBUTION", ast.Load()), "standard", ast.Load())
             return ast.Call(method, [ast.Constant(name), *args], [])
         if name in ELEMENTARY or name in CORE:
-            module = "jnp" if name in ELEMENTARY else "distributions"
+            module = "jnp" if name in ELEMENTARY - TIE_TO_FIRST else "distributions"
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         if name in self.namespace.arities:
             fewest, most, module = self.namespace.arities[name]

@@ -1,8 +1,9 @@
 """mpmath derivatives of jaxsci.stats' distributions, stored as tests/data/distributions/<name>.json.
 
-    .venv/bin/python tests/tools/make_stats_references.py [--moments] [NAME ...]   # default: every distribution
+    .venv/bin/python tests/tools/make_stats_references.py [--moments | --keep-moments] [NAME ...]   # default: every distribution
 
-(``--moments``: only the moments' records, keeping the others.)
+(``--moments``: only the moments' records, keeping the others; ``--keep-moments``: the others, keeping the
+moments' records, which take the longest.)
 
 For each distribution (specs/stats/<name>.yaml), at SciPy's own test parameters
 (scipy.stats._distr_params), at two points per method: the value and the first and second derivatives
@@ -141,7 +142,7 @@ def differentiable(d, method: str) -> tuple:
     return tuple(n for n in names if n not in blocked)
 
 
-def make(d) -> dict:
+def make(d, with_moments: bool = True) -> dict:
     mpmath.mp.dps = 30
     reference = Reference(d)
     records = []
@@ -188,7 +189,7 @@ def make(d) -> dict:
                 record["second"][name] = second if size else second[0][0]
         records.append(record)
     return {"format": FORMAT, "reference": d.reference, "records": records, "scipy_off": scipy_off(d, reference),
-            "moments": make_moments(d)}
+            **({"moments": make_moments(d)} if with_moments else {})}
 
 
 def scipy_off(d, reference) -> list:
@@ -579,7 +580,8 @@ def main(argv: list) -> int:
         print("\n".join(map(str, errors + more)), file=sys.stderr)
         return 2
     only_moments = "--moments" in argv  # keep the other records, redo the moments' (they take the longest)
-    argv = [a for a in argv if a != "--moments"]
+    keep_moments = "--keep-moments" in argv
+    argv = [a for a in argv if a not in ("--moments", "--keep-moments")]
     wanted = set(argv) or {d.name for d in distributions}
     unknown = wanted - {d.name for d in distributions}
     if unknown:
@@ -591,6 +593,8 @@ def main(argv: list) -> int:
             path = DATA / f"{d.name}.json"
             if only_moments and path.exists():
                 data = {**json.loads(path.read_text()), "moments": make_moments(d)}
+            elif keep_moments and path.exists() and "moments" in json.loads(path.read_text()):
+                data = {**make(d, with_moments=False), "moments": json.loads(path.read_text())["moments"]}
             else:
                 data = make(d)
             path.write_text(json.dumps(data, indent=1) + "\n")  # args keep the call order

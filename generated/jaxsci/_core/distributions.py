@@ -54,6 +54,26 @@ DISCRETE_SAMPLE_WHY = ("a discrete distribution's sample is an integer: a step f
                        "(its derivative is zero or does not exist)")
 
 
+def maximum(a, b):
+    """max(a, b) for spec formulas, NaN if either is. At a tie its derivative is a's whole (jnp.maximum gives
+    each operand half): a formula's ``maximum(x, 1)`` clamps the variable of a branch taken at x = 1 too."""
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    return jnp.where(jnp.isnan(b) | (b > a), b, a)
+
+
+def minimum(a, b):
+    """min(a, b) for spec formulas, NaN if either is; at a tie its derivative is a's (see maximum)."""
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    return jnp.where(jnp.isnan(b) | (b < a), b, a)
+
+
+def _unit_interval(value):
+    """A probability rounded into [0, 1]. Not jnp.clip: its derivative is halved where the value equals a
+    bound (min and max split a tie's derivative between their operands), which made bernoulli.pmf(1, p)'s
+    derivative 0.5 at p = 1 instead of 1; here a value on the bound keeps its whole derivative."""
+    return jnp.where(value > 1, 1, jnp.where(value < 0, 0, value)).astype(value.dtype)
+
+
 @dataclass(frozen=True)
 class Host:
     """A host method's derivatives: the spec's formulas (argument -> function(point, *shapes) in standard
@@ -553,14 +573,14 @@ class Discrete(Distribution):
         z, shapes, ok, lower, upper = self._standard(method, k, shapes, loc)
         inside = ok & (z >= lower) & (z <= upper) & (jnp.floor(z) == z)
         value = self._method(method, jnp.where(inside, z, self._stand_in(lower, upper)), shapes)
-        value = jnp.clip(value, 0, 1) if method == "pmf" else value
+        value = _unit_interval(value) if method == "pmf" else value
         return jnp.where(~ok | jnp.isnan(z), jnp.nan, jnp.where(inside, value, outside))
 
     def _tail(self, method, k, shapes, loc, below, above):
         z, shapes, ok, lower, upper = self._standard(method, k, shapes, loc)
         inside = ok & (z >= lower) & (z < upper) & jnp.isfinite(z)
         value = self._method(method, jnp.where(inside, z, self._stand_in(lower, upper)), shapes)
-        value = jnp.clip(value, 0, 1) if method in ("cdf", "sf") else value
+        value = _unit_interval(value) if method in ("cdf", "sf") else value
         # k = -inf is below every support, an unbounded one (dlaplace) included
         edge = jnp.where(z >= upper, above, below) if method in ("cdf", "logcdf") else \
             jnp.where((z < lower) | (z == -jnp.inf), below, above)

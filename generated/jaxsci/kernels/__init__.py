@@ -114,6 +114,7 @@ if _TYPE_CHECKING:
     from ._kve_dzdv2 import kve_dzdv2 as kve_dzdv2
     from ._kvp_dv import kvp_dv as kvp_dv
     from ._kvp_dv2 import kvp_dv2 as kvp_dv2
+    from ._landau_pdf_dx import landau_pdf_dx as landau_pdf_dx
     from ._lpmv_dv import lpmv_dv as lpmv_dv
     from ._lpmv_dv2 import lpmv_dv2 as lpmv_dv2
     from ._mathieu_a_dq import mathieu_a_dq as mathieu_a_dq
@@ -296,6 +297,7 @@ __all__ = [
     'kve_dzdv2',
     'kvp_dv',
     'kvp_dv2',
+    'landau_pdf_dx',
     'lpmv_dv',
     'lpmv_dv2',
     'mathieu_a_dq',

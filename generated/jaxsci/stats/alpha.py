@@ -52,14 +52,14 @@ def _cdf(x, a):
 
 def _logcdf(x, a):
     """logcdf in standard form: upper = where(x > 1000, 1 / maximum(x, 1000) * exp(-(a - 0.5 / maximum(x, 1000))**2 / 2) / sqrt(2 * pi) * (1 + ((a - 0.5 / maximum(x, 1000))**2 - 1) / (24 * maximum(x, 1000)**2)), ndtr(1 / maximum(x, 1 / a) - a) - ndtr(-a)) / ndtr(a); where(x < 1 / a, log_ndtr(a - 1 / minimum(x, 1 / a)) - log_ndtr(a), log1p(-upper))"""
-    upper = jnp.where(x > 1000, 1 / jnp.maximum(x, 1000) * jnp.exp(-(a - 0.5 / jnp.maximum(x, 1000)) ** 2 / 2) / jnp.sqrt(2 * jnp.pi) * (1 + ((a - 0.5 / jnp.maximum(x, 1000)) ** 2 - 1) / (24 * jnp.maximum(x, 1000) ** 2)), special.ndtr(1 / jnp.maximum(x, 1 / a) - a) - special.ndtr(-a)) / special.ndtr(a)
-    return jnp.where(x < 1 / a, special.log_ndtr(a - 1 / jnp.minimum(x, 1 / a)) - special.log_ndtr(a), jnp.log1p(-upper))
+    upper = jnp.where(x > 1000, 1 / distributions.maximum(x, 1000) * jnp.exp(-(a - 0.5 / distributions.maximum(x, 1000)) ** 2 / 2) / jnp.sqrt(2 * jnp.pi) * (1 + ((a - 0.5 / distributions.maximum(x, 1000)) ** 2 - 1) / (24 * distributions.maximum(x, 1000) ** 2)), special.ndtr(1 / distributions.maximum(x, 1 / a) - a) - special.ndtr(-a)) / special.ndtr(a)
+    return jnp.where(x < 1 / a, special.log_ndtr(a - 1 / distributions.minimum(x, 1 / a)) - special.log_ndtr(a), jnp.log1p(-upper))
 
 
 def _sf(x, a):
     """sf in standard form: upper = where(x > 1000, 1 / maximum(x, 1000) * exp(-(a - 0.5 / maximum(x, 1000))**2 / 2) / sqrt(2 * pi) * (1 + ((a - 0.5 / maximum(x, 1000))**2 - 1) / (24 * maximum(x, 1000)**2)), ndtr(1 / maximum(x, 1 / a) - a) - ndtr(-a)) / ndtr(a); where(x < 1 / a, 1 - ndtr(a - 1 / minimum(x, 1 / a)) / ndtr(a), upper)"""
-    upper = jnp.where(x > 1000, 1 / jnp.maximum(x, 1000) * jnp.exp(-(a - 0.5 / jnp.maximum(x, 1000)) ** 2 / 2) / jnp.sqrt(2 * jnp.pi) * (1 + ((a - 0.5 / jnp.maximum(x, 1000)) ** 2 - 1) / (24 * jnp.maximum(x, 1000) ** 2)), special.ndtr(1 / jnp.maximum(x, 1 / a) - a) - special.ndtr(-a)) / special.ndtr(a)
-    return jnp.where(x < 1 / a, 1 - special.ndtr(a - 1 / jnp.minimum(x, 1 / a)) / special.ndtr(a), upper)
+    upper = jnp.where(x > 1000, 1 / distributions.maximum(x, 1000) * jnp.exp(-(a - 0.5 / distributions.maximum(x, 1000)) ** 2 / 2) / jnp.sqrt(2 * jnp.pi) * (1 + ((a - 0.5 / distributions.maximum(x, 1000)) ** 2 - 1) / (24 * distributions.maximum(x, 1000) ** 2)), special.ndtr(1 / distributions.maximum(x, 1 / a) - a) - special.ndtr(-a)) / special.ndtr(a)
+    return jnp.where(x < 1 / a, 1 - special.ndtr(a - 1 / distributions.minimum(x, 1 / a)) / special.ndtr(a), upper)
 
 
 def _ppf(q, a):

@@ -179,7 +179,7 @@ def _logsf(x, chi):
 def _sampler(key, shape, dtype, chi):
     """An exact sample in standard form: sqrt(maximum(1 - gammaincinv(1.5, random_uniform() * gammainc(1.5, maximum(chi**2 / 2, 1e-17))) / maximum(chi**2 / 2, 1e-17), 0))"""
     keys = (key,)
-    return jnp.sqrt(jnp.maximum(1 - special.gammaincinv(1.5, jax.random.uniform(keys[0], shape, dtype) * special.gammainc(1.5, jnp.maximum(chi ** 2 / 2, 1e-17))) / jnp.maximum(chi ** 2 / 2, 1e-17), 0))
+    return jnp.sqrt(distributions.maximum(1 - special.gammaincinv(1.5, jax.random.uniform(keys[0], shape, dtype) * special.gammainc(1.5, distributions.maximum(chi ** 2 / 2, 1e-17))) / distributions.maximum(chi ** 2 / 2, 1e-17), 0))
 
 
 def _mean(chi):

@@ -53,7 +53,7 @@ def _sf(x, a, b):
 def _ppf(q, a, b):
     """ppf in standard form: r = betaincinv(a, b, q); where(r > 0.9999, 1 / betainccinv(b, a, q) - 1, minimum(r, 0.9999) / (1 - minimum(r, 0.9999)))"""
     r = special.betaincinv(a, b, q)
-    return jnp.where(r > 0.9999, 1 / special.betainccinv(b, a, q) - 1, jnp.minimum(r, 0.9999) / (1 - jnp.minimum(r, 0.9999)))
+    return jnp.where(r > 0.9999, 1 / special.betainccinv(b, a, q) - 1, distributions.minimum(r, 0.9999) / (1 - distributions.minimum(r, 0.9999)))
 
 
 def _mean(a, b):

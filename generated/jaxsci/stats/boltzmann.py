@@ -52,7 +52,7 @@ def _cdf(k, lambda_, N):
 def _ppf(q, lambda_, N):
     """ppf in standard form: vals = ceil(-1 / lambda_ * log1p(q * expm1(-lambda_ * N)) - 1); below = maximum(vals - 1, 0); where(expm1(-lambda_ * (below + 1)) / expm1(-lambda_ * N) >= q, below, vals)"""
     vals = jnp.ceil(-1 / lambda_ * jnp.log1p(q * jnp.expm1(-lambda_ * N)) - 1)
-    below = jnp.maximum(vals - 1, 0)
+    below = distributions.maximum(vals - 1, 0)
     return jnp.where(jnp.expm1(-lambda_ * (below + 1)) / jnp.expm1(-lambda_ * N) >= q, below, vals)
 
 

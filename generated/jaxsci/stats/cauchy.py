@@ -41,7 +41,7 @@ def _pdf(x):
 
 def _logpdf(x):
     """logpdf in standard form: where(abs(x) < 1, -log(pi) - log1p(minimum(abs(x), 1)**2), -log(pi) - (2 * log(maximum(abs(x), 1)) + log1p((1 / maximum(abs(x), 1))**2)))"""
-    return jnp.where(jnp.abs(x) < 1, -jnp.log(jnp.pi) - jnp.log1p(jnp.minimum(jnp.abs(x), 1) ** 2), -jnp.log(jnp.pi) - (2 * jnp.log(jnp.maximum(jnp.abs(x), 1)) + jnp.log1p((1 / jnp.maximum(jnp.abs(x), 1)) ** 2)))
+    return jnp.where(jnp.abs(x) < 1, -jnp.log(jnp.pi) - jnp.log1p(distributions.minimum(jnp.abs(x), 1) ** 2), -jnp.log(jnp.pi) - (2 * jnp.log(distributions.maximum(jnp.abs(x), 1)) + jnp.log1p((1 / distributions.maximum(jnp.abs(x), 1)) ** 2)))
 
 
 def _cdf(x):
@@ -56,12 +56,12 @@ def _sf(x):
 
 def _logcdf(x):
     """logcdf in standard form: where(x < -1e8, -log(maximum(-x, 1e8)) - log(pi), where(x < 0, log(arctan2(1, -minimum(maximum(x, -1e8), 0)) / pi), log1p(-arctan2(1, maximum(x, 0)) / pi)))"""
-    return jnp.where(x < -100000000.0, -jnp.log(jnp.maximum(-x, 100000000.0)) - jnp.log(jnp.pi), jnp.where(x < 0, jnp.log(jnp.arctan2(1, -jnp.minimum(jnp.maximum(x, -100000000.0), 0)) / jnp.pi), jnp.log1p(-jnp.arctan2(1, jnp.maximum(x, 0)) / jnp.pi)))
+    return jnp.where(x < -100000000.0, -jnp.log(distributions.maximum(-x, 100000000.0)) - jnp.log(jnp.pi), jnp.where(x < 0, jnp.log(jnp.arctan2(1, -distributions.minimum(distributions.maximum(x, -100000000.0), 0)) / jnp.pi), jnp.log1p(-jnp.arctan2(1, distributions.maximum(x, 0)) / jnp.pi)))
 
 
 def _logsf(x):
     """logsf in standard form: where(x > 1e8, -log(maximum(x, 1e8)) - log(pi), where(x > 0, log(arctan2(1, maximum(minimum(x, 1e8), 0)) / pi), log1p(-arctan2(1, -minimum(x, 0)) / pi)))"""
-    return jnp.where(x > 100000000.0, -jnp.log(jnp.maximum(x, 100000000.0)) - jnp.log(jnp.pi), jnp.where(x > 0, jnp.log(jnp.arctan2(1, jnp.maximum(jnp.minimum(x, 100000000.0), 0)) / jnp.pi), jnp.log1p(-jnp.arctan2(1, -jnp.minimum(x, 0)) / jnp.pi)))
+    return jnp.where(x > 100000000.0, -jnp.log(distributions.maximum(x, 100000000.0)) - jnp.log(jnp.pi), jnp.where(x > 0, jnp.log(jnp.arctan2(1, distributions.maximum(distributions.minimum(x, 100000000.0), 0)) / jnp.pi), jnp.log1p(-jnp.arctan2(1, -distributions.minimum(x, 0)) / jnp.pi)))
 
 
 def _ppf(q):

@@ -60,12 +60,12 @@ def _logsf(x, a):
 
 def _ppf(q, a):
     """ppf in standard form: where(q > 0.5, gammaincinv(a, abs(2 * q - 1)), -gammainccinv(a, minimum(2 * q, 2 - 2 * q)))"""
-    return jnp.where(q > 0.5, special.gammaincinv(a, jnp.abs(2 * q - 1)), -special.gammainccinv(a, jnp.minimum(2 * q, 2 - 2 * q)))
+    return jnp.where(q > 0.5, special.gammaincinv(a, jnp.abs(2 * q - 1)), -special.gammainccinv(a, distributions.minimum(2 * q, 2 - 2 * q)))
 
 
 def _isf(q, a):
     """isf in standard form: where(q > 0.5, -gammaincinv(a, abs(2 * q - 1)), gammainccinv(a, minimum(2 * q, 2 - 2 * q)))"""
-    return jnp.where(q > 0.5, -special.gammaincinv(a, jnp.abs(2 * q - 1)), special.gammainccinv(a, jnp.minimum(2 * q, 2 - 2 * q)))
+    return jnp.where(q > 0.5, -special.gammaincinv(a, jnp.abs(2 * q - 1)), special.gammainccinv(a, distributions.minimum(2 * q, 2 - 2 * q)))
 
 
 def _mean(a):

@@ -37,14 +37,14 @@ def _pmf(k, a):
 
 def _cdf(k, a):
     """cdf in standard form: where(floor(k) >= 0, 1 - exp(-a * maximum(floor(k), 0)) / (exp(a) + 1), exp(a * (minimum(floor(k), -1) + 1)) / (exp(a) + 1))"""
-    return jnp.where(jnp.floor(k) >= 0, 1 - jnp.exp(-a * jnp.maximum(jnp.floor(k), 0)) / (jnp.exp(a) + 1), jnp.exp(a * (jnp.minimum(jnp.floor(k), -1) + 1)) / (jnp.exp(a) + 1))
+    return jnp.where(jnp.floor(k) >= 0, 1 - jnp.exp(-a * distributions.maximum(jnp.floor(k), 0)) / (jnp.exp(a) + 1), jnp.exp(a * (distributions.minimum(jnp.floor(k), -1) + 1)) / (jnp.exp(a) + 1))
 
 
 def _ppf(q, a):
     """ppf in standard form: vals = ceil(where(q < 1 / (1 + exp(-a)), log(q * (1 + exp(a))) / a - 1, -log((1 - q) * (1 + exp(a))) / a)); below = vals - 1; cdf_below = where(below >= 0, 1 - exp(-a * maximum(below, 0)) / (exp(a) + 1), exp(a * (minimum(below, -1) + 1)) / (exp(a) + 1)); where(cdf_below >= q, below, vals)"""
     vals = jnp.ceil(jnp.where(q < 1 / (1 + jnp.exp(-a)), jnp.log(q * (1 + jnp.exp(a))) / a - 1, -jnp.log((1 - q) * (1 + jnp.exp(a))) / a))
     below = vals - 1
-    cdf_below = jnp.where(below >= 0, 1 - jnp.exp(-a * jnp.maximum(below, 0)) / (jnp.exp(a) + 1), jnp.exp(a * (jnp.minimum(below, -1) + 1)) / (jnp.exp(a) + 1))
+    cdf_below = jnp.where(below >= 0, 1 - jnp.exp(-a * distributions.maximum(below, 0)) / (jnp.exp(a) + 1), jnp.exp(a * (distributions.minimum(below, -1) + 1)) / (jnp.exp(a) + 1))
     return jnp.where(cdf_below >= q, below, vals)
 
 

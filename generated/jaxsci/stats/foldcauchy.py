@@ -55,7 +55,7 @@ def _sf(x, c):
 def _ppf(q, c):
     """ppf in standard form: u = where(q > 0.5, -1 / tan(pi * (1 - q)), 1 / tan(pi * q)); w = maximum(abs(u), 1); r = w * sqrt((u / w)**2 + (1 + c**2) / w**2); where(u > 0, (1 + c**2) / (r + u), r - u)"""
     u = jnp.where(q > 0.5, -1 / jnp.tan(jnp.pi * (1 - q)), 1 / jnp.tan(jnp.pi * q))
-    w = jnp.maximum(jnp.abs(u), 1)
+    w = distributions.maximum(jnp.abs(u), 1)
     r = w * jnp.sqrt((u / w) ** 2 + (1 + c ** 2) / w ** 2)
     return jnp.where(u > 0, (1 + c ** 2) / (r + u), r - u)
 
@@ -63,7 +63,7 @@ def _ppf(q, c):
 def _isf(q, c):
     """isf in standard form: u = where(q > 0.5, 1 / tan(pi * (1 - q)), -1 / tan(pi * q)); w = maximum(abs(u), 1); r = w * sqrt((u / w)**2 + (1 + c**2) / w**2); where(u > 0, (1 + c**2) / (r + u), r - u)"""
     u = jnp.where(q > 0.5, 1 / jnp.tan(jnp.pi * (1 - q)), -1 / jnp.tan(jnp.pi * q))
-    w = jnp.maximum(jnp.abs(u), 1)
+    w = distributions.maximum(jnp.abs(u), 1)
     r = w * jnp.sqrt((u / w) ** 2 + (1 + c ** 2) / w ** 2)
     return jnp.where(u > 0, (1 + c ** 2) / (r + u), r - u)
 

@@ -63,13 +63,13 @@ def _logsf(x, beta):
 
 def _ppf(q, beta):
     """ppf in standard form: g = gammainccinv(1 / beta, minimum(2 * q, 2 - 2 * q))**(1 / beta); where(q > 0.5, g, -g)"""
-    g = special.gammainccinv(1 / beta, jnp.minimum(2 * q, 2 - 2 * q)) ** (1 / beta)
+    g = special.gammainccinv(1 / beta, distributions.minimum(2 * q, 2 - 2 * q)) ** (1 / beta)
     return jnp.where(q > 0.5, g, -g)
 
 
 def _isf(q, beta):
     """isf in standard form: g = gammainccinv(1 / beta, minimum(2 * q, 2 - 2 * q))**(1 / beta); where(q > 0.5, -g, g)"""
-    g = special.gammainccinv(1 / beta, jnp.minimum(2 * q, 2 - 2 * q)) ** (1 / beta)
+    g = special.gammainccinv(1 / beta, distributions.minimum(2 * q, 2 - 2 * q)) ** (1 / beta)
     return jnp.where(q > 0.5, -g, g)
 
 

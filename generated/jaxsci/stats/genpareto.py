@@ -67,12 +67,12 @@ def _isf(q, c):
 
 def _mean(c):
     """mean in standard form: where(c < 1, 1 / (1 - minimum(c, 0.5)), inf)"""
-    return jnp.where(c < 1, 1 / (1 - jnp.minimum(c, 0.5)), jnp.inf)
+    return jnp.where(c < 1, 1 / (1 - distributions.minimum(c, 0.5)), jnp.inf)
 
 
 def _var(c):
     """var in standard form: where(c < 0.5, 1 / (1 - minimum(c, 0.25))**2 / (1 - 2 * minimum(c, 0.25)), nan)"""
-    return jnp.where(c < 0.5, 1 / (1 - jnp.minimum(c, 0.25)) ** 2 / (1 - 2 * jnp.minimum(c, 0.25)), jnp.nan)
+    return jnp.where(c < 0.5, 1 / (1 - distributions.minimum(c, 0.25)) ** 2 / (1 - 2 * distributions.minimum(c, 0.25)), jnp.nan)
 
 
 def _entropy(c):

@@ -52,7 +52,7 @@ def _ppf(q):
 
 def _isf(q):
     """isf in standard form: where(q < 0.5, -logit(0.5 * minimum(q, 0.5)), 2 * arctanh(1 - maximum(q, 0.5)))"""
-    return jnp.where(q < 0.5, -special.logit(0.5 * jnp.minimum(q, 0.5)), 2 * jnp.arctanh(1 - jnp.maximum(q, 0.5)))
+    return jnp.where(q < 0.5, -special.logit(0.5 * distributions.minimum(q, 0.5)), 2 * jnp.arctanh(1 - distributions.maximum(q, 0.5)))
 
 
 def _mean():

@@ -34,7 +34,7 @@ def _valid(M, n, N):
 
 def _support(M, n, N):
     """The support in standard form: [maximum(N - (M - n), 0), minimum(n, N)]."""
-    return (jnp.maximum(N - (M - n), 0), jnp.minimum(n, N))
+    return (distributions.maximum(N - (M - n), 0), distributions.minimum(n, N))
 
 
 def _logpmf(k, M, n, N):

@@ -104,7 +104,7 @@ def _var(mu):
 def _entropy(mu):
     """entropy in standard form: r = 2 / mu; 0.5 * (1 + log(2 * pi) + 3 * log(mu)) - 1.5 * where(r < 50, exp(minimum(r, 50)) * exp1(minimum(r, 50)), hyperu(1, 1, maximum(r, 50)))"""
     r = 2 / mu
-    return 0.5 * (1 + jnp.log(2 * jnp.pi) + 3 * jnp.log(mu)) - 1.5 * jnp.where(r < 50, jnp.exp(jnp.minimum(r, 50)) * special.exp1(jnp.minimum(r, 50)), special.hyperu(1, 1, jnp.maximum(r, 50)))
+    return 0.5 * (1 + jnp.log(2 * jnp.pi) + 3 * jnp.log(mu)) - 1.5 * jnp.where(r < 50, jnp.exp(distributions.minimum(r, 50)) * special.exp1(distributions.minimum(r, 50)), special.hyperu(1, 1, distributions.maximum(r, 50)))
 
 
 _DISTRIBUTION = distributions.Continuous(

@@ -45,7 +45,7 @@ def _support(n):
 
 def _pdf_d_x(x, n):
     """d pdf / d x in standard form (the host pdf's rule): where(n > 1, pdf(x, maximum(n, 2) - 1) - pdf(x - 1, maximum(n, 2) - 1), 0)"""
-    return jnp.where(n > 1, _DISTRIBUTION.standard('pdf', x, jnp.maximum(n, 2) - 1) - _DISTRIBUTION.standard('pdf', x - 1, jnp.maximum(n, 2) - 1), 0)
+    return jnp.where(n > 1, _DISTRIBUTION.standard('pdf', x, distributions.maximum(n, 2) - 1) - _DISTRIBUTION.standard('pdf', x - 1, distributions.maximum(n, 2) - 1), 0)
 
 
 def _mean(n):

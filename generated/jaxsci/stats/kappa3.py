@@ -41,12 +41,12 @@ def _pdf(x, a):
 
 def _cdf(x, a):
     """cdf in standard form: where(x > 1, (1 + a * maximum(x, 1)**(-a))**(-1 / a), x * (a + minimum(x, 1)**a)**(-1 / a))"""
-    return jnp.where(x > 1, (1 + a * jnp.maximum(x, 1) ** (-a)) ** (-1 / a), x * (a + jnp.minimum(x, 1) ** a) ** (-1 / a))
+    return jnp.where(x > 1, (1 + a * distributions.maximum(x, 1) ** (-a)) ** (-1 / a), x * (a + distributions.minimum(x, 1) ** a) ** (-1 / a))
 
 
 def _sf(x, a):
     """sf in standard form: difference = 1 - where(x > 1, (1 + a * maximum(x, 1)**(-a))**(-1 / a), x * (a + minimum(x, 1)**a)**(-1 / a)); tail = -expm1(xlog1py(-1 / a, a * x**(-a))); where((difference < 0.01) & (tail <= 0.01), tail, difference)"""
-    difference = 1 - jnp.where(x > 1, (1 + a * jnp.maximum(x, 1) ** (-a)) ** (-1 / a), x * (a + jnp.minimum(x, 1) ** a) ** (-1 / a))
+    difference = 1 - jnp.where(x > 1, (1 + a * distributions.maximum(x, 1) ** (-a)) ** (-1 / a), x * (a + distributions.minimum(x, 1) ** a) ** (-1 / a))
     tail = -jnp.expm1(special.xlog1py(-1 / a, a * x ** (-a)))
     return jnp.where((difference < 0.01) & (tail <= 0.01), tail, difference)
 

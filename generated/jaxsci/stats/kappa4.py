@@ -98,7 +98,7 @@ def _logsf(x, h, k):
     u = jnp.where(t < jnp.inf, h * t, jnp.where(h == 0, 0, h * t))
     near = jnp.abs(u) < 0.5
     lf = jnp.where(near, -t * special.hyp2f1(1, 1, 2, jnp.where(near, u, 0)), jnp.log1p(-jnp.where(near, 1, u)) / jnp.where(near, 1, h))
-    return jnp.where(lf < -jnp.log(2), jnp.log1p(-jnp.exp(jnp.minimum(lf, -jnp.log(2)))), jnp.log(-jnp.expm1(jnp.maximum(lf, -jnp.log(2)))))
+    return jnp.where(lf < -jnp.log(2), jnp.log1p(-jnp.exp(distributions.minimum(lf, -jnp.log(2)))), jnp.log(-jnp.expm1(distributions.maximum(lf, -jnp.log(2)))))
 
 
 def _ppf(q, h, k):

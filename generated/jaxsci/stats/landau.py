@@ -12,13 +12,12 @@ The stable law with alpha = 1 and beta = 1 (Zolotarev's and Nolan's S1 parametri
 SciPy's density, cdf, sf, ppf and isf are Boost's (Yoshimura's approximations,
 scipy.special._landau_pdf and kin), with no counterpart in jaxsci.special: SciPy's own on the host.
 The cdf's and sf's derivative in x is the density, and the quantiles follow the implicit-function
-rule. The density's own derivative, p'(x) = -(pi / 4) int_{-pi/2}^{pi/2} g (1 - g) exp(-g) dtheta
-with g = exp(-pi x / 2) V(theta) (from Nolan's integral below), is an integral with no closed form
-over jaxsci.special, which the formulas of a spec cannot evaluate: the density is not
-differentiable, and the other methods are differentiable to first order only in x (q), loc and
-scale. The mean and variance do not exist (NaN, as SciPy's); the entropy is SciPy's constant, -int p
-log p computed with mpmath (SciPy gh-19145). logpdf, logcdf and logsf are SciPy's defaults
-(log(pdf); log(cdf) and log1p(-sf) on either side of the median).
+rule. The density's own derivatives, of every order, are jaxsci's kernel landau_pdf_dx: Landau's
+Laplace integral (x >= 0) and Nolan's integral (x < 0) differentiated under the integral sign and
+evaluated by Gauss-Legendre rules (relative error below 1e-13 against mpmath). The mean and variance
+do not exist (NaN, as SciPy's); the entropy is SciPy's constant, -int p log p computed with mpmath
+(SciPy gh-19145). logpdf, logcdf and logsf are SciPy's defaults (log(pdf); log(cdf) and log1p(-sf)
+on either side of the median).
 
 References:
   L. Landau, On the energy loss of fast particles by ionization, J. Phys. USSR 8 (1944) 201
@@ -30,7 +29,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import kernels
 from .. import special
+from .. import kernels
 from .._core import distributions
 
 __all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
@@ -44,6 +45,11 @@ def _valid():
 def _support():
     """The support in standard form: [-inf, inf]."""
     return (-jnp.inf, jnp.inf)
+
+
+def _pdf_d_x(x):
+    """d pdf / d x in standard form (the host pdf's rule): landau_pdf_dx(x)"""
+    return kernels.landau_pdf_dx(x)
 
 
 def _mean():
@@ -72,8 +78,8 @@ _DISTRIBUTION = distributions.Continuous(
     open_support=False,
     host={
         'pdf': distributions.Host(
-            derivatives={},
-            blocked={'x': "SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special"},
+            derivatives={'x': _pdf_d_x},
+            blocked={},
         ),
         'cdf': distributions.Host(
             derivatives={},
@@ -98,17 +104,15 @@ _DISTRIBUTION = distributions.Continuous(
 def pdf(x, loc=0, scale=1):
     """Probability density function at x.
 
-    Computed as SciPy's ``scipy.stats.landau.pdf`` computes it: SciPy's own ``scipy.stats.landau.pdf`` on the host (derivatives: x: not differentiable
-    (SciPy's density is Boost's rational approximation, and the Landau density's derivative is
-    an integral (Zolotarev's representation) with no closed form over jaxsci.special)), with x
-    standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.landau.pdf`` computes it: SciPy's own ``scipy.stats.landau.pdf`` on the host (derivatives: x: ``landau_pdf_dx(x)``),
+    with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): x, loc, scale: SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special.
+    Differentiable in: x, loc, scale.
     """
     return _DISTRIBUTION.pdf(x, loc=loc, scale=scale)
 
@@ -123,7 +127,7 @@ def logpdf(x, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): x, loc, scale: SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special.
+    Differentiable in: x, loc, scale.
     """
     return _DISTRIBUTION.logpdf(x, loc=loc, scale=scale)
 
@@ -139,7 +143,7 @@ def cdf(x, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, loc, scale. First order only in x, loc, scale (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special).
+    Differentiable in: x, loc, scale.
     """
     return _DISTRIBUTION.cdf(x, loc=loc, scale=scale)
 
@@ -155,7 +159,7 @@ def logcdf(x, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, loc, scale. First order only in x, loc, scale (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special).
+    Differentiable in: x, loc, scale.
     """
     return _DISTRIBUTION.logcdf(x, loc=loc, scale=scale)
 
@@ -171,7 +175,7 @@ def sf(x, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, loc, scale. First order only in x, loc, scale (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special).
+    Differentiable in: x, loc, scale.
     """
     return _DISTRIBUTION.sf(x, loc=loc, scale=scale)
 
@@ -187,7 +191,7 @@ def logsf(x, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, loc, scale. First order only in x, loc, scale (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special).
+    Differentiable in: x, loc, scale.
     """
     return _DISTRIBUTION.logsf(x, loc=loc, scale=scale)
 
@@ -203,7 +207,7 @@ def ppf(q, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: q, loc, scale. First order only in q (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special).
+    Differentiable in: q, loc, scale.
     """
     return _DISTRIBUTION.ppf(q, loc=loc, scale=scale)
 
@@ -219,7 +223,7 @@ def isf(q, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: q, loc, scale. First order only in q (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is Boost's rational approximation, and the Landau density's derivative is an integral (Zolotarev's representation) with no closed form over jaxsci.special).
+    Differentiable in: q, loc, scale.
     """
     return _DISTRIBUTION.isf(q, loc=loc, scale=scale)
 

@@ -47,12 +47,12 @@ def _sf(x):
 
 def _ppf(q):
     """ppf in standard form: where(q > 0.5, -log(2 * (1 - maximum(q, 0.5))), log(2 * minimum(q, 0.5)))"""
-    return jnp.where(q > 0.5, -jnp.log(2 * (1 - jnp.maximum(q, 0.5))), jnp.log(2 * jnp.minimum(q, 0.5)))
+    return jnp.where(q > 0.5, -jnp.log(2 * (1 - distributions.maximum(q, 0.5))), jnp.log(2 * distributions.minimum(q, 0.5)))
 
 
 def _isf(q):
     """isf in standard form: -where(q > 0.5, -log(2 * (1 - maximum(q, 0.5))), log(2 * minimum(q, 0.5)))"""
-    return -jnp.where(q > 0.5, -jnp.log(2 * (1 - jnp.maximum(q, 0.5))), jnp.log(2 * jnp.minimum(q, 0.5)))
+    return -jnp.where(q > 0.5, -jnp.log(2 * (1 - distributions.maximum(q, 0.5))), jnp.log(2 * distributions.minimum(q, 0.5)))
 
 
 def _mean():

@@ -55,7 +55,7 @@ def _ppf(q):
 
 def _isf(q):
     """isf in standard form: where(q > 0.5, 1 / ndtri((1 - maximum(q, 0.5)) / 2)**2, 1 / (2 * erfinv(minimum(q, 0.5))**2))"""
-    return jnp.where(q > 0.5, 1 / special.ndtri((1 - jnp.maximum(q, 0.5)) / 2) ** 2, 1 / (2 * special.erfinv(jnp.minimum(q, 0.5)) ** 2))
+    return jnp.where(q > 0.5, 1 / special.ndtri((1 - distributions.maximum(q, 0.5)) / 2) ** 2, 1 / (2 * special.erfinv(distributions.minimum(q, 0.5)) ** 2))
 
 
 def _mean():

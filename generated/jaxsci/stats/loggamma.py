@@ -42,24 +42,24 @@ def _logpdf(x, c):
 
 def _cdf(x, c):
     """cdf in standard form: where(x < -708.3964185322641, exp(c * minimum(x, -708.3964185322641) - gammaln(c + 1)), gammainc(c, exp(maximum(x, -708.3964185322641))))"""
-    return jnp.where(x < -708.3964185322641, jnp.exp(c * jnp.minimum(x, -708.3964185322641) - special.gammaln(c + 1)), special.gammainc(c, jnp.exp(jnp.maximum(x, -708.3964185322641))))
+    return jnp.where(x < -708.3964185322641, jnp.exp(c * distributions.minimum(x, -708.3964185322641) - special.gammaln(c + 1)), special.gammainc(c, jnp.exp(distributions.maximum(x, -708.3964185322641))))
 
 
 def _sf(x, c):
     """sf in standard form: where(x < -708.3964185322641, -expm1(c * minimum(x, -708.3964185322641) - gammaln(c + 1)), gammaincc(c, exp(maximum(x, -708.3964185322641))))"""
-    return jnp.where(x < -708.3964185322641, -jnp.expm1(c * jnp.minimum(x, -708.3964185322641) - special.gammaln(c + 1)), special.gammaincc(c, jnp.exp(jnp.maximum(x, -708.3964185322641))))
+    return jnp.where(x < -708.3964185322641, -jnp.expm1(c * distributions.minimum(x, -708.3964185322641) - special.gammaln(c + 1)), special.gammaincc(c, jnp.exp(distributions.maximum(x, -708.3964185322641))))
 
 
 def _ppf(q, c):
     """ppf in standard form: g = gammaincinv(c, q); where(g < 2.2250738585072014e-308, (log(q) + gammaln(c + 1)) / c, log(maximum(g, 2.2250738585072014e-308)))"""
     g = special.gammaincinv(c, q)
-    return jnp.where(g < 2.2250738585072014e-308, (jnp.log(q) + special.gammaln(c + 1)) / c, jnp.log(jnp.maximum(g, 2.2250738585072014e-308)))
+    return jnp.where(g < 2.2250738585072014e-308, (jnp.log(q) + special.gammaln(c + 1)) / c, jnp.log(distributions.maximum(g, 2.2250738585072014e-308)))
 
 
 def _isf(q, c):
     """isf in standard form: g = gammainccinv(c, q); where(g < 2.2250738585072014e-308, (log1p(-q) + gammaln(c + 1)) / c, log(maximum(g, 2.2250738585072014e-308)))"""
     g = special.gammainccinv(c, q)
-    return jnp.where(g < 2.2250738585072014e-308, (jnp.log1p(-q) + special.gammaln(c + 1)) / c, jnp.log(jnp.maximum(g, 2.2250738585072014e-308)))
+    return jnp.where(g < 2.2250738585072014e-308, (jnp.log1p(-q) + special.gammaln(c + 1)) / c, jnp.log(distributions.maximum(g, 2.2250738585072014e-308)))
 
 
 def _mean(c):

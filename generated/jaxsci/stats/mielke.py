@@ -43,7 +43,7 @@ def _pdf(x, k, s):
 
 def _logpdf(x, k, s):
     """logpdf in standard form: where(x > 1, log(k) + (k - 1) * log(maximum(x, 1)) - (1 + k / s) * (s * log(maximum(x, 1)) + log1p(maximum(x, 1)**(-s))), log(k) + xlogy(k - 1, minimum(x, 1)) - (1 + k / s) * log1p(minimum(x, 1)**s))"""
-    return jnp.where(x > 1, jnp.log(k) + (k - 1) * jnp.log(jnp.maximum(x, 1)) - (1 + k / s) * (s * jnp.log(jnp.maximum(x, 1)) + jnp.log1p(jnp.maximum(x, 1) ** (-s))), jnp.log(k) + special.xlogy(k - 1, jnp.minimum(x, 1)) - (1 + k / s) * jnp.log1p(jnp.minimum(x, 1) ** s))
+    return jnp.where(x > 1, jnp.log(k) + (k - 1) * jnp.log(distributions.maximum(x, 1)) - (1 + k / s) * (s * jnp.log(distributions.maximum(x, 1)) + jnp.log1p(distributions.maximum(x, 1) ** (-s))), jnp.log(k) + special.xlogy(k - 1, distributions.minimum(x, 1)) - (1 + k / s) * jnp.log1p(distributions.minimum(x, 1) ** s))
 
 
 def _logcdf(x, k, s):

@@ -58,14 +58,14 @@ def _sf(k, n, p):
 def _ppf(q, n, p):
     """ppf in standard form: vals = ceil(nbdtrik(q, n, p)); below = maximum(vals - 1, 0); where(betainc(n, below + 1, p) >= q, below, vals)"""
     vals = jnp.ceil(special.nbdtrik(q, n, p))
-    below = jnp.maximum(vals - 1, 0)
+    below = distributions.maximum(vals - 1, 0)
     return jnp.where(special.betainc(n, below + 1, p) >= q, below, vals)
 
 
 def _isf(q, n, p):
     """isf in standard form: vals = ceil(nbdtrik(1 - q, n, p)); below = maximum(vals - 1, 0); where(betaincc(n, below + 1, p) <= q, below, vals)"""
     vals = jnp.ceil(special.nbdtrik(1 - q, n, p))
-    below = jnp.maximum(vals - 1, 0)
+    below = distributions.maximum(vals - 1, 0)
     return jnp.where(special.betaincc(n, below + 1, p) <= q, below, vals)
 
 

@@ -38,7 +38,7 @@ def _valid(M, n, N, odds):
 
 def _support(M, n, N, odds):
     """The support in standard form: [maximum(N - (M - n), 0), minimum(n, N)]."""
-    return (jnp.maximum(N - (M - n), 0), jnp.minimum(n, N))
+    return (distributions.maximum(N - (M - n), 0), distributions.minimum(n, N))
 
 
 def _pmf_d_odds(k, M, n, N, odds):

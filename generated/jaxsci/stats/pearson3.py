@@ -41,20 +41,20 @@ def _logpdf(x, skew):
     """logpdf in standard form: b = 2 / where(abs(skew) < 0.000016, 1, skew); t = b * x + b**2; where(abs(skew) < 0.000016, -x**2 / 2 - log(sqrt(2 * pi)), where((t < 0) | isinf(t), -inf, log(abs(b)) + xlogy(b**2 - 1, maximum(t, 0)) - maximum(t, 0) - gammaln(b**2)))"""
     b = 2 / jnp.where(jnp.abs(skew) < 1.6e-05, 1, skew)
     t = b * x + b ** 2
-    return jnp.where(jnp.abs(skew) < 1.6e-05, -x ** 2 / 2 - jnp.log(jnp.sqrt(2 * jnp.pi)), jnp.where((t < 0) | jnp.isinf(t), -jnp.inf, jnp.log(jnp.abs(b)) + special.xlogy(b ** 2 - 1, jnp.maximum(t, 0)) - jnp.maximum(t, 0) - special.gammaln(b ** 2)))
+    return jnp.where(jnp.abs(skew) < 1.6e-05, -x ** 2 / 2 - jnp.log(jnp.sqrt(2 * jnp.pi)), jnp.where((t < 0) | jnp.isinf(t), -jnp.inf, jnp.log(jnp.abs(b)) + special.xlogy(b ** 2 - 1, distributions.maximum(t, 0)) - distributions.maximum(t, 0) - special.gammaln(b ** 2)))
 
 
 def _cdf(x, skew):
     """cdf in standard form: b = 2 / where(abs(skew) < 0.000016, 1, skew); t = maximum(b * x + b**2, 0); where(abs(skew) < 0.000016, ndtr(x), where(skew > 0, gammainc(b**2, t), gammaincc(b**2, t)))"""
     b = 2 / jnp.where(jnp.abs(skew) < 1.6e-05, 1, skew)
-    t = jnp.maximum(b * x + b ** 2, 0)
+    t = distributions.maximum(b * x + b ** 2, 0)
     return jnp.where(jnp.abs(skew) < 1.6e-05, special.ndtr(x), jnp.where(skew > 0, special.gammainc(b ** 2, t), special.gammaincc(b ** 2, t)))
 
 
 def _sf(x, skew):
     """sf in standard form: b = 2 / where(abs(skew) < 0.000016, 1, skew); t = maximum(b * x + b**2, 0); where(abs(skew) < 0.000016, ndtr(-x), where(skew > 0, gammaincc(b**2, t), gammainc(b**2, t)))"""
     b = 2 / jnp.where(jnp.abs(skew) < 1.6e-05, 1, skew)
-    t = jnp.maximum(b * x + b ** 2, 0)
+    t = distributions.maximum(b * x + b ** 2, 0)
     return jnp.where(jnp.abs(skew) < 1.6e-05, special.ndtr(-x), jnp.where(skew > 0, special.gammaincc(b ** 2, t), special.gammainc(b ** 2, t)))
 
 

@@ -53,7 +53,7 @@ def _logsf(k, lambda_):
 def _ppf(q, lambda_):
     """ppf in standard form: vals = ceil(-1 / lambda_ * log1p(-q) - 1); below = maximum(vals - 1, 0); where(-expm1(-lambda_ * (below + 1)) >= q, below, vals)"""
     vals = jnp.ceil(-1 / lambda_ * jnp.log1p(-q) - 1)
-    below = jnp.maximum(vals - 1, 0)
+    below = distributions.maximum(vals - 1, 0)
     return jnp.where(-jnp.expm1(-lambda_ * (below + 1)) >= q, below, vals)
 
 

@@ -48,7 +48,7 @@ def _sf(k, mu):
 def _ppf(q, mu):
     """ppf in standard form: vals = ceil(pdtrik(q, mu)); below = maximum(vals - 1, 0); where(pdtr(below, mu) >= q, below, vals)"""
     vals = jnp.ceil(special.pdtrik(q, mu))
-    below = jnp.maximum(vals - 1, 0)
+    below = distributions.maximum(vals - 1, 0)
     return jnp.where(special.pdtr(below, mu) >= q, below, vals)
 
 

@@ -60,7 +60,7 @@ def _sf(k, p):
 def _ppf(q, p):
     """ppf in standard form: table = bernoulli_sum_pmf(p); minimum(core_sum(core_cumsum(table) < q), core_length(p))"""
     table = distributions.bernoulli_sum_pmf(p)
-    return jnp.minimum(distributions.core_sum(distributions.core_cumsum(table) < jnp.expand_dims(q, -1)), distributions.core_length(p))
+    return distributions.minimum(distributions.core_sum(distributions.core_cumsum(table) < jnp.expand_dims(q, -1)), distributions.core_length(p))
 
 
 def _mean(p):

@@ -46,7 +46,7 @@ def _cdf(k, low, high):
 def _ppf(q, low, high):
     """ppf in standard form: vals = ceil(q * (high - low) + low) - 1; below = minimum(maximum(vals - 1, low), high); where((below - low + 1) / (high - low) >= q, below, vals)"""
     vals = jnp.ceil(q * (high - low) + low) - 1
-    below = jnp.minimum(jnp.maximum(vals - 1, low), high)
+    below = distributions.minimum(distributions.maximum(vals - 1, low), high)
     return jnp.where((below - low + 1) / (high - low) >= q, below, vals)
 
 

@@ -116,12 +116,12 @@ def _sf(x, a, b):
 
 
 def _ppf(q, a, b):
-    """ppf in standard form: log_mass = where(b <= 0, log_ndtr(b) + log(-expm1(log_ndtr(a) - log_ndtr(b))), where(a > 0, log_ndtr(-a) + log(-expm1(log_ndtr(-b) - log_ndtr(-a))), log1p(-where((a <= 0) & (b > 0), ndtr(a) + ndtr(-b), 0.5)))); left = log(q) + log_mass; right = log1p(-q) + log_mass; log_left = maximum(log_ndtr(a), left) + log1p(exp(-abs(log_ndtr(a) - left))); log_right = maximum(log_ndtr(-b), right) + log1p(exp(-abs(log_ndtr(-b) - right))); where(a < 0, ndtri_exp(log_left), -ndtri_exp(log_right))"""
+    """ppf in standard form: log_mass = where(b <= 0, log_ndtr(b) + log(-expm1(log_ndtr(a) - log_ndtr(b))), where(a > 0, log_ndtr(-a) + log(-expm1(log_ndtr(-b) - log_ndtr(-a))), log1p(-where((a <= 0) & (b > 0), ndtr(a) + ndtr(-b), 0.5)))); left = log(q) + log_mass; right = log1p(-q) + log_mass; log_left = logaddexp(log_ndtr(a), left); log_right = logaddexp(log_ndtr(-b), right); where(a < 0, ndtri_exp(log_left), -ndtri_exp(log_right))"""
     log_mass = jnp.where(b <= 0, special.log_ndtr(b) + jnp.log(-jnp.expm1(special.log_ndtr(a) - special.log_ndtr(b))), jnp.where(a > 0, special.log_ndtr(-a) + jnp.log(-jnp.expm1(special.log_ndtr(-b) - special.log_ndtr(-a))), jnp.log1p(-jnp.where((a <= 0) & (b > 0), special.ndtr(a) + special.ndtr(-b), 0.5))))
     left = jnp.log(q) + log_mass
     right = jnp.log1p(-q) + log_mass
-    log_left = jnp.maximum(special.log_ndtr(a), left) + jnp.log1p(jnp.exp(-jnp.abs(special.log_ndtr(a) - left)))
-    log_right = jnp.maximum(special.log_ndtr(-b), right) + jnp.log1p(jnp.exp(-jnp.abs(special.log_ndtr(-b) - right)))
+    log_left = jnp.logaddexp(special.log_ndtr(a), left)
+    log_right = jnp.logaddexp(special.log_ndtr(-b), right)
     return jnp.where(a < 0, special.ndtri_exp(log_left), -special.ndtri_exp(log_right))
 
 
@@ -359,9 +359,8 @@ def ppf(q, a, b, loc=0, scale=1):
     Computed as SciPy's ``scipy.stats.truncnorm.ppf`` computes it: ``log_mass = where(b <= 0, log_ndtr(b) + log(-expm1(log_ndtr(a) - log_ndtr(b))), where(a >
     0, log_ndtr(-a) + log(-expm1(log_ndtr(-b) - log_ndtr(-a))), log1p(-where((a <= 0) & (b >
     0), ndtr(a) + ndtr(-b), 0.5)))); left = log(q) + log_mass; right = log1p(-q) + log_mass;
-    log_left = maximum(log_ndtr(a), left) + log1p(exp(-abs(log_ndtr(a) - left))); log_right =
-    maximum(log_ndtr(-b), right) + log1p(exp(-abs(log_ndtr(-b) - right))); where(a < 0,
-    ndtri_exp(log_left), -ndtri_exp(log_right))``, times scale, plus loc.
+    log_left = logaddexp(log_ndtr(a), left); log_right = logaddexp(log_ndtr(-b), right);
+    where(a < 0, ndtri_exp(log_left), -ndtri_exp(log_right))``, times scale, plus loc.
 
     Args:
       q: Probabilities.

@@ -59,7 +59,7 @@ def _ppf(q, c, a, b):
 
 def _isf(q, c, a, b):
     """isf in standard form: where(b**c - a**c > 1, a**c - log(q + (1 - q) * exp(a**c - b**c)), b**c - log1p(q * expm1(minimum(b**c - a**c, 1))))**(1 / c)"""
-    return jnp.where(b ** c - a ** c > 1, a ** c - jnp.log(q + (1 - q) * jnp.exp(a ** c - b ** c)), b ** c - jnp.log1p(q * jnp.expm1(jnp.minimum(b ** c - a ** c, 1)))) ** (1 / c)
+    return jnp.where(b ** c - a ** c > 1, a ** c - jnp.log(q + (1 - q) * jnp.exp(a ** c - b ** c)), b ** c - jnp.log1p(q * jnp.expm1(distributions.minimum(b ** c - a ** c, 1)))) ** (1 / c)
 
 
 def _mean(c, a, b):
