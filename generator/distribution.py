@@ -173,9 +173,10 @@ class Distribution:
 
 
 def special_arities(special_specs: list) -> dict:
-    """The functions a formula may call -> (fewest, most traced arguments, module): jaxsci.special's
+    """The functions a formula may call -> (fewest, most traced arguments, module, static keywords): jaxsci.special's
     (aliases included), and jaxsci.kernels' derivative kernels (specs/kernels/: a host method's derivative
-    with no closed form over jaxsci.special, vonmises' cdf in kappa)."""
+    with no closed form over jaxsci.special, vonmises' cdf in kappa), whose integer static arguments with a
+    default a formula may give by keyword (geninvgauss' ``geninvgauss_cdf_d(x, p, b, i=0, j=1)``)."""
     arities = {}
     for spec in special_specs:
         if spec.module != "special" and not spec.kernel:
@@ -183,7 +184,8 @@ def special_arities(special_specs: list) -> dict:
         traced = [a for a in spec.args if a.traced]
         if any(a.kind.startswith("static") and not a.has_default for a in spec.args) or not traced:
             continue
-        arity = (sum(not a.has_default for a in traced), len(traced), "kernels" if spec.kernel else "special")
+        keywords = frozenset(a.name for a in spec.args if spec.kernel and a.kind == "static_int" and a.has_default)
+        arity = (sum(not a.has_default for a in traced), len(traced), "kernels" if spec.kernel else "special", keywords)
         for name in (spec.name, *spec.aliases):
             arities[name] = arity
     return arities
@@ -556,11 +558,16 @@ class _Printer(ast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
-        if (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)) and not node.keywords:
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            if node.keywords:
+                raise _FormulaError("only calls of named functions with positional arguments are allowed (a "
+                                    "distribution's method, and jaxsci.special's functions; a derivative kernel's "
+                                    "static integer arguments may be given by keyword)")
             return self._distribution_call(node.func.value.id, node.func.attr, [self.visit(a) for a in node.args])
-        if not isinstance(node.func, ast.Name) or node.keywords:
-            raise _FormulaError("only calls of named functions with positional arguments are allowed")
+        if not isinstance(node.func, ast.Name):
+            raise _FormulaError("only calls of named functions are allowed")
         name = node.func.id
+        keywords = self._static_keywords(name, node.keywords)
         args = [self.visit(a) for a in node.args]
         if self.namespace.draws and name.startswith(RANDOM_PREFIX) and name.removeprefix(RANDOM_PREFIX) in RANDOM:
             sampler = name.removeprefix(RANDOM_PREFIX)
@@ -581,12 +588,27 @@ class _Printer(ast.NodeTransformer):
             module = "jnp" if name in ELEMENTARY - TIE_TO_FIRST else "distributions"
             return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
         if name in self.namespace.arities:
-            fewest, most, module = self.namespace.arities[name]
+            fewest, most, module, _ = self.namespace.arities[name]
             if not fewest <= len(args) <= most:
                 wanted = str(most) if fewest == most else f"{fewest} to {most}"
                 raise _FormulaError(f"jaxsci.{module}.{name} takes {wanted} argument(s), got {len(args)}")
-            return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, [])
+            return ast.Call(ast.Attribute(ast.Name(module, ast.Load()), name, ast.Load()), args, keywords)
         raise _FormulaError(self._unknown(name, "function"))
+
+    def _static_keywords(self, name: str, keywords: list) -> list:
+        """A kernel's integer static arguments given by keyword (the order of a derivative), checked."""
+        if not keywords:
+            return []
+        allowed = self.namespace.arities[name][3] if name in self.namespace.arities else frozenset()
+        for keyword in keywords:
+            if keyword.arg not in allowed:
+                raise _FormulaError(f"{name}() takes no keyword {keyword.arg!r}" + (
+                    f" (its static integer arguments: {', '.join(sorted(allowed))})" if allowed else
+                    ": only a derivative kernel's static integer arguments may be given by keyword"))
+            value = keyword.value
+            if not (isinstance(value, ast.Constant) and type(value.value) is int and value.value >= 0):
+                raise _FormulaError(f"{name}({keyword.arg}=...) must be a non-negative integer literal")
+        return keywords
 
     def _distribution_call(self, name: str, method: str, args: list):
         """``name.method(point, *shapes)``: the standard-form method of jaxsci.stats' distribution ``name`` (this

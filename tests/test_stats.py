@@ -480,6 +480,9 @@ reference:
                                                    "logpdf, cdf, logcdf, sf, logsf, ppf, isf"),
     (("cdf: -expm1(-x)", "cdf: gama.cdf(x, 2)"), "methods.cdf: gama.cdf: 'gama' is not a scipy.stats distribution"),
     (("cdf: -expm1(-x)", "cdf: gamma.cdf(x, a=2)"), "only calls of named functions with positional arguments"),
+    (("cdf: -expm1(-x)", "cdf: ndtr(x, r=1)"), "ndtr() takes no keyword 'r': only a derivative kernel's static integer"),
+    (("cdf: -expm1(-x)", "cdf: landau_pdf_dx(x, s=2)"), "landau_pdf_dx() takes no keyword 's' (its static integer arguments: r)"),
+    (("cdf: -expm1(-x)", "cdf: landau_pdf_dx(x, r=x)"), "landau_pdf_dx(r=...) must be a non-negative integer literal"),
 ])
 def test_loader_errors_are_located(change, message):
     _assert_located(_GOOD, change, "expon", message)
@@ -510,6 +513,12 @@ def test_a_formula_calls_a_distributions_standard_form_method(tmp_path):
     found, errors = collect_distributions(tmp_path, tmp_path, SPECS)
     assert [d.name for d in found] == ["expon"]
     assert [str(e) for e in errors] == ["stats/expon.yaml:8: gamma.<method>: jaxsci.stats has no gamma (no specs/stats/gamma.yaml)"]
+
+
+def test_a_formula_gives_a_kernels_static_order_by_keyword():
+    text = _GOOD.replace("cdf: -expm1(-x)", "cdf: -expm1(-x) + 0 * landau_pdf_dx(x, r=2)")
+    d = parse_distribution(text, "specs/stats/expon.yaml", "expon", special_arities(SPECS))
+    assert d.methods["cdf"].code == "-jnp.expm1(-x) + 0 * kernels.landau_pdf_dx(x, r=2)"
 
 
 def test_the_good_spec_loads():

@@ -59,6 +59,7 @@ if _TYPE_CHECKING:
     from ._gausshyper_cdf_db import gausshyper_cdf_db as gausshyper_cdf_db
     from ._gausshyper_cdf_dc import gausshyper_cdf_dc as gausshyper_cdf_dc
     from ._gausshyper_cdf_dz import gausshyper_cdf_dz as gausshyper_cdf_dz
+    from ._geninvgauss_cdf_d import geninvgauss_cdf_d as geninvgauss_cdf_d
     from ._h1vp_dv import h1vp_dv as h1vp_dv
     from ._h1vp_dv2 import h1vp_dv2 as h1vp_dv2
     from ._h2vp_dv import h2vp_dv as h2vp_dv
@@ -242,6 +243,7 @@ __all__ = [
     'gausshyper_cdf_db',
     'gausshyper_cdf_dc',
     'gausshyper_cdf_dz',
+    'geninvgauss_cdf_d',
     'h1vp_dv',
     'h1vp_dv2',
     'h2vp_dv',
