@@ -1,0 +1,113 @@
+"""The parameter derivatives of the beta-binomial and beta-negative-binomial cdfs (in a and b, mixed ones
+included) and of the Zipfian pmf and cdf (in a), templates/runtime/kernels/discrete_sums.py: finite sums
+in Taylor arithmetic, against mpmath.
+
+Reference: mpmath.diff (dps 40) of the pmf's finite sums (JKK 6.7.2 and 6.2.3; H(m, a) = sum j^-a), exact.
+Error measure: |got - ref| <= rtol |ref|. Measured worst (1 <= order <= 3): betabinom 1.5e-14 (the upper
+tail included: there the kernel takes minus the upper sum), zipfian 4e-15 (pmf 1.5e-15), betanbinom 3e-15
+below its tail and 4e-11 in the upper tail where the lower sum cancels, up to the kernel's bound (terms'
+absolute sum <= 1e5 times the result), beyond which it returns NaN.
+"""
+import mpmath as mp
+import numpy as np
+import pytest
+
+from jaxsci._core.kernels import discrete_sums as K
+
+
+def _betabinom_pmf(j, n, a, b):
+    return mp.binomial(n, j) * mp.beta(j + a, n - j + b) / mp.beta(a, b)
+
+
+def _betanbinom_pmf(j, n, a, b):
+    return mp.binomial(n + j - 1, j) * mp.beta(a + n, b + j) / mp.beta(a, b)
+
+
+def _cdf_reference(pmf, k, n, a, b, p, q):
+    with mp.workdps(40):
+        return float(mp.diff(lambda s, t: mp.fsum(pmf(j, n, s, t) for j in range(k + 1)), (mp.mpf(a), mp.mpf(b)), (p, q)))
+
+
+# the third-order mixed derivative (mpmath differentiates the sums 2 x 3 ways) costs seconds: under -m slow
+ORDERS = [(1, 0), (0, 1), (2, 0), (1, 1), (0, 2), pytest.param(2, 1, marks=pytest.mark.slow)]
+
+
+# (k, n, a, b): the lower tail, the middle, the upper tail (cdf near 1: minus the upper sum), a heavy
+# upper end (b < 1), small a and b
+@pytest.mark.parametrize("p, q", ORDERS)
+def test_betabinom_cdf_matches_mpmath(p, q):
+    for point in [(3, 10, 2.0, 3.0), (0, 10, 0.5, 4.0), (9, 10, 2.0, 3.0), (55, 60, 20.0, 2.0), (2, 60, 0.7, 0.7)]:
+        got, want = K.betabinom_cdf_dparam(*point, p, q), _cdf_reference(_betabinom_pmf, *point, p, q)
+        assert abs(got - want) <= 5e-14 * abs(want), (point, p, q, got, want)
+
+
+@pytest.mark.parametrize("p, q", ORDERS)
+def test_betanbinom_cdf_matches_mpmath(p, q):
+    """Below the upper tail to rounding; at k = 200 (cdf 1 - 3e-5) the lower sum cancels by about 1e4 and
+    keeps 1e-10."""
+    for point, rtol in [((3, 5, 2.0, 3.0), 5e-14), ((0, 5, 0.5, 4.0), 5e-14), ((30, 5, 2.0, 3.0), 1e-13),
+                        ((10, 1, 0.3, 7.5), 5e-14), ((200, 4, 3.0, 2.0), 1e-10)]:
+        got, want = K.betanbinom_cdf_dparam(*point, p, q), _cdf_reference(_betanbinom_pmf, *point, p, q)
+        assert abs(got - want) <= rtol * abs(want), (point, p, q, got, want)
+
+
+def test_betanbinom_upper_tail_is_nan_where_the_sum_cancels():
+    """At k = 100, n = 3, a = 5, b = 0.5 (sf 1e-7) the first derivatives' terms cancel beyond 1e5: NaN,
+    never the rounding left over; the second derivative in a cancels less there and is kept (4e-11)."""
+    point = (100, 3, 5.0, 0.5)
+    for p, q in [(1, 0), (0, 1), (1, 1)]:
+        assert np.isnan(K.betanbinom_cdf_dparam(*point, p, q)), (p, q)
+    got, want = K.betanbinom_cdf_dparam(*point, 2, 0), _cdf_reference(_betanbinom_pmf, *point, 2, 0)
+    assert abs(got - want) <= 1e-10 * abs(want), (got, want)
+
+
+def _harmonic(m, a):
+    return mp.fsum(mp.mpf(j) ** -a for j in range(1, m + 1))
+
+
+@pytest.mark.parametrize("r", [1, 2, 3])
+@pytest.mark.parametrize("cumulative", [False, True], ids=["pmf", "cdf"])
+def test_zipfian_matches_mpmath(r, cumulative):
+    """The lower tail, both sides of exp(mean log) (the cdf's lower and upper sums), the last point below n,
+    a = 0 (uniform) and a = 1."""
+    for k, a, n in [(3, 0.0, 10), (9, 2.5, 10), (5, 0.5, 10), (150, 0.8, 200), (199, 1.2, 200), (12, 1.0, 200)]:
+        with mp.workdps(40):
+            if cumulative:
+                want = float(mp.diff(lambda s: _harmonic(k, s) / _harmonic(n, s), mp.mpf(a), r))
+            else:
+                want = float(mp.diff(lambda s: mp.mpf(k) ** -s / _harmonic(n, s), mp.mpf(a), r))
+        got = (K.zipfian_cdf_da if cumulative else K.zipfian_pmf_da)(k, a, n, r)
+        assert abs(got - want) <= 1e-14 * abs(want), (k, a, n, r, got, want)
+
+
+def test_zipfian_large_n_sums_in_blocks():
+    """n = 3 * 2^20 + 5 spans four blocks: the block sums agree with one direct sum over all j (float64,
+    math.fsum), which is how the pmf's derivative -pmf (log k - mu) reads."""
+    n, a, k = 3 * 2**20 + 5, 1.1, np.array([1, 2**20 + 7, 3 * 2**20])
+    j = np.arange(1, n + 1, dtype=np.float64)
+    power = j**-a
+    mu = np.sum(power * np.log(j)) / np.sum(power)
+    want = -(k**-a) / np.sum(power) * (np.log(k) - mu)
+    got = K.zipfian_pmf_da(k, a, n, 1)
+    assert np.allclose(got, want, rtol=1e-12, atol=0), (got, want)
+
+
+def test_outside_the_support_invalid_parameters_and_the_caps():
+    """0 outside the support (and at the cdf's upper end, where it is 1) and at a non-integer pmf point;
+    NaN for SciPy's invalid parameters, a NaN point, betanbinom's n = 0 (SciPy's pmf is NaN there) and the
+    caps on the sums; order 0 is the function itself."""
+    bb, bnb = K.betabinom_cdf_dparam, K.betanbinom_cdf_dparam
+    assert np.all(bb(np.array([-1.0, 10.0, 10.5, 40.0]), 10, 2.0, 3.0, 1, 1) == 0)
+    assert np.all(bnb(np.array([-1.0, -0.5]), 4, 2.0, 3.0, 0, 1) == 0)
+    for args in [(3, 10.5, 2.0, 3.0), (3, 10, 0.0, 3.0), (3, 10, 2.0, -1.0), (np.nan, 10, 2.0, 3.0), (3, 10**6 + 1, 2.0, 3.0)]:
+        assert np.isnan(bb(*args)), args
+    for args in [(3, 0, 2.0, 3.0), (3, 2.5, 2.0, 3.0), (3, 4, 0.0, 3.0), (np.nan, 4, 2.0, 3.0), (10**6, 4, 2.0, 3.0)]:
+        assert np.isnan(bnb(*args)), args
+    pmf, cdf = K.zipfian_pmf_da, K.zipfian_cdf_da
+    assert np.all(pmf(np.array([0.0, 11.0, 2.5]), 1.5, 10) == 0)
+    assert np.all(cdf(np.array([0.0, 0.5, 10.0, 12.0]), 1.5, 10, 2) == 0)
+    for args in [(3, -0.5, 10), (3, 1.5, 0), (3, 1.5, 10.5), (np.nan, 1.5, 10), (3, 1.5, 10**7 + 1)]:
+        assert np.isnan(pmf(*args)) and np.isnan(cdf(*args)), args
+    assert np.isclose(bb(4, 10, 2.0, 3.0, 0, 0), sum(float(_betabinom_pmf(j, 10, 2, 3)) for j in range(5)), rtol=1e-14)
+    assert np.isclose(cdf(4.5, 1.5, 10, 0), float(_harmonic(4, 1.5) / _harmonic(10, 1.5)), rtol=1e-14)
+    assert bb(4, 10, 2.0, 3.0, -1, 0) == 0 and pmf(4, 1.5, 10, -1) == 0
