@@ -3,10 +3,11 @@ included) and of the Zipfian pmf and cdf (in a), templates/runtime/kernels/discr
 in Taylor arithmetic, against mpmath.
 
 Reference: mpmath.diff (dps 40) of the pmf's finite sums (JKK 6.7.2 and 6.2.3; H(m, a) = sum j^-a), exact.
-Error measure: |got - ref| <= rtol |ref|. Measured worst (1 <= order <= 3): betabinom 1.5e-14 (the upper
-tail included: there the kernel takes minus the upper sum), zipfian 4e-15 (pmf 1.5e-15), betanbinom 3e-15
-below its tail and 4e-11 in the upper tail where the lower sum cancels, up to the kernel's bound (terms'
-absolute sum <= 1e5 times the result), beyond which it returns NaN.
+Error measure: |got - ref| <= rtol |ref|. Measured worst (1 <= order <= 3, the points below): betabinom
+4e-14 (the upper tail included: there the kernel takes minus the upper sum), zipfian 4e-15 (pmf 1.5e-15),
+betanbinom 3e-15 below its tail and 4e-11 in the upper tail where the lower sum cancels, up to the kernel's
+bound (terms' absolute sum <= 1e5 times the result), beyond which it returns NaN. At large a or b (1e4) the
+pmf's own value (SciPy's betaln) limits them to about 5e-11.
 """
 import mpmath as mp
 import numpy as np
@@ -49,6 +50,18 @@ def test_betanbinom_cdf_matches_mpmath(p, q):
                         ((10, 1, 0.3, 7.5), 5e-14), ((200, 4, 3.0, 2.0), 1e-10)]:
         got, want = K.betanbinom_cdf_dparam(*point, p, q), _cdf_reference(_betanbinom_pmf, *point, p, q)
         assert abs(got - want) <= rtol * abs(want), (point, p, q, got, want)
+
+
+def test_large_shape_parameters_keep_their_accuracy():
+    """a >> b: d/da log f(0) of betanbinom at n = 1 is 1/a - 1/(a + b) = b / (a (a + b)), which the kernel
+    pairs term by term ((x + i)^-m - (x + b + i)^-m by expm1 and log1p) rather than subtracting sums that
+    agree to 7 digits; what is left is the pmf's own value (SciPy's betaln), about 1e-11 here. betabinom at
+    a = b = 1e4 likewise (its second derivatives near 1e-8, of terms near 1e-4)."""
+    for function, pmf, point, rtol in [(K.betanbinom_cdf_dparam, _betanbinom_pmf, (0, 1, 1e4, 1e-3), 1e-10),
+                                       (K.betabinom_cdf_dparam, _betabinom_pmf, (50, 100, 1e4, 1e4), 2e-10)]:
+        for p, q in [(1, 0), (2, 0), (1, 1)]:
+            got, want = function(*point, p, q), _cdf_reference(pmf, *point, p, q)
+            assert abs(got - want) <= rtol * abs(want), (point, p, q, got, want)
 
 
 def test_betanbinom_upper_tail_is_nan_where_the_sum_cancels():

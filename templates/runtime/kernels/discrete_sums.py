@@ -54,37 +54,48 @@ _BLOCK = 2**20  # the zipfian sums' block length (memory: a few blocks of (order
 _CANCELLATION = 1e5  # NaN where the terms' absolute sum exceeds this times the result
 
 
-def _shifted_log_gamma_sums(x, length, order):
-    """sum_(i<l) (x + i)^-m for l = 0..length (an array (order + 1, length + 1); row m, m >= 1): the
-    Taylor coefficients of lnG(x + l + t) - lnG(x + t), times (-1)^(m-1) m, by cumulative sums."""
-    out = np.zeros((order + 1, length + 1))
+def _power_sums(x, shift, x_counts, y_counts, order):
+    """For m = 1..order (rows; row 0 unused) and each element: the sums Y = sum_(i<y_count) (y + i)^-m,
+    y = x + shift, and the differences D = sum_(i<x_count) (x + i)^-m - Y, with the common range paired,
+    (x + i)^-m - (y + i)^-m = -(x + i)^-m expm1(-m log1p(shift / (x + i))), so that D keeps its relative
+    accuracy where x is much larger than shift (1/a - 1/(a + b) = b / (a (a + b)) at a >> b). Both are the
+    Taylor coefficients of log-gamma differences lnG(x + l + t) - lnG(x + t), times (-1)^(m-1) m, by
+    cumulative sums (arrays (order + 1, J))."""
+    length = int(max(x_counts.max(), y_counts.max()))
     base = x + np.arange(length, dtype=np.float64)
+    common = np.minimum(x_counts, y_counts)
+    differences, sums = np.zeros((order + 1, x_counts.size)), np.zeros((order + 1, x_counts.size))
     for m in range(1, order + 1):
-        out[m, 1:] = np.cumsum(base**-m)
-    return out
+        def prefix(terms):
+            return np.concatenate([[0.0], np.cumsum(terms)])
+
+        xs, ys = prefix(base**-m), prefix((base + shift) ** -m)
+        paired = prefix(-(base**-m) * np.expm1(-m * np.log1p(shift / base)))
+        sums[m] = ys[y_counts]
+        differences[m] = paired[common] + (xs[x_counts] - xs[common]) - (ys[y_counts] - ys[common])
+    return differences, sums
 
 
 def _beta_mixture_pmf_series(log_pmf, a, b, a_counts, b_counts, ab_counts, p, q):
     """The pmf's Taylor series in (a, b) at each term j: an array (p + 1, q + 1, J), from its logarithm
     log_pmf[j] and the lengths of the three brackets lnG(x + l) - lnG(x) (x = a, b, a + b) per j."""
     total = p + q
-    sums_a = _shifted_log_gamma_sums(a, int(a_counts.max()), total)[:, a_counts]
-    sums_b = _shifted_log_gamma_sums(b, int(b_counts.max()), total)[:, b_counts]
-    sums_ab = _shifted_log_gamma_sums(a + b, int(ab_counts.max()), total)[:, ab_counts]
+    differences_a, sums_ab = _power_sums(a, b, a_counts, ab_counts, total)
+    differences_b, _ = _power_sums(b, a, b_counts, ab_counts, total)
     series = np.zeros((p + 1, q + 1, log_pmf.size))
     series[0, 0] = log_pmf
     for i in range(p + 1):
         for l in range(q + 1):
             m = i + l
+            sign = (-1) ** (m - 1) / m if m else 0.0
             if m == 0:
                 continue
-            sign = (-1) ** (m - 1) / m
-            # log(1 + (s + t)/(x + i)) contributes binomial(m, i) s^i t^l of (s + t)^m
-            series[i, l] = -sign * math.comb(m, i) * sums_ab[m]
-            if l == 0:
-                series[i, l] += sign * sums_a[m]
-            if i == 0:
-                series[i, l] += sign * sums_b[m]
+            if l == 0:  # the a bracket and the (a + b) bracket's s^m
+                series[i, l] = sign * differences_a[m]
+            elif i == 0:  # the b bracket and the (a + b) bracket's t^m
+                series[i, l] = sign * differences_b[m]
+            else:  # log(1 + (s + t)/(a + b + i)) contributes binomial(m, i) s^i t^l of (s + t)^m
+                series[i, l] = -sign * math.comb(m, i) * sums_ab[m]
     return taylor.exp(series)[p, q] * (math.factorial(p) * math.factorial(q))
 
 
