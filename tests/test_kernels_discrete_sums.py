@@ -5,9 +5,8 @@ in Taylor arithmetic, against mpmath.
 Reference: mpmath.diff (dps 40) of the pmf's finite sums (JKK 6.7.2 and 6.2.3; H(m, a) = sum j^-a), exact.
 Error measure: |got - ref| <= rtol |ref|. Measured worst (1 <= order <= 3, the points below): betabinom
 4e-14 (the upper tail included: there the kernel takes minus the upper sum), zipfian 4e-15 (pmf 1.5e-15),
-betanbinom 3e-15 below its tail and 4e-11 in the upper tail where the lower sum cancels, up to the kernel's
-bound (terms' absolute sum <= 1e5 times the result), beyond which it returns NaN. At large a or b (1e4) the
-pmf's own value (SciPy's betaln) limits them to about 5e-11.
+betanbinom 3e-15, its upper tail included (minus the sf, a finite beta-binomial sum, where the lower sum
+cancels). At a, b or N near 1e4 to 1e5, 3e-13 (SciPy's betaln there: 1e-11).
 """
 import mpmath as mp
 import numpy as np
@@ -24,8 +23,13 @@ def _betanbinom_pmf(j, n, a, b):
     return mp.binomial(n + j - 1, j) * mp.beta(a + n, b + j) / mp.beta(a, b)
 
 
-def _cdf_reference(pmf, k, n, a, b, p, q):
+def _cdf_reference(pmf, k, n, a, b, p, q, upper=None):
+    """d^p/da^p d^q/db^q of the pmf summed over 0..k, or minus that of the sum over k + 1..upper (the
+    cdf is 1 - sf: where the cdf is 1 - 1e-63, 40 digits do not resolve the lower sum's change)."""
     with mp.workdps(40):
+        if upper is not None:
+            return -float(mp.diff(lambda s, t: mp.fsum(pmf(j, n, s, t) for j in range(k + 1, upper + 1)),
+                                  (mp.mpf(a), mp.mpf(b)), (p, q)))
         return float(mp.diff(lambda s, t: mp.fsum(pmf(j, n, s, t) for j in range(k + 1)), (mp.mpf(a), mp.mpf(b)), (p, q)))
 
 
@@ -44,34 +48,63 @@ def test_betabinom_cdf_matches_mpmath(p, q):
 
 @pytest.mark.parametrize("p, q", ORDERS)
 def test_betanbinom_cdf_matches_mpmath(p, q):
-    """Below the upper tail to rounding; at k = 200 (cdf 1 - 3e-5) the lower sum cancels by about 1e4 and
-    keeps 1e-10."""
-    for point, rtol in [((3, 5, 2.0, 3.0), 5e-14), ((0, 5, 0.5, 4.0), 5e-14), ((30, 5, 2.0, 3.0), 1e-13),
-                        ((10, 1, 0.3, 7.5), 5e-14), ((200, 4, 3.0, 2.0), 1e-10)]:
+    """Below the median, above it, and in the upper tail (k = 100, sf 1e-7; k = 200, sf 3e-5), where the
+    lower sum's terms cancel by 1e5 and more and the kernel takes minus the sf's finite sum (a beta-binomial
+    cdf) instead."""
+    for point in [(3, 5, 2.0, 3.0), (0, 5, 0.5, 4.0), (30, 5, 2.0, 3.0), (10, 1, 0.3, 7.5), (100, 3, 5.0, 0.5),
+                  (200, 4, 3.0, 2.0)]:
         got, want = K.betanbinom_cdf_dparam(*point, p, q), _cdf_reference(_betanbinom_pmf, *point, p, q)
-        assert abs(got - want) <= rtol * abs(want), (point, p, q, got, want)
+        assert abs(got - want) <= 1e-12 * abs(want), (point, p, q, got, want)
+
+
+def test_betanbinom_far_upper_tail():
+    """k = 10^5 with a heavy tail (a = 0.7: sf 3e-4) and a light one (a = 6: sf 1e-26): against mpmath's
+    sf as 1 minus the pmf summed to k would be 10^5 terms per evaluation, so the reference is mpmath's
+    beta-binomial cdf at n - 1 with n + k trials (the identity the kernel uses, in mpmath's beta
+    functions), checked against the direct sum at k = 100 and 200 above."""
+    for n, a, b in [(3, 0.7, 2.0), (2, 6.0, 0.5)]:
+        k = 10**5
+        for p, q in [(1, 0), (0, 1), (1, 1)]:
+            got = K.betanbinom_cdf_dparam(k, n, a, b, p, q)
+            with mp.workdps(40):
+                want = -float(mp.diff(lambda s, t: mp.fsum(_betabinom_pmf(j, n + k, s, t) for j in range(n)),
+                                      (mp.mpf(a), mp.mpf(b)), (p, q)))
+            assert abs(got - want) <= 1e-13 * abs(want), (n, a, b, p, q, got, want)
 
 
 def test_large_shape_parameters_keep_their_accuracy():
     """a >> b: d/da log f(0) of betanbinom at n = 1 is 1/a - 1/(a + b) = b / (a (a + b)), which the kernel
     pairs term by term ((x + i)^-m - (x + b + i)^-m by expm1 and log1p) rather than subtracting sums that
-    agree to 7 digits; what is left is the pmf's own value (SciPy's betaln), about 1e-11 here. betabinom at
-    a = b = 1e4 likewise (its second derivatives near 1e-8, of terms near 1e-4)."""
-    for function, pmf, point, rtol in [(K.betanbinom_cdf_dparam, _betanbinom_pmf, (0, 1, 1e4, 1e-3), 1e-10),
-                                       (K.betabinom_cdf_dparam, _betabinom_pmf, (50, 100, 1e4, 1e4), 2e-10)]:
+    agree to 7 digits; and the pmf itself pairs its gamma functions as rising factorials (Stirling's series'
+    difference) where SciPy's betaln subtracts lgamma values (1e-11 near 1e5). betabinom at a = b = 1e4
+    and at a = 1e4, b = 3e4 in its upper tail (pmf 1e-63) likewise. Measured: 6e-11 before, 3e-13 now."""
+    for function, pmf, point, upper in [(K.betanbinom_cdf_dparam, _betanbinom_pmf, (0, 1, 1e4, 1e-3), None),
+                                        (K.betabinom_cdf_dparam, _betabinom_pmf, (50, 100, 1e4, 1e4), None),
+                                        (K.betabinom_cdf_dparam, _betabinom_pmf, (99, 100, 1e4, 3e4), 100)]:
         for p, q in [(1, 0), (2, 0), (1, 1)]:
-            got, want = function(*point, p, q), _cdf_reference(pmf, *point, p, q)
-            assert abs(got - want) <= rtol * abs(want), (point, p, q, got, want)
+            got, want = function(*point, p, q), _cdf_reference(pmf, *point, p, q, upper)
+            assert abs(got - want) <= 2e-12 * abs(want), (point, p, q, got, want)
 
 
-def test_betanbinom_upper_tail_is_nan_where_the_sum_cancels():
-    """At k = 100, n = 3, a = 5, b = 0.5 (sf 1e-7) the first derivatives' terms cancel beyond 1e5: NaN,
-    never the rounding left over; the second derivative in a cancels less there and is kept (4e-11)."""
-    point = (100, 3, 5.0, 0.5)
-    for p, q in [(1, 0), (0, 1), (1, 1)]:
-        assert np.isnan(K.betanbinom_cdf_dparam(*point, p, q)), (p, q)
-    got, want = K.betanbinom_cdf_dparam(*point, 2, 0), _cdf_reference(_betanbinom_pmf, *point, 2, 0)
-    assert abs(got - want) <= 1e-10 * abs(want), (got, want)
+def test_log_pmfs_match_mpmath_at_large_arguments():
+    """The log pmfs the sums start from, where SciPy's betaln loses 1e-11 (N = 1e5): within a few ulps
+    of their magnitude or of 1 (the pmf's relative error: log f(0) = -3e-6 at a = 3e5) in both tails, with either pairing (a < N, a > N), and SciPy's own formula below
+    N + a + b = 170 (Cephes' gamma products). In the middle of a wide distribution the log binomial
+    coefficient (7e4 at N = 1e5, j = N / 2) still cancels down to the result (-11.8): 3e-11 there, as
+    SciPy's logpmf (1.5e-11)."""
+    for trials, a, b, points in [(100_000, 0.7, 2.0, [0, 1, 2, 99_998, 100_000]),
+                                 (100_000, 2e5, 30.0, [0, 1, 99_999, 100_000]),
+                                 (300, 3.0, 0.01, [0, 1, 150, 299, 300]), (60, 0.7, 0.7, [0, 2, 30, 60])]:
+        got = K._betabinom_log_pmf(np.array(points), np.full(len(points), trials), a, b)
+        with mp.workdps(40):
+            want = [float(mp.log(_betabinom_pmf(x, trials, mp.mpf(a), mp.mpf(b)))) for x in points]
+        assert np.allclose(got, want, rtol=1e-14, atol=1e-14), (trials, a, b, got, want)
+    points = np.array([0, 3, 1000, 10**5])
+    for n, a, b in [(3, 0.7, 2.0), (2, 3e5, 0.5), (1, 1e4, 1e-3)]:
+        got = K._betanbinom_log_pmf(points, n, a, b)
+        with mp.workdps(40):
+            want = [float(mp.log(_betanbinom_pmf(int(x), n, mp.mpf(a), mp.mpf(b)))) for x in points]
+        assert np.allclose(got, want, rtol=1e-14, atol=1e-14), (n, a, b, got, want)
 
 
 def _harmonic(m, a):

@@ -70,10 +70,13 @@ def betabinom_cdf_da(k, n, a, b, p=1, q=0):
     truncated Taylor series in a and b whose coefficients are finite sums of (x + i)^-m (the log-gamma
     differences of the pmf's betaln written as sums of logarithms, DLMF 5.5.1), exponentiated in Taylor
     arithmetic (templates/runtime/kernels/discrete_sums.py): exact up to rounding at every order, and
-    differentiable again (p + 1, q + 1). The lower sum, or minus the upper sum (the cdf is 1 - sf), whichever
-    adds less in absolute value, so the upper tail keeps its relative accuracy; NaN where even that sum's
-    terms exceed 1e5 times the result (cancellation). The rules of jaxsci.stats.betabinom's host cdf. NaN for
-    invalid parameters (SciPy's _argcheck) and for n above 10^6 (a cap on the sum); 0 outside the support.
+    differentiable again (p + 1, q + 1). The pmf's own value is SciPy's formula below N + a + b = 170 and
+    above it its gamma functions paired as rising factorials (Stirling's series' difference), where SciPy's
+    betaln loses 1e-11 near 1e5 (measured: 3e-13 of mpmath at a, b or N of 1e4 to 1e5). The lower sum, or
+    minus the upper sum (the cdf is 1 - sf), whichever adds less in absolute value, so the upper tail keeps
+    its relative accuracy; NaN where even that sum's terms exceed 1e5 times the result (cancellation). The
+    rules of jaxsci.stats.betabinom's host cdf. NaN for invalid parameters (SciPy's _argcheck) and for n
+    above 10^6 (a cap on the sum); 0 outside the support.
 
     Args:
       k: integer array. The point (the cdf sums the pmf over 0..floor(k)).

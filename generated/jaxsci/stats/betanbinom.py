@@ -12,11 +12,11 @@ The pmf is SciPy's closed form over betaln. SciPy's cdf sums the pmf (rv_discret
 quantiles search that sum: they are SciPy's own on the host. The cdf's derivatives in a and b, of
 every order, mixed ones included, are jaxsci's kernels betanbinom_cdf_da and betanbinom_cdf_db (one
 function): the same finite sum of the pmf up to k in Taylor arithmetic in a and b (each term's log-
-gamma differences as sums of logarithms), exact up to rounding. The support is unbounded, so there
-is no upper sum to take instead: far in the upper tail the lower sum's terms cancel (every
-derivative of the total mass is 0), and where their absolute sum exceeds 1e5 times the result the
-derivative is NaN (within 4e-11 of mpmath up to there); NaN too for n + k above 10^6. sf, logcdf and
-logsf are made from the cdf and differentiated through it.
+gamma differences as sums of logarithms), exact up to rounding. Its upper tail is a finite sum too,
+the beta- binomial cdf at n - 1 with n + k trials (X <= k exactly when n + k trials bring n
+successes), and the kernel takes the lower sum or minus that one, whichever adds less, so the upper
+tail keeps its relative accuracy (NaN where even that one cancels beyond 1e5, and for n + k above
+10^6). sf, logcdf and logsf are made from the cdf and differentiated through it.
 
 References:
   Johnson, Kemp and Kotz, Univariate Discrete Distributions, 3rd ed., Wiley (2005), 6.2.3 (the beta-Pascal distribution)

@@ -11,17 +11,26 @@ Beta mixtures. Both pmfs are ratios of gamma functions whose arguments are a, b 
 (SciPy's _logpmf over betaln; JKK 6.7.2 and 6.2.3), and each bracket is a finite sum of logarithms,
 lnG(x + l + t) - lnG(x + t) = sum_(i<l) log(x + i + t) (DLMF 5.5.1), whose Taylor coefficients in t are
 (-1)^(m-1) / m * sum_(i<l) (x + i)^-m, m >= 1: sums of positive terms, cumulative in l, so no difference
-of polygammas is formed. With a = a0 + s and b = b0 + t (a + b shifts by s + t, whose m-th power the
-binomial theorem spreads over the mixed coefficients) log f(j) is a truncated bivariate series; its
-exponential (taylor.exp) is the pmf's, its value f(j) SciPy's own formula over betaln, and summing those
-series over j gives the cdf's derivatives exactly up to rounding at every order.
+of polygammas is formed (and where a bracket in a meets one in a + b over the same i, the two are paired
+term by term, (x + i)^-m - (x + c + i)^-m by expm1 and log1p). With a = a0 + s and b = b0 + t (a + b
+shifts by s + t, whose m-th power the binomial theorem spreads over the mixed coefficients) log f(j) is
+a truncated bivariate series; its exponential (taylor.exp) is the pmf's, and summing those series over
+j gives the cdf's derivatives exactly up to rounding at every order. The value log f(j) is SciPy's own
+formula below N + a + b = 170, where Cephes' betaln multiplies gamma functions; above, where betaln
+subtracts lgamma values (1e-11 at 1e5), the same brackets as rising factorials, each the difference of
+Stirling's series written without cancellation (_log_rising), paired so that they stay small in both
+tails and for large a or b; in the middle of a wide distribution the log binomial coefficient still
+cancels to the result (3e-11 at N = 1e5, as SciPy's logpmf).
 
 The sums cancel: every derivative of the total mass is 0, so far in the upper tail the lower sum's terms
-nearly cancel. The beta-binomial cdf takes the lower sum or minus the upper sum (the cdf is 1 - sf),
-whichever adds less in absolute value (as wallenius.py does); the beta-negative-binomial support is
-unbounded, so its cdf has only the lower sum. Either way, where the terms' absolute sum exceeds
-_CANCELLATION times the result, the digits left are too few to vouch for and the result is NaN
-(about 1e-9 relative is what survives at that bound, the terms being good to a few ulps each).
+nearly cancel. The cdf takes the lower sum or minus the upper sum (the cdf is 1 - sf), whichever adds
+less in absolute value (as wallenius.py does). The beta-negative-binomial support is unbounded, but its
+upper tail is a finite sum too: X <= k exactly when n + k Bernoulli(P) trials bring at least n successes
+(X counts the failures before the n-th success), so, mixed over P ~ Beta(a, b), its sf at k is the
+beta-binomial cdf at n - 1 with n + k trials, n terms per point. Where even the smaller sum's terms add
+to more than _CANCELLATION times the result (near a zero of a higher derivative), the digits left are
+too few to vouch for and the result is NaN (about 1e-9 relative survives at that bound, the terms being
+good to a few ulps each).
 
 Zipf. H(m, a) = sum_(j<=m) j^-a gives pmf(k) = k^-a / H(n, a) and cdf(k) = H(k, a) / H(n, a); in a,
 j^-(a + s) = j^-a exp(-s log j) has the coefficients j^-a (-log j)^m / m!. The logs are centred on the
@@ -49,10 +58,26 @@ from . import taylor
 __all__ = ["betabinom_cdf_da", "betabinom_cdf_db", "betabinom_cdf_dparam", "betanbinom_cdf_da", "betanbinom_cdf_db",
            "betanbinom_cdf_dparam", "zipfian_cdf_da", "zipfian_pmf_da"]
 
-_BETA_NMAX = 10**6  # betabinom's n, betanbinom's n + k: the number of terms summed, a cap on the work
+_BETA_NMAX = 10**6  # betabinom's n, betanbinom's n + k: the terms summed (per point for betanbinom's sf), a cap
 _ZIPF_NMAX = 10**7  # zipfian's n: the harmonic sums' length, a cap on the work
 _BLOCK = 2**20  # the zipfian sums' block length (memory: a few blocks of (order + 1) floats)
+# below this N + a + b (n + k + a + b) the beta mixtures' log pmf is SciPy's own formula: Cephes' lbeta takes
+# gamma function products there (MAXGAM, 171.6), to a few ulps, and above it differences of lgamma, which
+# lose 1e-11 at 1e5 where the pairing as rising factorials keeps the tails and large a, b to 1e-15
+_GAMMA_PRODUCTS = 170.0
 _CANCELLATION = 1e5  # NaN where the terms' absolute sum exceeds this times the result
+
+
+def _prefix_sums(terms, block=1024):
+    """[0, t_0, t_0 + t_1, ...]: cumulative sums in blocks (numpy's cumsum inside a block of ``block``
+    terms, the blocks' pairwise totals accumulated), whose rounding grows with block + len / block terms
+    rather than with len (np.cumsum alone: 1e-11 relative at 10^5 terms of 1 / i)."""
+    terms = np.asarray(terms, dtype=np.float64)
+    blocks = np.zeros(-(-terms.size // block) * block)
+    blocks[:terms.size] = terms
+    blocks = blocks.reshape(-1, block)
+    offsets = np.concatenate([[0.0], np.cumsum(np.sum(blocks, axis=1))[:-1]])
+    return np.concatenate([[0.0], (np.cumsum(blocks, axis=1) + offsets[:, None]).ravel()[:terms.size]])
 
 
 def _power_sums(x, shift, x_counts, y_counts, order):
@@ -67,11 +92,8 @@ def _power_sums(x, shift, x_counts, y_counts, order):
     common = np.minimum(x_counts, y_counts)
     differences, sums = np.zeros((order + 1, x_counts.size)), np.zeros((order + 1, x_counts.size))
     for m in range(1, order + 1):
-        def prefix(terms):
-            return np.concatenate([[0.0], np.cumsum(terms)])
-
-        xs, ys = prefix(base**-m), prefix((base + shift) ** -m)
-        paired = prefix(-(base**-m) * np.expm1(-m * np.log1p(shift / base)))
+        xs, ys = _prefix_sums(base**-m), _prefix_sums((base + shift) ** -m)
+        paired = _prefix_sums(-(base**-m) * np.expm1(-m * np.log1p(shift / base)))
         sums[m] = ys[y_counts]
         differences[m] = paired[common] + (xs[x_counts] - xs[common]) - (ys[y_counts] - ys[common])
     return differences, sums
@@ -126,6 +148,78 @@ def _as_float_arrays(*values):
     return np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in values))
 
 
+# Stirling's series' coefficients B_2k / (2k (2k - 1)), k = 1..8 (DLMF 5.11.1)
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400)
+_STIRLING_FROM = 10.0  # x at which Stirling's series (8 terms) is exact to rounding
+
+
+def _log_rising(x, y):
+    """log Gamma(x + y) / Gamma(x) for x > 0, y >= 0, to a few ulps of its magnitude: the difference of
+    Stirling's series (DLMF 5.11.1) written without cancelling terms,
+    y log x + (x + y - 1/2) log1p(y / x) - y + sum_k c_k ((x + y)^(1 - 2k) - x^(1 - 2k)),
+    after moving x up to _STIRLING_FROM by the recurrence Gamma(z + 1) = z Gamma(z), each step a
+    log1p(y / (x + i)). gammaln(x + y) - gammaln(x) loses 1e-11 at x = 1e5, SciPy's poch 1e-12 at 1e3."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    steps = np.clip(np.ceil(_STIRLING_FROM - x), 0, None)
+    low = np.zeros(x.shape)
+    for i in range(int(steps.max(initial=0))):
+        low += np.where(i < steps, np.log1p(y / (x + i)), 0.0)
+    z = x + steps
+    with np.errstate(all="ignore"):
+        series = sum(c * ((z + y) ** (1 - 2 * k) - z ** (1 - 2 * k)) for k, c in enumerate(_STIRLING, start=1))
+        high = y * np.log(z) + (z + y - 0.5) * np.log1p(y / z) - y + series
+    return np.where(y == 0, 0.0, high - low)
+
+
+def _betabinom_log_pmf(j, trials, a, b):
+    """SciPy's betabinom._logpmf, log C(N, j) + betaln(j + a, N - j + b) - betaln(a, b), N = trials; from
+    _GAMMA_PRODUCTS on, with the gamma functions paired as rising factorials (R(x, y) = log Gamma(x + y) / Gamma(x)):
+    R(N - j + 1, j) - log j! + R(a, j) + [R(b, N - j) - R(a + b, N)], the bracket written
+    R(b, a) - R(N - j + b, a + j) where a < N (its terms grow with a, the bracket's with N)."""
+
+    def paired(j, a, b):
+        in_trials = _log_rising(b, trials - j) - _log_rising(a + b, trials)
+        in_a = _log_rising(b, a) - _log_rising(trials - j + b, a + j)
+        return (_log_rising(trials - j + 1.0, j) - special.gammaln(j + 1.0) + _log_rising(a, j)
+                + np.where(a < trials, in_a, in_trials))
+
+    # f(j; N, a, b) = f(N - j; N, b, a): the pairing above is for j <= N / 2 (its terms grow with j)
+    paired = np.where(2 * j <= trials, paired(j, a, b), paired(trials - j, b, a))
+    scipy_form = (-np.log(trials + 1.0) - special.betaln(trials - j + 1.0, j + 1.0)
+                  + special.betaln(j + a, trials - j + b) - special.betaln(a, b))
+    return np.where(trials + a + b < _GAMMA_PRODUCTS, scipy_form, paired)
+
+
+def _betanbinom_log_pmf(j, n, a, b):
+    """SciPy's betanbinom._logpmf, -log(n + j) - betaln(n, j + 1) + betaln(a + n, b + j) - betaln(a, b); from
+    _GAMMA_PRODUCTS on, with the gamma functions paired as rising factorials (R(x, y) = log Gamma(x + y) / Gamma(x)):
+    R(j + 1, n - 1) - log Gamma(n) + R(a, n) + [R(b, j) - R(a + b, n + j)], the bracket written
+    R(b, a) - R(b + j, a + n) where a < n + j (its terms grow with a, the bracket's with n + j)."""
+    in_count = _log_rising(b, j) - _log_rising(a + b, n + j)
+    in_a = _log_rising(b, a) - _log_rising(b + j, a + n)
+    paired = (_log_rising(j + 1.0, n - 1.0) - special.gammaln(n) + _log_rising(a, float(n))
+              + np.where(a < n + j, in_a, in_count))
+    scipy_form = (-np.log(n + j) - special.betaln(n, j + 1.0) + special.betaln(a + n, b + j) - special.betaln(a, b))
+    return np.where(n + j + a + b < _GAMMA_PRODUCTS, scipy_form, paired)
+
+
+def _betabinom_lower_sums(trials, last, a, b, p, q):
+    """For each number of trials N (an int array): the sum over j = 0..last of the beta-binomial pmf's
+    derivative d^p/da^p d^q/db^q at (j; N, a, b), and the sum of the terms' absolute values; in blocks
+    of about _BLOCK terms."""
+    j = np.arange(last + 1)
+    values, weights = np.empty(trials.shape), np.empty(trials.shape)
+    step = max(1, _BLOCK // (last + 1))
+    for start in range(0, trials.size, step):
+        grid_trials, grid_j = np.broadcast_arrays(trials[start:start + step, None], j[None, :])
+        grid_trials, grid_j = grid_trials.ravel(), grid_j.ravel()
+        terms = _beta_mixture_pmf_series(_betabinom_log_pmf(grid_j, grid_trials, a, b), a, b, grid_j,
+                                         grid_trials - grid_j, grid_trials, p, q).reshape(-1, last + 1)
+        values[start:start + step] = np.sum(terms, axis=1)
+        weights[start:start + step] = np.sum(np.abs(terms), axis=1)
+    return values, weights
+
+
 def betabinom_cdf_dparam(k, n, a, b, p=1, q=0):
     """d^p/da^p d^q/db^q of the beta-binomial cdf at k (its pmf summed up to floor(k))."""
     k, n, a, b = _as_float_arrays(k, n, a, b)
@@ -136,13 +230,12 @@ def betabinom_cdf_dparam(k, n, a, b, p=1, q=0):
     def compute(row, points):
         size, a_, b_ = int(row[0]), row[1], row[2]
         j = np.arange(size + 1)
-        log_pmf = (-np.log(size + 1.0) - special.betaln(size - j + 1.0, j + 1.0)
-                   + special.betaln(j + a_, size - j + b_) - special.betaln(a_, b_))
-        terms = _beta_mixture_pmf_series(log_pmf, a_, b_, j, size - j, np.full(j.shape, size), p, q)
-        below, weight_below = np.cumsum(terms), np.cumsum(np.abs(terms))
+        trials = np.full(j.shape, size)
+        terms = _beta_mixture_pmf_series(_betabinom_log_pmf(j, trials, a_, b_), a_, b_, j, size - j, trials, p, q)
+        below, weight_below = _prefix_sums(terms)[1:], _prefix_sums(np.abs(terms))[1:]
         above, weight_above = np.zeros_like(terms), np.zeros_like(terms)
-        above[:-1] = np.cumsum(terms[::-1])[::-1][1:]
-        weight_above[:-1] = np.cumsum(np.abs(terms[::-1]))[::-1][1:]
+        above[:-1] = _prefix_sums(terms[::-1])[::-1][1:-1]
+        weight_above[:-1] = _prefix_sums(np.abs(terms[::-1]))[::-1][1:-1]
         # the cdf is 1 - sf: its derivatives are minus the sf's
         upper = (1.0 - above) if p + q == 0 else -above
         lower_first = weight_below <= weight_above
@@ -157,8 +250,8 @@ def betabinom_cdf_dparam(k, n, a, b, p=1, q=0):
 
 
 def betanbinom_cdf_dparam(k, n, a, b, p=1, q=0):
-    """d^p/da^p d^q/db^q of the beta-negative-binomial cdf at k (its pmf summed up to floor(k)); NaN
-    where the sum cancels beyond _CANCELLATION (far in the upper tail)."""
+    """d^p/da^p d^q/db^q of the beta-negative-binomial cdf at k (its pmf summed up to floor(k), or one
+    minus its sf, a beta-binomial cdf, whichever sum adds less)."""
     k, n, a, b = _as_float_arrays(k, n, a, b)
     if p < 0 or q < 0:
         return np.zeros(k.shape)
@@ -169,15 +262,18 @@ def betanbinom_cdf_dparam(k, n, a, b, p=1, q=0):
 
     def compute(row, points):
         size, a_, b_ = int(row[0]), row[1], row[2]
-        position = np.floor(points)
-        top = int(max(position.max(), 0))
-        j = np.arange(top + 1)
-        log_pmf = (-np.log(size + j) - special.betaln(size, j + 1.0)
-                   + special.betaln(a_ + size, b_ + j) - special.betaln(a_, b_))
-        terms = _beta_mixture_pmf_series(log_pmf, a_, b_, np.full(j.shape, size), j, size + j, p, q)
-        table = _checked(np.cumsum(terms), np.cumsum(np.abs(terms)))
-        result = table[np.clip(position, 0, top).astype(np.int64)]
-        return np.where(position < 0, 0.0, result)
+        position = np.maximum(np.floor(points), 0).astype(np.int64)  # below the support: 0, set below
+        j = np.arange(int(position.max()) + 1)
+        terms = _beta_mixture_pmf_series(_betanbinom_log_pmf(j, size, a_, b_), a_, b_, np.full(j.shape, size), j, size + j, p, q)
+        below, weight_below = _prefix_sums(terms)[position + 1], _prefix_sums(np.abs(terms))[position + 1]
+        # the upper tail as a finite sum: X <= k exactly when n + k Bernoulli(P) trials, P ~ Beta(a, b),
+        # bring at least n successes (X counts the failures before the n-th), so the sf at k is the
+        # beta-binomial cdf at n - 1 with n + k trials, n terms (the negative binomial's tail as a
+        # binomial one, JKK chapter 5, mixed over P)
+        above, weight_above = _betabinom_lower_sums(position + size, size - 1, a_, b_, p, q)
+        upper = (1.0 - above) if p + q == 0 else -above  # the cdf is 1 - sf
+        result = np.where(weight_below <= weight_above, _checked(below, weight_below), _checked(upper, weight_above))
+        return np.where(np.floor(points) < 0, 0.0, result)
 
     return _per_parameters(k, np.stack([n, a, b], axis=-1), valid, compute)
 
