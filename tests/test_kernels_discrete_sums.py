@@ -127,7 +127,7 @@ def test_zipfian_matches_mpmath(r, cumulative):
 
 
 def test_zipfian_large_n_sums_in_blocks():
-    """n = 3 * 2^20 + 5 spans four blocks: the block sums agree with one direct sum over all j (float64,
+    """n = 3 * 2^20 + 5: direct blocks to 2^20, Euler-Maclaurin beyond: the sums agree with one direct sum over all j (float64,
     math.fsum), which is how the pmf's derivative -pmf (log k - mu) reads."""
     n, a, k = 3 * 2**20 + 5, 1.1, np.array([1, 2**20 + 7, 3 * 2**20])
     j = np.arange(1, n + 1, dtype=np.float64)
@@ -138,10 +138,25 @@ def test_zipfian_large_n_sums_in_blocks():
     assert np.allclose(got, want, rtol=1e-12, atol=0), (got, want)
 
 
+def test_zipfian_euler_maclaurin_matches_mpmath():
+    """n beyond 2^20: the sums' tails by Euler-Maclaurin, against mpmath's H(n, a) = zeta(a) - zeta(a, n + 1)
+    (the Hurwitz-zeta identity, analytic in a), both sides of exp(mean log), a < 1 and a > 1."""
+    def harmonic(m, s):
+        return mp.zeta(s) - mp.zeta(s, m + 1)
+
+    for k, a, n in [(5000, 1.1, 10**7), (10**9, 0.5, 10**12), (2, 2.5, 10**15), (7, 0.999, 10**9)]:
+        for r in (1, 2):
+            with mp.workdps(40):
+                cdf = float(mp.diff(lambda s: harmonic(k, s) / harmonic(n, s), mp.mpf(a), r))
+                pmf = float(mp.diff(lambda s: mp.mpf(k) ** -s / harmonic(n, s), mp.mpf(a), r))
+            assert abs(K.zipfian_cdf_da(k, a, n, r) - cdf) <= 1e-13 * abs(cdf), (k, a, n, r)
+            assert abs(K.zipfian_pmf_da(k, a, n, r) - pmf) <= 1e-13 * abs(pmf), (k, a, n, r)
+
+
 def test_outside_the_support_invalid_parameters_and_the_caps():
     """0 outside the support (and at the cdf's upper end, where it is 1) and at a non-integer pmf point;
     NaN for SciPy's invalid parameters, a NaN point, betanbinom's n = 0 (SciPy's pmf is NaN there) and the
-    caps on the sums; order 0 is the function itself."""
+    cap on betabinom's and betanbinom's sums and n above 2^53; order 0 is the function itself."""
     bb, bnb = K.betabinom_cdf_dparam, K.betanbinom_cdf_dparam
     assert np.all(bb(np.array([-1.0, 10.0, 10.5, 40.0]), 10, 2.0, 3.0, 1, 1) == 0)
     assert np.all(bnb(np.array([-1.0, -0.5]), 4, 2.0, 3.0, 0, 1) == 0)
@@ -152,7 +167,7 @@ def test_outside_the_support_invalid_parameters_and_the_caps():
     pmf, cdf = K.zipfian_pmf_da, K.zipfian_cdf_da
     assert np.all(pmf(np.array([0.0, 11.0, 2.5]), 1.5, 10) == 0)
     assert np.all(cdf(np.array([0.0, 0.5, 10.0, 12.0]), 1.5, 10, 2) == 0)
-    for args in [(3, -0.5, 10), (3, 1.5, 0), (3, 1.5, 10.5), (np.nan, 1.5, 10), (3, 1.5, 10**7 + 1)]:
+    for args in [(3, -0.5, 10), (3, 1.5, 0), (3, 1.5, 10.5), (np.nan, 1.5, 10), (3, 1.5, 2.0**54)]:
         assert np.isnan(pmf(*args)) and np.isnan(cdf(*args)), args
     assert np.isclose(bb(4, 10, 2.0, 3.0, 0, 0), sum(float(_betabinom_pmf(j, 10, 2, 3)) for j in range(5)), rtol=1e-14)
     assert np.isclose(cdf(4.5, 1.5, 10, 0), float(_harmonic(4, 1.5) / _harmonic(10, 1.5)), rtol=1e-14)

@@ -12,8 +12,8 @@ Every method is SciPy's own on the host: pmf, cdf and sf are SciPy's normalised 
 numbers (sums of j**-a over ranges of j), which for a <= 1 have no closed form over jaxsci.special,
 and its ppf searches the cdf; n is an integer. Their derivatives in a, of every order, are jaxsci's
 kernels zipfian_pmf_da and zipfian_cdf_da: the same finite sums in Taylor arithmetic in a (sums of
-j**-a (log j)**m), exact up to rounding, the cdf's upper tail summed as the sf (NaN for n above
-10^7, a cap on the sums). The moments need H(n, a - 1) and H(n, a - 2), which SciPy computes on the
+j**-a (log j)**m), exact up to rounding, the cdf's upper tail summed as the sf (Euler-Maclaurin's
+formula beyond n = 2^20). The moments need H(n, a - 1) and H(n, a - 2), which SciPy computes on the
 host; their derivatives in a are the core's discrete sums of the pmf's (NaN where the support is
 wider than the 2048 integers those sum).
 
