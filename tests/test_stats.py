@@ -815,8 +815,9 @@ def test_host_moment_discrete_window_and_blocked_parameters():
     """A discrete host moment sums at most 2048 integers from ppf(1e-17): poisson's entropy at mu = 1e5 needs
     about 5000, so its derivative is NaN there (the value is SciPy's own, whose sum does not converge there either:
     3.58, where 0.5 log(2 pi e mu) is 7.17), and at SciPy's test parameter it is mpmath's; a shape parameter
-    the pmf is not differentiable in raises the pmf's reason (zipfian's a, and its integer n), every other
-    stays differentiable (loc). The other discrete host moments' derivatives: under -m slow."""
+    the pmf is not differentiable in raises the pmf's reason (nchypergeom_fisher's odds, and its integer M), every
+    other stays differentiable (loc); zipfian's a (its pmf's rule the kernel zipfian_pmf_da) is mpmath's
+    d/da H(n, a - 1) / H(n, a). The other discrete host moments' derivatives: under -m slow."""
     poisson = jaxsci.stats.poisson
     (record,) = [r for r in _references("poisson", moments=True) if r["method"] == "entropy"]
     mu = jnp.array([1e5, record["args"]["mu"]])
@@ -826,13 +827,19 @@ def test_host_moment_discrete_window_and_blocked_parameters():
         _compare(values, scipy.stats.poisson.entropy(np.asarray(mu)), 1e-15, "poisson entropy")
     assert np.isnan(grads[0]), grads
     assert np.isclose(grads[1], record["first"]["mu"], rtol=BY_NAME["poisson"].tests.gradient_rtol, atol=0)
-    zipfian = jaxsci.stats.zipfian
+    fisher = jaxsci.stats.nchypergeom_fisher
     for moment in ("mean", "std", "entropy"):
-        with pytest.raises(jaxsci.NonDifferentiableError, match="generalized harmonic number"):
-            jax.grad(getattr(zipfian, moment))(jnp.float64(1.25), 10.0)
-        with pytest.raises(jaxsci.NonDifferentiableError, match="'n'"):
-            jax.grad(getattr(zipfian, moment), argnums=1)(1.25, jnp.float64(10.0))
-    assert jax.grad(lambda loc: zipfian.mean(1.25, 10.0, loc=loc))(jnp.float64(2.0)) == 1.0
+        with pytest.raises(jaxsci.NonDifferentiableError, match="BiasedUrn"):
+            jax.grad(getattr(fisher, moment), argnums=3)(20.0, 7.0, 12.0, jnp.float64(2.5))
+        with pytest.raises(jaxsci.NonDifferentiableError, match="'M'"):
+            jax.grad(getattr(fisher, moment))(jnp.float64(20.0), 7.0, 12.0, 2.5)
+    assert jax.grad(lambda loc: fisher.mean(20.0, 7.0, 12.0, 2.5, loc=loc))(jnp.float64(2.0)) == 1.0
+    import mpmath
+
+    harmonic = lambda n, a: mpmath.fsum(mpmath.mpf(j) ** -a for j in range(1, n + 1))  # noqa: E731
+    with mpmath.workdps(30):
+        want = float(mpmath.diff(lambda a: harmonic(10, a - 1) / harmonic(10, a), 1.25))
+    assert np.isclose(jax.grad(jaxsci.stats.zipfian.mean)(jnp.float64(1.25), 10.0), want, rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("change, message", [

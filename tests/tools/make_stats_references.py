@@ -15,6 +15,7 @@ to run this command when a spec's reference or this file's points change.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -168,7 +169,9 @@ def make(d, with_moments: bool = True) -> dict:
             reference.start = mpmath.mpf((x - args["loc"]) / args.get("scale", 1))
         record = {"method": method, "args": args, "value": float(f(*values)), "first": {}, "second": {}}
         for name, start, size in zip(names, starts, sizes):
-            if name not in differentiable(d, method):
+            # the log of a probability that is 0 whatever the parameters (betabinom's logsf at k = n): -inf,
+            # a constant, where mpmath's differences are NaN: no derivative to refer to (the core's is 0)
+            if name not in differentiable(d, method) or not math.isfinite(record["value"]):
                 continue
             at = range(start, start + (size or 1))
 

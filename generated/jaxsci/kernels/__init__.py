@@ -13,11 +13,15 @@ if _TYPE_CHECKING:
     from ._besselpoly_dlmbdnu import besselpoly_dlmbdnu as besselpoly_dlmbdnu
     from ._besselpoly_dnu import besselpoly_dnu as besselpoly_dnu
     from ._besselpoly_dnu2 import besselpoly_dnu2 as besselpoly_dnu2
+    from ._betabinom_cdf_da import betabinom_cdf_da as betabinom_cdf_da
+    from ._betabinom_cdf_db import betabinom_cdf_db as betabinom_cdf_db
     from ._betainc_da import betainc_da as betainc_da
     from ._betainc_da2 import betainc_da2 as betainc_da2
     from ._betainc_dadb import betainc_dadb as betainc_dadb
     from ._betainc_db import betainc_db as betainc_db
     from ._betainc_db2 import betainc_db2 as betainc_db2
+    from ._betanbinom_cdf_da import betanbinom_cdf_da as betanbinom_cdf_da
+    from ._betanbinom_cdf_db import betanbinom_cdf_db as betanbinom_cdf_db
     from ._chndtr_ddf import chndtr_ddf as chndtr_ddf
     from ._chndtr_ddf2 import chndtr_ddf2 as chndtr_ddf2
     from ._ellip_harm_2_dh2 import ellip_harm_2_dh2 as ellip_harm_2_dh2
@@ -189,6 +193,8 @@ if _TYPE_CHECKING:
     from ._zeta_dx2 import zeta_dx2 as zeta_dx2
     from ._zetac_dx import zetac_dx as zetac_dx
     from ._zetac_dx2 import zetac_dx2 as zetac_dx2
+    from ._zipfian_cdf_da import zipfian_cdf_da as zipfian_cdf_da
+    from ._zipfian_pmf_da import zipfian_pmf_da as zipfian_pmf_da
 
 __all__ = [
     'assoc_legendre_p_dz',
@@ -197,11 +203,15 @@ __all__ = [
     'besselpoly_dlmbdnu',
     'besselpoly_dnu',
     'besselpoly_dnu2',
+    'betabinom_cdf_da',
+    'betabinom_cdf_db',
     'betainc_da',
     'betainc_da2',
     'betainc_dadb',
     'betainc_db',
     'betainc_db2',
+    'betanbinom_cdf_da',
+    'betanbinom_cdf_db',
     'chndtr_ddf',
     'chndtr_ddf2',
     'ellip_harm_2_dh2',
@@ -373,6 +383,8 @@ __all__ = [
     'zeta_dx2',
     'zetac_dx',
     'zetac_dx2',
+    'zipfian_cdf_da',
+    'zipfian_pmf_da',
 ]
 _PUBLIC = frozenset(__all__)
 # SciPy's other names for a function (p_roots for roots_legendre): the same object

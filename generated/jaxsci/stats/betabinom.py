@@ -9,9 +9,13 @@ its derivatives are the special functions' own, or SciPy's own method on the hos
 differentiated by the rules its docstring states.
 
 The pmf is SciPy's closed form over betaln. SciPy's cdf sums the pmf (rv_discrete's default) and its
-quantiles search that sum: they are SciPy's own on the host. The cdf's closed form is a generalized
-hypergeometric 3F2 at unit argument, which jaxsci.special has no function for, so the cdf (and sf,
-logcdf, logsf, made from it) is not differentiable in a and b; the pmf is.
+quantiles search that sum: they are SciPy's own on the host. The cdf's derivatives in a and b, of
+every order, mixed ones included, are jaxsci's kernels betabinom_cdf_da and betabinom_cdf_db (one
+function): the same finite sum of the pmf in Taylor arithmetic in a and b (each term's log-gamma
+differences as sums of logarithms), exact up to rounding, the lower sum or minus the upper one,
+whichever adds less, so the upper tail keeps its relative accuracy (NaN where even that one cancels
+beyond 1e5, and for n above 10^6). sf, logcdf and logsf are made from the cdf and differentiated
+through it.
 
 References:
   Johnson, Kemp and Kotz, Univariate Discrete Distributions, 3rd ed., Wiley (2005), 6.7.2 (the beta-binomial distribution)
@@ -20,7 +24,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import kernels
 from .. import special
+from .. import kernels
 from .._core import distributions
 
 __all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
@@ -39,6 +45,16 @@ def _support(n, a, b):
 def _logpmf(k, n, a, b):
     """logpmf in standard form: -log(n + 1) - betaln(n - k + 1, k + 1) + betaln(k + a, n - k + b) - betaln(a, b)"""
     return -jnp.log(n + 1) - special.betaln(n - k + 1, k + 1) + special.betaln(k + a, n - k + b) - special.betaln(a, b)
+
+
+def _cdf_d_a(k, n, a, b):
+    """d cdf / d a in standard form (the host cdf's rule): betabinom_cdf_da(as_integer(floor(k)), as_integer(n), a, b)"""
+    return kernels.betabinom_cdf_da(distributions.as_integer(jnp.floor(k)), distributions.as_integer(n), a, b)
+
+
+def _cdf_d_b(k, n, a, b):
+    """d cdf / d b in standard form (the host cdf's rule): betabinom_cdf_db(as_integer(floor(k)), as_integer(n), a, b)"""
+    return kernels.betabinom_cdf_db(distributions.as_integer(jnp.floor(k)), distributions.as_integer(n), a, b)
 
 
 def _mean(n, a, b):
@@ -62,12 +78,12 @@ _DISTRIBUTION = distributions.Discrete(
     open_support=False,
     host={
         'cdf': distributions.Host(
-            derivatives={},
-            blocked={'a': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special", 'b': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special"},
+            derivatives={'a': _cdf_d_a, 'b': _cdf_d_b},
+            blocked={},
         ),
         'ppf': distributions.Host(
             derivatives={},
-            blocked={'a': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special", 'b': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special"},
+            blocked={},
         ),
     },
     host_moments={
@@ -114,11 +130,10 @@ def logpmf(k, n, a, b, loc=0):
 def cdf(k, n, a, b, loc=0):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.betabinom.cdf`` computes it: SciPy's own ``scipy.stats.betabinom.cdf`` on the host (derivatives: a: not differentiable
-    (SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no
-    counterpart in jaxsci.special); b: not differentiable (SciPy's cdf is a sum of the pmf
-    over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special)),
-    with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.betabinom.cdf`` computes it: SciPy's own ``scipy.stats.betabinom.cdf`` on the host (derivatives: a:
+    ``betabinom_cdf_da(as_integer(floor(k)), as_integer(n), a, b)``; b:
+    ``betabinom_cdf_db(as_integer(floor(k)), as_integer(n), a, b)``), with k standing for k -
+    loc.
 
     Args:
       k: Quantiles (the point).
@@ -127,7 +142,7 @@ def cdf(k, n, a, b, loc=0):
       b: Second shape parameter of the beta mixing distribution (b > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a, b: SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special; n: SciPy requires an integer number of trials (betabinom's _argcheck): the distribution exists only at integers.
+    Differentiable in: a, b. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of trials (betabinom's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.cdf(k, n, a, b, loc=loc)
 
@@ -144,7 +159,7 @@ def logcdf(k, n, a, b, loc=0):
       b: Second shape parameter of the beta mixing distribution (b > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a, b: SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special; n: SciPy requires an integer number of trials (betabinom's _argcheck): the distribution exists only at integers.
+    Differentiable in: a, b. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of trials (betabinom's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.logcdf(k, n, a, b, loc=loc)
 
@@ -161,7 +176,7 @@ def sf(k, n, a, b, loc=0):
       b: Second shape parameter of the beta mixing distribution (b > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a, b: SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special; n: SciPy requires an integer number of trials (betabinom's _argcheck): the distribution exists only at integers.
+    Differentiable in: a, b. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of trials (betabinom's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.sf(k, n, a, b, loc=loc)
 
@@ -178,7 +193,7 @@ def logsf(k, n, a, b, loc=0):
       b: Second shape parameter of the beta mixing distribution (b > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a, b: SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special; n: SciPy requires an integer number of trials (betabinom's _argcheck): the distribution exists only at integers.
+    Differentiable in: a, b. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of trials (betabinom's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.logsf(k, n, a, b, loc=loc)
 

@@ -9,9 +9,14 @@ its derivatives are the special functions' own, or SciPy's own method on the hos
 differentiated by the rules its docstring states.
 
 The pmf is SciPy's closed form over betaln. SciPy's cdf sums the pmf (rv_discrete's default) and its
-quantiles search that sum: they are SciPy's own on the host. The cdf's closed form is a generalized
-hypergeometric 3F2 at unit argument, which jaxsci.special has no function for, so the cdf (and sf,
-logcdf, logsf, made from it) is not differentiable in a and b; the pmf is.
+quantiles search that sum: they are SciPy's own on the host. The cdf's derivatives in a and b, of
+every order, mixed ones included, are jaxsci's kernels betanbinom_cdf_da and betanbinom_cdf_db (one
+function): the same finite sum of the pmf up to k in Taylor arithmetic in a and b (each term's log-
+gamma differences as sums of logarithms), exact up to rounding. Its upper tail is a finite sum too,
+the beta- binomial cdf at n - 1 with n + k trials (X <= k exactly when n + k trials bring n
+successes), and the kernel takes the lower sum or minus that one, whichever adds less, so the upper
+tail keeps its relative accuracy (NaN where even that one cancels beyond 1e5, and for n + k above
+10^6). sf, logcdf and logsf are made from the cdf and differentiated through it.
 
 References:
   Johnson, Kemp and Kotz, Univariate Discrete Distributions, 3rd ed., Wiley (2005), 6.2.3 (the beta-Pascal distribution)
@@ -21,7 +26,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import kernels
 from .. import special
+from .. import kernels
 from .._core import distributions
 
 __all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
@@ -40,6 +47,16 @@ def _support(n, a, b):
 def _logpmf(k, n, a, b):
     """logpmf in standard form: -log(n + k) - betaln(n, k + 1) + betaln(a + n, b + k) - betaln(a, b)"""
     return -jnp.log(n + k) - special.betaln(n, k + 1) + special.betaln(a + n, b + k) - special.betaln(a, b)
+
+
+def _cdf_d_a(k, n, a, b):
+    """d cdf / d a in standard form (the host cdf's rule): betanbinom_cdf_da(as_integer(floor(k)), as_integer(n), a, b)"""
+    return kernels.betanbinom_cdf_da(distributions.as_integer(jnp.floor(k)), distributions.as_integer(n), a, b)
+
+
+def _cdf_d_b(k, n, a, b):
+    """d cdf / d b in standard form (the host cdf's rule): betanbinom_cdf_db(as_integer(floor(k)), as_integer(n), a, b)"""
+    return kernels.betanbinom_cdf_db(distributions.as_integer(jnp.floor(k)), distributions.as_integer(n), a, b)
 
 
 def _mean(n, a, b):
@@ -63,12 +80,12 @@ _DISTRIBUTION = distributions.Discrete(
     open_support=False,
     host={
         'cdf': distributions.Host(
-            derivatives={},
-            blocked={'a': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special", 'b': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special"},
+            derivatives={'a': _cdf_d_a, 'b': _cdf_d_b},
+            blocked={},
         ),
         'ppf': distributions.Host(
             derivatives={},
-            blocked={'a': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special", 'b': "SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special"},
+            blocked={},
         ),
     },
     host_moments={
@@ -115,11 +132,10 @@ def logpmf(k, n, a, b, loc=0):
 def cdf(k, n, a, b, loc=0):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.betanbinom.cdf`` computes it: SciPy's own ``scipy.stats.betanbinom.cdf`` on the host (derivatives: a: not differentiable
-    (SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no
-    counterpart in jaxsci.special); b: not differentiable (SciPy's cdf is a sum of the pmf
-    over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special)),
-    with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.betanbinom.cdf`` computes it: SciPy's own ``scipy.stats.betanbinom.cdf`` on the host (derivatives: a:
+    ``betanbinom_cdf_da(as_integer(floor(k)), as_integer(n), a, b)``; b:
+    ``betanbinom_cdf_db(as_integer(floor(k)), as_integer(n), a, b)``), with k standing for k -
+    loc.
 
     Args:
       k: Quantiles (the point).
@@ -128,7 +144,7 @@ def cdf(k, n, a, b, loc=0):
       b: Second shape parameter of the beta mixing distribution (b > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a, b: SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special; n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
+    Differentiable in: a, b. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.cdf(k, n, a, b, loc=loc)
 
@@ -145,7 +161,7 @@ def logcdf(k, n, a, b, loc=0):
       b: Second shape parameter of the beta mixing distribution (b > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a, b: SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special; n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
+    Differentiable in: a, b. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.logcdf(k, n, a, b, loc=loc)
 
@@ -162,7 +178,7 @@ def sf(k, n, a, b, loc=0):
       b: Second shape parameter of the beta mixing distribution (b > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a, b: SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special; n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
+    Differentiable in: a, b. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.sf(k, n, a, b, loc=loc)
 
@@ -179,7 +195,7 @@ def logsf(k, n, a, b, loc=0):
       b: Second shape parameter of the beta mixing distribution (b > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a, b: SciPy's cdf is a sum of the pmf over k; its closed form, a 3F2 at unit argument, has no counterpart in jaxsci.special; n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
+    Differentiable in: a, b. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of successes (betanbinom's _argcheck): the distribution exists only at integers.
     """
     return _DISTRIBUTION.logsf(k, n, a, b, loc=loc)
 

@@ -10,9 +10,12 @@ differentiated by the rules its docstring states.
 
 Every method is SciPy's own on the host: pmf, cdf and sf are SciPy's normalised generalized harmonic
 numbers (sums of j**-a over ranges of j), which for a <= 1 have no closed form over jaxsci.special,
-and its ppf searches the cdf. They are not differentiable in a (the reason below); n is an integer.
-The moments need H(n, a - 1) to H(n, a - 2), sums with no formula here: they are SciPy's on the
-host, as is the entropy, not differentiable in a either.
+and its ppf searches the cdf; n is an integer. Their derivatives in a, of every order, are jaxsci's
+kernels zipfian_pmf_da and zipfian_cdf_da: the same finite sums in Taylor arithmetic in a (sums of
+j**-a (log j)**m), exact up to rounding, the cdf's upper tail summed as the sf (Euler-Maclaurin's
+formula beyond n = 2^20). The moments need H(n, a - 1) and H(n, a - 2), which SciPy computes on the
+host; their derivatives in a are the core's discrete sums of the pmf's (NaN where the support is
+wider than the 2048 integers those sum).
 
 References:
   G. K. Zipf, Human Behavior and the Principle of Least Effort, Addison-Wesley (1949)
@@ -22,7 +25,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import kernels
 from .. import special
+from .. import kernels
 from .._core import distributions
 
 __all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
@@ -38,6 +43,16 @@ def _support(a, n):
     return (1, n)
 
 
+def _pmf_d_a(k, a, n):
+    """d pmf / d a in standard form (the host pmf's rule): zipfian_pmf_da(as_integer(k), a, as_integer(n))"""
+    return kernels.zipfian_pmf_da(distributions.as_integer(k), a, distributions.as_integer(n))
+
+
+def _cdf_d_a(k, a, n):
+    """d cdf / d a in standard form (the host cdf's rule): zipfian_cdf_da(as_integer(floor(k)), a, as_integer(n))"""
+    return kernels.zipfian_cdf_da(distributions.as_integer(jnp.floor(k)), a, distributions.as_integer(n))
+
+
 _DISTRIBUTION = distributions.Discrete(
     name='zipfian',
     shapes=('a', 'n', ),
@@ -49,26 +64,26 @@ _DISTRIBUTION = distributions.Discrete(
     open_support=False,
     host={
         'pmf': distributions.Host(
-            derivatives={},
-            blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'},
+            derivatives={'a': _pmf_d_a},
+            blocked={},
         ),
         'cdf': distributions.Host(
-            derivatives={},
-            blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'},
+            derivatives={'a': _cdf_d_a},
+            blocked={},
         ),
         'sf': distributions.Host(
             derivatives={},
-            blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'},
+            blocked={},
         ),
         'ppf': distributions.Host(
             derivatives={},
-            blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'},
+            blocked={},
         ),
     },
     host_moments={
-        'mean': distributions.Host(blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'}),
-        'var': distributions.Host(blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'}),
-        'entropy': distributions.Host(blocked={'a': 'SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a'}),
+        'mean': distributions.Host(blocked={}),
+        'var': distributions.Host(blocked={}),
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -76,11 +91,8 @@ _DISTRIBUTION = distributions.Discrete(
 def pmf(k, a, n, loc=0):
     """Probability mass function at k.
 
-    Computed as SciPy's ``scipy.stats.zipfian.pmf`` computes it: SciPy's own ``scipy.stats.zipfian.pmf`` on the host (derivatives: a: not differentiable
-    (SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n,
-    which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) -
-    zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a)), with k standing for
-    k - loc.
+    Computed as SciPy's ``scipy.stats.zipfian.pmf`` computes it: SciPy's own ``scipy.stats.zipfian.pmf`` on the host (derivatives: a:
+    ``zipfian_pmf_da(as_integer(k), a, as_integer(n))``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -88,7 +100,7 @@ def pmf(k, a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.pmf(k, a, n, loc=loc)
 
@@ -104,7 +116,7 @@ def logpmf(k, a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.logpmf(k, a, n, loc=loc)
 
@@ -112,11 +124,8 @@ def logpmf(k, a, n, loc=0):
 def cdf(k, a, n, loc=0):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.zipfian.cdf`` computes it: SciPy's own ``scipy.stats.zipfian.cdf`` on the host (derivatives: a: not differentiable
-    (SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n,
-    which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) -
-    zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a)), with k standing for
-    k - loc.
+    Computed as SciPy's ``scipy.stats.zipfian.cdf`` computes it: SciPy's own ``scipy.stats.zipfian.cdf`` on the host (derivatives: a:
+    ``zipfian_cdf_da(as_integer(floor(k)), a, as_integer(n))``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -124,7 +133,7 @@ def cdf(k, a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.cdf(k, a, n, loc=loc)
 
@@ -140,7 +149,7 @@ def logcdf(k, a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.logcdf(k, a, n, loc=loc)
 
@@ -148,11 +157,8 @@ def logcdf(k, a, n, loc=0):
 def sf(k, a, n, loc=0):
     """Survival function (1 - cdf), computed without cancellation where the spec's formula allows.
 
-    Computed as SciPy's ``scipy.stats.zipfian.sf`` computes it: SciPy's own ``scipy.stats.zipfian.sf`` on the host (derivatives: a: not differentiable
-    (SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n,
-    which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) -
-    zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a)), with k standing for
-    k - loc.
+    Computed as SciPy's ``scipy.stats.zipfian.sf`` computes it: SciPy's own ``scipy.stats.zipfian.sf`` on the host (derivatives: a: minus the cdf's
+    derivative), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -160,7 +166,7 @@ def sf(k, a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.sf(k, a, n, loc=loc)
 
@@ -176,7 +182,7 @@ def logsf(k, a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.logsf(k, a, n, loc=loc)
 
@@ -226,7 +232,7 @@ def mean(a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: loc. Not differentiable (NonDifferentiableError): a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a, loc. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.mean(a, n, loc=loc)
 
@@ -244,7 +250,7 @@ def var(a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.var(a, n, loc=loc)
 
@@ -262,7 +268,7 @@ def std(a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: loc. Not differentiable (NonDifferentiableError): a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a, loc. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.std(a, n, loc=loc)
 
@@ -295,7 +301,7 @@ def entropy(a, n, loc=0):
       n: Number of elements (an integer, 1 <= n <= 2**53).
       loc: Location parameter (default 0).
 
-    Differentiable in: loc. Not differentiable (NonDifferentiableError): a: SciPy normalises by the generalized harmonic number H(n, a) = sum of j**-a for j = 1..n, which for a <= 1 (zipfian allows a >= 0) has no closed form over jaxsci.special (zeta(a) - zeta(a, n + 1) holds for a > 1 only) and no derivative kernel in a; n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
+    Differentiable in: a, loc. Not differentiable (NonDifferentiableError): n: SciPy requires an integer number of elements (zipfian's _argcheck): the support's upper end.
     """
     return _DISTRIBUTION.entropy(a, n, loc=loc)
 

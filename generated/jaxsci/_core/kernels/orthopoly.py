@@ -32,30 +32,12 @@ import math
 import numpy as np
 
 from . import numeric
+from .taylor import div as _div, mul as _mul
 
 __all__ = ["eval_genlaguerre_dalpha", "eval_genlaguerre_dalpha2", "eval_genlaguerre_dparam", "eval_jacobi_dalpha",
            "eval_jacobi_dalpha2", "eval_jacobi_dalphadbeta", "eval_jacobi_dbeta", "eval_jacobi_dbeta2", "eval_jacobi_dparam"]
 
 _NMAX = 100000  # the recurrence's length: a cap on the loop, far beyond any quadrature order
-
-
-def _mul(f, g):
-    """The product of two truncated bivariate Taylor series (arrays (p + 1, q + 1, *shape))."""
-    out = np.zeros(np.broadcast_shapes(f.shape, g.shape), dtype=np.result_type(f, g))
-    for i in range(f.shape[0]):
-        for j in range(f.shape[1]):
-            out[i:, j:] += f[i, j] * g[: f.shape[0] - i, : f.shape[1] - j]
-    return out
-
-
-def _div(f, g):
-    """f / g in truncated bivariate Taylor arithmetic, coefficient by coefficient."""
-    out = np.zeros(np.broadcast_shapes(f.shape, g.shape), dtype=np.result_type(f, g))
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            known = sum(g[k, l] * out[i - k, j - l] for k in range(i + 1) for l in range(j + 1) if (k, l) != (0, 0))
-            out[i, j] = (f[i, j] - known) / g[0, 0]
-    return out
 
 
 def _degrees(n):

@@ -1,0 +1,45 @@
+"""Truncated bivariate Taylor arithmetic for the exact-derivative kernels (orthopoly.py, discrete_sums.py).
+
+A series in two variables (s, t) truncated at orders p in s and q in t is the array (p + 1, q + 1, *shape)
+of its coefficients; the coefficient (i, j) of a product or quotient needs only those (i', j') with
+i' <= i and j' <= j, so the rectangle is closed under these operations. A function of one variable is
+the case q = 0. The coefficient (p, q) times p! q! is the derivative d^p/ds^p d^q/dt^q.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["mul", "div", "exp"]
+
+
+def mul(f, g):
+    """The product of two truncated bivariate Taylor series (arrays (p + 1, q + 1, *shape))."""
+    out = np.zeros(np.broadcast_shapes(f.shape, g.shape), dtype=np.result_type(f, g))
+    for i in range(f.shape[0]):
+        for j in range(f.shape[1]):
+            out[i:, j:] += f[i, j] * g[: f.shape[0] - i, : f.shape[1] - j]
+    return out
+
+
+def div(f, g):
+    """f / g in truncated bivariate Taylor arithmetic, coefficient by coefficient."""
+    out = np.zeros(np.broadcast_shapes(f.shape, g.shape), dtype=np.result_type(f, g))
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            known = sum(g[k, l] * out[i - k, j - l] for k in range(i + 1) for l in range(j + 1) if (k, l) != (0, 0))
+            out[i, j] = (f[i, j] - known) / g[0, 0]
+    return out
+
+
+def exp(f):
+    """exp(f) in truncated bivariate Taylor arithmetic: exp(f_00) times the exponential series of
+    x = f - f_00, which stops at x^(p + q) / (p + q)! because x^m has no term of total order below m."""
+    x = np.array(f, dtype=np.float64)
+    x[0, 0] = 0.0
+    term = np.zeros_like(x)
+    term[0, 0] = 1.0
+    total = term.copy()
+    for m in range(1, x.shape[0] + x.shape[1] - 1):
+        term = mul(term, x) / m
+        total += term
+    return total * np.exp(np.asarray(f)[0, 0])
