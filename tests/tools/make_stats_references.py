@@ -80,10 +80,12 @@ class Reference:
         density, log_density = self.d.density
         # one namespace, so that a lambda in the expression (nsum's term) sees the variables
         ev = lambda text: eval(text, {**self.namespace, **names})  # noqa: E731 - the spec's mpmath expression
+        # the one from the other through the memo: an entropy's integrand takes both at each node, and a density
+        # that is a derivative or a quadrature (ksone's, landau's) costs a tenth of a second or more
         if method == density:
-            return ev(texts[density]) if density in texts else mpmath.exp(ev(texts[log_density]))
+            return ev(texts[density]) if density in texts else mpmath.exp(self._standard(log_density, z, shapes))
         if method == log_density:
-            return ev(texts[log_density]) if log_density in texts else mpmath.log(ev(texts[density]))
+            return ev(texts[log_density]) if log_density in texts else mpmath.log(self._standard(density, z, shapes))
         if method == "sf" and "sf" not in texts:
             return 1 - ev(texts["cdf"])
         if method in ("cdf", "sf"):
@@ -312,6 +314,7 @@ def quantiles_off(d, reference, dist, shapes, at, rtol) -> list:
 # ---- moments: mean, var, std and entropy, from the reference's density ----------------------------------
 MOMENT_STEP = 1e-3  # the finite-difference step, relative to the parameter (absolute at 0)
 MOMENT_ERROR = 1e-20  # mpmath's error estimate of a moment's quadrature or sum, relative to its magnitude
+TAIL_ERROR = 1e-32  # an unbounded side of a moment's integral ends where the tail beyond is estimated below this
 
 
 def _support_namespace() -> dict:
@@ -338,37 +341,44 @@ def _far(quantile, base) -> float:
 
 
 class StandardMoments:
-    """A distribution's standard-form mean, var and entropy from its mpmath reference at 30 digits: the
-    density's integrals over the support (split at a few of SciPy's quantiles, at 0 and at the shape
-    parameters inside it, where a density may have a kink: triang's mode c), or the pmf's sums (nsum over an
-    unbounded support); cached by the shape parameters. None where mpmath's own error estimate is above
+    """A distribution's standard-form mean, var and entropy (those of ``wanted``; var needs the mean) from its
+    mpmath reference at 30 digits: the density's integrals over the support (split at a few of SciPy's
+    quantiles, at 0 and at the shape parameters inside it, where a density may have a kink: triang's mode c),
+    or the pmf's sums (nsum over an unbounded support); cached by the shape parameters. None where mpmath's
+    own error estimate, with the estimate of an unbounded side's tail beyond its end (_cut), is above
     MOMENT_ERROR (a slowly decaying tail), or the moment is infinite."""
 
-    def __init__(self, d, reference, base: tuple):
+    def __init__(self, d, reference, base: tuple, wanted=("mean", "var", "entropy")):
         import numpy as np
         import scipy.stats
 
         self.d, self.reference, self.cache = d, reference, {}
+        self.wanted = set(wanted) | ({"mean"} if "var" in wanted else set())
         dist = getattr(scipy.stats, d.name)
         with np.errstate(all="ignore"):
             quantiles = [float(v) for v in dist.ppf([1e-3, 0.1, 0.5, 0.9, 0.999], *base)]
-            # an unbounded side ends where SciPy's tail is 1e-300 (mpmath's own map of an infinite interval
-            # samples the density at points like 1e1000, where exp(x**b) takes minutes), with a point at
-            # every power of 10 out to it (a power-law tail is smooth on each); a discrete sum goes out by
-            # itself (_series), and SciPy's generic discrete isf(1e-300) would sum its pmf out to there
-            # (zipf's: 1e54 integers, an out-of-memory error)
+            # SciPy's quantile of a tail of 1e-300 is only a candidate end: a numerical search stops at its
+            # bracket (rel_breitwigner's and dpareto_lognorm's isf(1e-300) are 1e7 and 1e13, where their sf
+            # are 3e-22 and 8e-18, and the var's integral beyond 1e7 is 8e-5 of it); a discrete sum goes
+            # out by itself (_series), and SciPy's generic discrete isf(1e-300) would sum its pmf out to
+            # there (zipf's: 1e54 integers, an out-of-memory error)
             far = ((_far(dist.ppf, base), _far(dist.isf, base)) if d.type == "continuous" else (np.nan, np.nan))
         self.median = int(quantiles[2]) if np.isfinite(quantiles[2]) else 0
         self.quantiles = [mpmath.mpf(v) for v in quantiles if np.isfinite(v)]
-        # (SciPy's own where it is finite and beyond the quantiles: alpha's isf(1e-300) is negative)
-        self.far = [mpmath.mpf(v) if np.isfinite(v) and np.isfinite(q) and (v - q) * side > 0 else None
-                    for v, q, side in zip(far, (quantiles[0], quantiles[-1]), (-1, 1))]
-        for end, start in zip(self.far, (quantiles[0], quantiles[-1])):
-            if end is not None and np.isfinite(start):
+        # each unbounded side's candidate ends, outward: the outer quantile times each power of 10 (a power-law
+        # tail is smooth on each piece; mpmath's own map of an infinite interval samples the density at
+        # points like 1e1000, where exp(x**b) takes minutes) out to 1e300, and SciPy's far quantile among them
+        self.ends = []
+        for side, start, end in zip((-1, 1), (quantiles[0], quantiles[-1]), far):
+            ends = []
+            if d.type == "continuous" and np.isfinite(start):
                 step = mpmath.mpf(max(abs(start), 1))
-                while step * 10 < abs(end):
+                while step * 10 <= 1e300:
                     step *= 10
-                    self.quantiles.append(mpmath.sign(end) * step)
+                    ends.append(side * step)
+                if np.isfinite(end) and (end - start) * side > 0:
+                    ends = sorted({*ends, mpmath.mpf(end)}, key=abs)
+            self.ends.append(ends)
 
     def support(self, shapes) -> tuple:
         names = {**_support_namespace(), **{s.name: v for s, v in zip(self.d.shapes, shapes)}}
@@ -381,25 +391,48 @@ class StandardMoments:
                 self.cache[key] = self._moments([mpmath.mpf(s) for s in shapes])
         return self.cache[key]
 
+    def _cut(self, g, f, side: int, bound) -> tuple:
+        """(end, tail) of one side of g's integral, of a side the support bounds: (that bound, 0); of an
+        unbounded side: the first candidate end x (self.ends) where the integrand h = |g| f decays faster
+        than 1/x out to the next, h ~ x**-e with e the local exponent between them, and the tail beyond x,
+        10 x h(x) / (e - 1) (ten times the integral of x**-e), is below TAIL_ERROR; a tail that never is
+        (a moment that diverges, or decays too slowly for these ends) is infinite, which keep() rejects.
+        No candidates (SciPy's outer quantile is infinite): mpmath's own map of the infinite side."""
+        ends = self.ends[side]
+        if not mpmath.isinf(bound) or not ends:
+            return bound, mpmath.mpf(0)
+        h = lambda x: abs(g(x)) * f(x)  # noqa: E731
+        for x, further in zip(ends, ends[1:]):
+            here, there = h(x), h(further)
+            if here == 0:
+                return x, mpmath.mpf(0)
+            decay = mpmath.inf if there == 0 else mpmath.log(here / there) / mpmath.log(further / x)
+            if decay > 1.05:
+                tail = 10 * abs(x) * here / (decay - 1)
+                if tail <= TAIL_ERROR:
+                    return x, tail
+        return ends[-1], mpmath.inf
+
     def _moments(self, shapes) -> dict:
         lower, upper = self.support(shapes)
         density, log_density = self.d.density
         f = lambda x: self.reference._standard(density, x, shapes)  # noqa: E731
         log_f = lambda x: self.reference._standard(log_density, x, shapes)  # noqa: E731
         if self.d.type == "continuous":
-            lower = self.far[0] if mpmath.isinf(lower) and self.far[0] is not None else lower
-            upper = self.far[1] if mpmath.isinf(upper) and self.far[1] is not None else upper
-            inside = sorted({p for p in [*self.quantiles, mpmath.mpf(0), *shapes] if lower < p < upper})
-            points = [lower, *inside, upper]
-
-            def term(g, x):
-                # a node that rounds to a finite end of the support, where the density may be infinite (beta's
-                # (1 - x)**(b - 1)), stands for a piece of width below 1e-30: left out
-                return 0 if x in (lower, upper) else g(x) * f(x)
+            candidates = [*self.quantiles, *self.ends[0], *self.ends[1], mpmath.mpf(0), *shapes]
 
             def total(g, positive=False):
+                (start, low_tail), (stop, high_tail) = self._cut(g, f, 0, lower), self._cut(g, f, 1, upper)
+                points = [start, *sorted({p for p in candidates if start < p < stop}), stop]
+
+                def term(g, x):
+                    # a node that rounds to a finite end of the support, where the density may be infinite
+                    # (beta's (1 - x)**(b - 1)), stands for a piece of width below 1e-30: left out
+                    return 0 if x in (start, stop) else g(x) * f(x)
+
                 value, error = mpmath.quad(lambda x: term(g, x), points, error=True)
-                return value, error, abs(value) if positive else mpmath.quad(lambda x: abs(term(g, x)), points)
+                scale = abs(value) if positive else mpmath.quad(lambda x: abs(term(g, x)), points)
+                return value, error + low_tail + high_tail, scale
         else:
             start, stop = (int(mpmath.ceil(lower)) if lower != -mpmath.inf else -mpmath.inf,
                            int(mpmath.floor(upper)) if upper != mpmath.inf else mpmath.inf)
@@ -418,11 +451,13 @@ class StandardMoments:
             if mpmath.isfinite(value) and error <= MOMENT_ERROR * max(scale, abs(value)):
                 out[name] = value
 
-        keep("mean", total(lambda x: x))
-        if "mean" in out:
+        if "mean" in self.wanted:
+            keep("mean", total(lambda x: x))
+        if "mean" in out and "var" in self.wanted:
             mean = out["mean"]
             keep("var", total(lambda x: (x - mean) ** 2, positive=True))
-        keep("entropy", total(lambda x: -log_f(x) if f(x) > 0 else 0))
+        if "entropy" in self.wanted:
+            keep("entropy", total(lambda x: -log_f(x) if f(x) > 0 else 0))
         return out
 
 
@@ -478,8 +513,13 @@ def moment_records(d) -> list:
 
     shapes = test_parameters(d.name)
     dist = getattr(scipy.stats, d.name)
-    moments = StandardMoments(d, Reference(d), shapes)
     scales = {"loc": LOC, "scale": SCALE} if d.type == "continuous" else {"loc": 1.0}
+    # only the moments a record needs: SciPy's is finite (landau's mean and var are not, and their integrals
+    # over a tail like 1/x**2 out to 1e300 cost most of its time)
+    with np.errstate(all="ignore"):
+        finite = {m for m in ("mean", "var", "std", "entropy")
+                  if m in d.public_moments and np.isfinite(getattr(dist, m)(*shapes, **scales))}
+    moments = StandardMoments(d, Reference(d), shapes, {"var" if m == "std" else m for m in finite})
     loc, scale = mpmath.mpf(scales["loc"]), mpmath.mpf(scales.get("scale", 1))
     with mpmath.workdps(30):
         base = moments(shapes)
@@ -508,8 +548,7 @@ def moment_records(d) -> list:
         records = []
         for moment in ("mean", "var", "std", "entropy"):
             source = "var" if moment == "std" else moment
-            theirs = getattr(dist, moment)(*shapes, **scales)
-            if moment not in d.public_moments or source not in base or not np.isfinite(theirs):
+            if moment not in finite or source not in base:
                 continue
             m = base[source]
             value = {"mean": m * scale + loc, "var": m * scale**2, "std": mpmath.sqrt(m) * scale,
