@@ -47,6 +47,7 @@ if _TYPE_CHECKING:
     from . import genextreme as genextreme
     from . import gengamma as gengamma
     from . import genhalflogistic as genhalflogistic
+    from . import genhyperbolic as genhyperbolic
     from . import geninvgauss as geninvgauss
     from . import genlogistic as genlogistic
     from . import gennorm as gennorm
@@ -177,6 +178,7 @@ __all__ = [
     'genextreme',
     'gengamma',
     'genhalflogistic',
+    'genhyperbolic',
     'geninvgauss',
     'genlogistic',
     'gennorm',
