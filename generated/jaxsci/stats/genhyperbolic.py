@@ -57,23 +57,23 @@ def _logpdf(x, p, a, b):
 
 
 def _cdf_d_a(x, p, a, b):
-    """d cdf / d a in standard form (the host cdf's rule): a / sqrt((a + b) * (a - b)) * kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * (genhyperbolic.cdf(x, p, a, b) - genhyperbolic.cdf(x, p + 1, a, b))"""
-    return a / jnp.sqrt((a + b) * (a - b)) * special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) * (distributions.standard('genhyperbolic', 'cdf', x, p, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b))
+    """d cdf / d a in standard form (the host cdf's rule): a / sqrt((a + b) * (a - b)) * kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * where(genhyperbolic.cdf(x, p, a, b) > 0.5, genhyperbolic.sf(x, p + 1, a, b) - genhyperbolic.sf(x, p, a, b), genhyperbolic.cdf(x, p, a, b) - genhyperbolic.cdf(x, p + 1, a, b))"""
+    return a / jnp.sqrt((a + b) * (a - b)) * special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) * jnp.where(distributions.standard('genhyperbolic', 'cdf', x, p, a, b) > 0.5, distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'sf', x, p, a, b), distributions.standard('genhyperbolic', 'cdf', x, p, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b))
 
 
 def _cdf_d_b(x, p, a, b):
-    """d cdf / d b in standard form (the host cdf's rule): kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (b * (genhyperbolic.cdf(x, p + 1, a, b) - genhyperbolic.cdf(x, p, a, b)) - genhyperbolic.pdf(x, p + 1, a, b))"""
-    return special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) / jnp.sqrt((a + b) * (a - b)) * (b * (distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p, a, b)) - distributions.standard('genhyperbolic', 'pdf', x, p + 1, a, b))
+    """d cdf / d b in standard form (the host cdf's rule): kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (-b * where(genhyperbolic.cdf(x, p, a, b) > 0.5, genhyperbolic.sf(x, p + 1, a, b) - genhyperbolic.sf(x, p, a, b), genhyperbolic.cdf(x, p, a, b) - genhyperbolic.cdf(x, p + 1, a, b)) - genhyperbolic.pdf(x, p + 1, a, b))"""
+    return special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) / jnp.sqrt((a + b) * (a - b)) * (-b * jnp.where(distributions.standard('genhyperbolic', 'cdf', x, p, a, b) > 0.5, distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'sf', x, p, a, b), distributions.standard('genhyperbolic', 'cdf', x, p, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b)) - distributions.standard('genhyperbolic', 'pdf', x, p + 1, a, b))
 
 
 def _sf_d_a(x, p, a, b):
-    """d sf / d a in standard form (the host sf's rule): a / sqrt((a + b) * (a - b)) * kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * (genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1, a, b))"""
-    return a / jnp.sqrt((a + b) * (a - b)) * special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) * (distributions.standard('genhyperbolic', 'sf', x, p, a, b) - distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b))
+    """d sf / d a in standard form (the host sf's rule): a / sqrt((a + b) * (a - b)) * kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * where(genhyperbolic.sf(x, p, a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) - genhyperbolic.cdf(x, p, a, b), genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1, a, b))"""
+    return a / jnp.sqrt((a + b) * (a - b)) * special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) * jnp.where(distributions.standard('genhyperbolic', 'sf', x, p, a, b) > 0.5, distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p, a, b), distributions.standard('genhyperbolic', 'sf', x, p, a, b) - distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b))
 
 
 def _sf_d_b(x, p, a, b):
-    """d sf / d b in standard form (the host sf's rule): kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (b * (genhyperbolic.sf(x, p + 1, a, b) - genhyperbolic.sf(x, p, a, b)) + genhyperbolic.pdf(x, p + 1, a, b))"""
-    return special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) / jnp.sqrt((a + b) * (a - b)) * (b * (distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'sf', x, p, a, b)) + distributions.standard('genhyperbolic', 'pdf', x, p + 1, a, b))
+    """d sf / d b in standard form (the host sf's rule): kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (-b * where(genhyperbolic.sf(x, p, a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) - genhyperbolic.cdf(x, p, a, b), genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1, a, b)) + genhyperbolic.pdf(x, p + 1, a, b))"""
+    return special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) / jnp.sqrt((a + b) * (a - b)) * (-b * jnp.where(distributions.standard('genhyperbolic', 'sf', x, p, a, b) > 0.5, distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p, a, b), distributions.standard('genhyperbolic', 'sf', x, p, a, b) - distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b)) + distributions.standard('genhyperbolic', 'pdf', x, p + 1, a, b))
 
 
 def _mean(p, a, b):
@@ -161,11 +161,13 @@ def cdf(x, p, a, b, loc=0, scale=1):
     not differentiable (SciPy's cdf and sf are quadratures of the density; their derivative in
     p, the integral of the density's derivative in the Bessel order, has no closed form, and
     jaxsci no kernel for it); a: ``a / sqrt((a + b) * (a - b)) * kve(p + 1, sqrt((a + b) * (a
-    - b))) / kve(p, sqrt((a + b) * (a - b))) * (genhyperbolic.cdf(x, p, a, b) -
-    genhyperbolic.cdf(x, p + 1, a, b))``; b: ``kve(p + 1, sqrt((a + b) * (a - b))) / kve(p,
-    sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (b * (genhyperbolic.cdf(x, p + 1, a,
-    b) - genhyperbolic.cdf(x, p, a, b)) - genhyperbolic.pdf(x, p + 1, a, b))``), with x
-    standing for (x - loc) / scale.
+    - b))) / kve(p, sqrt((a + b) * (a - b))) * where(genhyperbolic.cdf(x, p, a, b) > 0.5,
+    genhyperbolic.sf(x, p + 1, a, b) - genhyperbolic.sf(x, p, a, b), genhyperbolic.cdf(x, p,
+    a, b) - genhyperbolic.cdf(x, p + 1, a, b))``; b: ``kve(p + 1, sqrt((a + b) * (a - b))) /
+    kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (-b *
+    where(genhyperbolic.cdf(x, p, a, b) > 0.5, genhyperbolic.sf(x, p + 1, a, b) -
+    genhyperbolic.sf(x, p, a, b), genhyperbolic.cdf(x, p, a, b) - genhyperbolic.cdf(x, p + 1,
+    a, b)) - genhyperbolic.pdf(x, p + 1, a, b))``), with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -206,11 +208,13 @@ def sf(x, p, a, b, loc=0, scale=1):
     density; p: not differentiable (SciPy's cdf and sf are quadratures of the density; their
     derivative in p, the integral of the density's derivative in the Bessel order, has no
     closed form, and jaxsci no kernel for it); a: ``a / sqrt((a + b) * (a - b)) * kve(p + 1,
-    sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * (genhyperbolic.sf(x, p, a, b)
-    - genhyperbolic.sf(x, p + 1, a, b))``; b: ``kve(p + 1, sqrt((a + b) * (a - b))) / kve(p,
-    sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (b * (genhyperbolic.sf(x, p + 1, a,
-    b) - genhyperbolic.sf(x, p, a, b)) + genhyperbolic.pdf(x, p + 1, a, b))``), with x
-    standing for (x - loc) / scale.
+    sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * where(genhyperbolic.sf(x, p,
+    a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) - genhyperbolic.cdf(x, p, a, b),
+    genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1, a, b))``; b: ``kve(p + 1,
+    sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (-b
+    * where(genhyperbolic.sf(x, p, a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) -
+    genhyperbolic.cdf(x, p, a, b), genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1,
+    a, b)) + genhyperbolic.pdf(x, p + 1, a, b))``), with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
