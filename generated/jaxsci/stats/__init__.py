@@ -99,6 +99,7 @@ if _TYPE_CHECKING:
     from . import ncx2 as ncx2
     from . import nhypergeom as nhypergeom
     from . import norm as norm
+    from . import norminvgauss as norminvgauss
     from . import pareto as pareto
     from . import pearson3 as pearson3
     from . import planck as planck
@@ -230,6 +231,7 @@ __all__ = [
     'ncx2',
     'nhypergeom',
     'norm',
+    'norminvgauss',
     'pareto',
     'pearson3',
     'planck',
