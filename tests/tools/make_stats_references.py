@@ -283,32 +283,35 @@ def quantiles_off(d, reference, dist, shapes, at, rtol) -> list:
     further than rtol from the root of the reference's cdf (sf): a quantile whose formula cancels in a tail
     (1 - q**(s/k) near q = 1), by an amount that any other rounding of the same formula moves. The root is
     Newton's from SciPy's quantile, at 30 digits and again (_resolved) where 30 say SciPy is off; a probability
-    mpmath cannot resolve there (no root found) is skipped, and SciPy stands."""
+    mpmath cannot resolve there (no root found) is skipped, and SciPy stands. Where SciPy raises (norminvgauss'
+    ppf at 1 - 1e-9), its value is NaN, and Newton's method starts from SciPy's other quantile at 1 - q."""
     import numpy as np
 
-    from statspoints import PROBABILITIES as VALUE_PROBABILITIES
+    from statspoints import PROBABILITIES as VALUE_PROBABILITIES, scipy_values
 
     off = []
     scale = at.get("scale", 1)
     for method in QUANTILE_METHODS:
+        other = "isf" if method == "ppf" else "ppf"
         with np.errstate(all="ignore"):
-            theirs = getattr(dist, method)(VALUE_PROBABILITIES, *shapes, **at)
-        for q, value in zip(VALUE_PROBABILITIES, theirs):
-            if not np.isfinite(value):
+            theirs, raised = scipy_values(dist, method, VALUE_PROBABILITIES, *shapes, **at)
+            starts = np.where(raised, scipy_values(dist, other, 1 - VALUE_PROBABILITIES, *shapes, **at)[0], theirs)
+        for q, value, start in zip(VALUE_PROBABILITIES, theirs, starts):
+            if not np.isfinite(start):
                 continue
-            reference.start = mpmath.mpf((value - at["loc"]) / scale)
+            reference.start = mpmath.mpf((start - at["loc"]) / scale)
 
             def exact():
                 return mpmath.re(reference(method, mpmath.mpf(float(q)), [mpmath.mpf(s) for s in shapes], at["loc"], scale))
 
             try:
                 first = exact()
-                if abs(value - float(first)) <= rtol * abs(value):
+                if abs(value - float(first)) <= rtol * abs(value):  # False where SciPy raised (NaN)
                     continue
                 truth = _resolved(exact, first)
             except (ValueError, ZeroDivisionError, OverflowError):
                 continue
-            if abs(value - truth) > rtol * abs(truth):
+            if not abs(value - truth) <= rtol * abs(truth):  # NaN where SciPy raised: recorded
                 off.append({"method": method, **at, "x": float(q), "scipy": float(value), "mpmath": truth})
     return off
 

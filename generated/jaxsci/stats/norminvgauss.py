@@ -5,24 +5,30 @@
 a function of the point and the parameters, ``norminvgauss.cdf(x, a, b, loc=0, scale=1)``, with SciPy's values
 (0, -inf, 0 or 1 outside the support, NaN for invalid parameters) under ``jit``, ``vmap``, ``grad``
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
-its derivatives are the special functions' own, or SciPy's own method on the host (cdf, sf, ppf, isf),
-differentiated by the rules its docstring states.
+its derivatives are the special functions' own.
 
-The density is SciPy's, a K1(a q) exp(g + b x) / (pi q) with q = sqrt(1 + x**2) and g = sqrt(a**2 -
-b**2), over k1e so that it does not overflow; its log is the same in log space (SciPy's is log(pdf),
--inf where the density underflows). SciPy's cdf and sf are quadratures of the density and its ppf
-and isf root searches on them: SciPy's own on the host. norminvgauss is genhyperbolic with p = -1/2,
-whose derivatives in a and b are closed forms over its cdf (or sf) at p and p + 1
-(specs/stats/genhyperbolic.yaml, with K_(1/2) = K_(-1/2), so R = 1): d F/da = (a/g) (F(x) - G(x))
-and d F/db = (b (G(x) - F(x)) - g(x)) / g, where G and g are genhyperbolic's cdf and density at p =
-1/2 (the sf likewise); the point's derivative is the density. mean and var are SciPy's; SciPy
-integrates the entropy numerically: not provided. A sample is b V + sqrt(V) Z, Z standard normal and
-V inverse Gaussian with mean 1/g (Barndorff-Nielsen's normal variance-mean mixture, as SciPy's
-_rvs), V drawn as invgauss' sampler draws it.
+norminvgauss(a, b) is genhyperbolic(p = -1/2, a, b) (Barndorff-Nielsen 1997; SciPy's densities agree
+to 1e-14): K_(-1/2)(g) = sqrt(pi / (2 g)) e^-g turns genhyperbolic's density into SciPy's, a K1(a q)
+exp(g + b x) / (pi q) with q = sqrt(1 + x**2) and g = sqrt(a**2 - b**2), written over k1e so that it
+does not overflow, and its log in log space (SciPy's is log(pdf), -inf where the density
+underflows). SciPy's own cdf and sf are one quadrature from -inf (and to inf), wrong in the far
+tails (cdf(100) = 5.7e-15, sf(-100) = 1.2e-17 at a = 1.25, b = 0.5; cdf(ppf(1e-12)) 1.7e-7 off), and
+its ppf raises ValueError at q = 1 - 1e-9; here they are genhyperbolic's at p = -1/2 (SciPy's
+quadrature split at the mean, on the host; 1e-15 of mpmath's at the test quantiles). The quantiles
+use the density's symmetry f(-x; a, -b) = f(x; a, b) so that genhyperbolic's ppf only meets q <=
+1/2, where its root search on the cdf is relatively accurate: ppf(q) = -ppf_gh(1 - q; -b) and isf(q)
+= ppf_gh(1 - q; b) for q > 1/2 (1 - q exact there), isf(q) = -ppf_gh(q; -b) else. Their derivatives
+are genhyperbolic's: in x (q) the density (its reciprocal at the quantile), in a and b closed forms
+over genhyperbolic's cdf and sf at p = -1/2 and 1/2 (specs/stats/genhyperbolic.yaml). mean and var
+are SciPy's; SciPy integrates the entropy numerically: not provided. A sample is b V + sqrt(V) Z, Z
+standard normal and V inverse Gaussian with mean 1/g and shape 1 (Barndorff-Nielsen's normal
+variance-mean mixture, as SciPy's _rvs), V drawn by Michael, Schucany and Haas' transformation, as
+invgauss' sampler draws it.
 
 References:
   O. E. Barndorff-Nielsen, Normal inverse Gaussian distributions and stochastic volatility modelling, Scand. J. Statist. 24 (1997) 1-13
   J. R. Michael, W. R. Schucany and R. W. Haas, Generating random variates using transformations with multiple roots, Amer. Statist. 30 (1976) 88-90
+  DLMF 10.39.2 (K_(1/2)), https://dlmf.nist.gov/10.39
 """
 from __future__ import annotations
 
@@ -55,24 +61,24 @@ def _logpdf(x, a, b):
     return jnp.log(a / jnp.pi) + jnp.log(special.k1e(a * jnp.sqrt(1 + x * x))) + b * x - a * jnp.sqrt(1 + x * x) + jnp.sqrt((a + b) * (a - b)) - jnp.log(jnp.sqrt(1 + x * x))
 
 
-def _cdf_d_a(x, a, b):
-    """d cdf / d a in standard form (the host cdf's rule): a / sqrt((a + b) * (a - b)) * (norminvgauss.cdf(x, a, b) - genhyperbolic.cdf(x, 0.5, a, b))"""
-    return a / jnp.sqrt((a + b) * (a - b)) * (distributions.standard('norminvgauss', 'cdf', x, a, b) - distributions.standard('genhyperbolic', 'cdf', x, 0.5, a, b))
+def _cdf(x, a, b):
+    """cdf in standard form: genhyperbolic.cdf(x, -0.5, a, b)"""
+    return distributions.standard('genhyperbolic', 'cdf', x, -0.5, a, b)
 
 
-def _cdf_d_b(x, a, b):
-    """d cdf / d b in standard form (the host cdf's rule): (b * (genhyperbolic.cdf(x, 0.5, a, b) - norminvgauss.cdf(x, a, b)) - genhyperbolic.pdf(x, 0.5, a, b)) / sqrt((a + b) * (a - b))"""
-    return (b * (distributions.standard('genhyperbolic', 'cdf', x, 0.5, a, b) - distributions.standard('norminvgauss', 'cdf', x, a, b)) - distributions.standard('genhyperbolic', 'pdf', x, 0.5, a, b)) / jnp.sqrt((a + b) * (a - b))
+def _sf(x, a, b):
+    """sf in standard form: genhyperbolic.sf(x, -0.5, a, b)"""
+    return distributions.standard('genhyperbolic', 'sf', x, -0.5, a, b)
 
 
-def _sf_d_a(x, a, b):
-    """d sf / d a in standard form (the host sf's rule): a / sqrt((a + b) * (a - b)) * (norminvgauss.sf(x, a, b) - genhyperbolic.sf(x, 0.5, a, b))"""
-    return a / jnp.sqrt((a + b) * (a - b)) * (distributions.standard('norminvgauss', 'sf', x, a, b) - distributions.standard('genhyperbolic', 'sf', x, 0.5, a, b))
+def _ppf(q, a, b):
+    """ppf in standard form: where(q > 0.5, -genhyperbolic.ppf(1 - q, -0.5, a, -b), genhyperbolic.ppf(q, -0.5, a, b))"""
+    return jnp.where(q > 0.5, -distributions.standard('genhyperbolic', 'ppf', 1 - q, -0.5, a, -b), distributions.standard('genhyperbolic', 'ppf', q, -0.5, a, b))
 
 
-def _sf_d_b(x, a, b):
-    """d sf / d b in standard form (the host sf's rule): (b * (genhyperbolic.sf(x, 0.5, a, b) - norminvgauss.sf(x, a, b)) + genhyperbolic.pdf(x, 0.5, a, b)) / sqrt((a + b) * (a - b))"""
-    return (b * (distributions.standard('genhyperbolic', 'sf', x, 0.5, a, b) - distributions.standard('norminvgauss', 'sf', x, a, b)) + distributions.standard('genhyperbolic', 'pdf', x, 0.5, a, b)) / jnp.sqrt((a + b) * (a - b))
+def _isf(q, a, b):
+    """isf in standard form: where(q > 0.5, genhyperbolic.ppf(1 - q, -0.5, a, b), -genhyperbolic.ppf(q, -0.5, a, -b))"""
+    return jnp.where(q > 0.5, distributions.standard('genhyperbolic', 'ppf', 1 - q, -0.5, a, b), -distributions.standard('genhyperbolic', 'ppf', q, -0.5, a, -b))
 
 
 def _sampler(key, shape, dtype, a, b):
@@ -100,28 +106,10 @@ _DISTRIBUTION = distributions.Continuous(
     shapes=('a', 'b', ),
     valid=_valid,
     support=_support,
-    methods={'pdf': _pdf, 'logpdf': _logpdf},
+    methods={'pdf': _pdf, 'logpdf': _logpdf, 'cdf': _cdf, 'sf': _sf, 'ppf': _ppf, 'isf': _isf},
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=True,
-    host={
-        'cdf': distributions.Host(
-            derivatives={'a': _cdf_d_a, 'b': _cdf_d_b},
-            blocked={},
-        ),
-        'sf': distributions.Host(
-            derivatives={'a': _sf_d_a, 'b': _sf_d_b},
-            blocked={},
-        ),
-        'ppf': distributions.Host(
-            derivatives={},
-            blocked={},
-        ),
-        'isf': distributions.Host(
-            derivatives={},
-            blocked={},
-        ),
-    },
     sampler=_sampler,
 )
 
@@ -165,11 +153,7 @@ def logpdf(x, a, b, loc=0, scale=1):
 def cdf(x, a, b, loc=0, scale=1):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.norminvgauss.cdf`` computes it: SciPy's own ``scipy.stats.norminvgauss.cdf`` on the host (derivatives: x: the density; a:
-    ``a / sqrt((a + b) * (a - b)) * (norminvgauss.cdf(x, a, b) - genhyperbolic.cdf(x, 0.5, a,
-    b))``; b: ``(b * (genhyperbolic.cdf(x, 0.5, a, b) - norminvgauss.cdf(x, a, b)) -
-    genhyperbolic.pdf(x, 0.5, a, b)) / sqrt((a + b) * (a - b))``), with x standing for (x -
-    loc) / scale.
+    Computed as SciPy's ``scipy.stats.norminvgauss.cdf`` computes it: ``genhyperbolic.cdf(x, -0.5, a, b)``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -204,11 +188,7 @@ def logcdf(x, a, b, loc=0, scale=1):
 def sf(x, a, b, loc=0, scale=1):
     """Survival function (1 - cdf), computed without cancellation where the spec's formula allows.
 
-    Computed as SciPy's ``scipy.stats.norminvgauss.sf`` computes it: SciPy's own ``scipy.stats.norminvgauss.sf`` on the host (derivatives: x: minus the
-    density; a: ``a / sqrt((a + b) * (a - b)) * (norminvgauss.sf(x, a, b) -
-    genhyperbolic.sf(x, 0.5, a, b))``; b: ``(b * (genhyperbolic.sf(x, 0.5, a, b) -
-    norminvgauss.sf(x, a, b)) + genhyperbolic.pdf(x, 0.5, a, b)) / sqrt((a + b) * (a - b))``),
-    with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.norminvgauss.sf`` computes it: ``genhyperbolic.sf(x, -0.5, a, b)``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -243,10 +223,8 @@ def logsf(x, a, b, loc=0, scale=1):
 def ppf(q, a, b, loc=0, scale=1):
     """Percent point function (inverse of cdf) at q.
 
-    Computed as SciPy's ``scipy.stats.norminvgauss.ppf`` computes it: SciPy's own ``scipy.stats.norminvgauss.ppf`` on the host (derivatives: q:
-    exp(-logpdf(ppf)), the implicit-function rule; a: -(d cdf/d shape)(ppf) exp(-logpdf(ppf)),
-    the implicit-function rule; b: -(d cdf/d shape)(ppf) exp(-logpdf(ppf)), the implicit-
-    function rule), times scale, plus loc.
+    Computed as SciPy's ``scipy.stats.norminvgauss.ppf`` computes it: ``where(q > 0.5, -genhyperbolic.ppf(1 - q, -0.5, a, -b), genhyperbolic.ppf(q, -0.5, a,
+    b))``, times scale, plus loc.
 
     Args:
       q: Probabilities.
@@ -263,10 +241,8 @@ def ppf(q, a, b, loc=0, scale=1):
 def isf(q, a, b, loc=0, scale=1):
     """Inverse survival function (inverse of sf) at q.
 
-    Computed as SciPy's ``scipy.stats.norminvgauss.isf`` computes it: SciPy's own ``scipy.stats.norminvgauss.isf`` on the host (derivatives: q:
-    -exp(-logpdf(isf)), the implicit-function rule; a: (d sf/d shape)(isf) exp(-logpdf(isf)),
-    the implicit-function rule; b: (d sf/d shape)(isf) exp(-logpdf(isf)), the implicit-
-    function rule), times scale, plus loc.
+    Computed as SciPy's ``scipy.stats.norminvgauss.isf`` computes it: ``where(q > 0.5, genhyperbolic.ppf(1 - q, -0.5, a, b), -genhyperbolic.ppf(q, -0.5, a,
+    -b))``, times scale, plus loc.
 
     Args:
       q: Probabilities.
