@@ -62,13 +62,13 @@ def _logpdf(x, a, b):
 
 
 def _cdf(x, a, b):
-    """cdf in standard form: genhyperbolic.cdf(x, -0.5, a, b)"""
-    return distributions.standard('genhyperbolic', 'cdf', x, -0.5, a, b)
+    """cdf in standard form: where(norminvgauss.logpdf(x, a, b) < -1000, where(x < 0, 0.0, 1.0), genhyperbolic.cdf(x, -0.5, a, b))"""
+    return jnp.where(distributions.standard('norminvgauss', 'logpdf', x, a, b) < -1000, jnp.where(x < 0, 0.0, 1.0), distributions.standard('genhyperbolic', 'cdf', x, -0.5, a, b))
 
 
 def _sf(x, a, b):
-    """sf in standard form: genhyperbolic.sf(x, -0.5, a, b)"""
-    return distributions.standard('genhyperbolic', 'sf', x, -0.5, a, b)
+    """sf in standard form: where(norminvgauss.logpdf(x, a, b) < -1000, where(x < 0, 1.0, 0.0), genhyperbolic.sf(x, -0.5, a, b))"""
+    return jnp.where(distributions.standard('norminvgauss', 'logpdf', x, a, b) < -1000, jnp.where(x < 0, 1.0, 0.0), distributions.standard('genhyperbolic', 'sf', x, -0.5, a, b))
 
 
 def _ppf(q, a, b):
@@ -153,7 +153,8 @@ def logpdf(x, a, b, loc=0, scale=1):
 def cdf(x, a, b, loc=0, scale=1):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.norminvgauss.cdf`` computes it: ``genhyperbolic.cdf(x, -0.5, a, b)``, with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.norminvgauss.cdf`` computes it: ``where(norminvgauss.logpdf(x, a, b) < -1000, where(x < 0, 0.0, 1.0), genhyperbolic.cdf(x,
+    -0.5, a, b))``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -188,7 +189,8 @@ def logcdf(x, a, b, loc=0, scale=1):
 def sf(x, a, b, loc=0, scale=1):
     """Survival function (1 - cdf), computed without cancellation where the spec's formula allows.
 
-    Computed as SciPy's ``scipy.stats.norminvgauss.sf`` computes it: ``genhyperbolic.sf(x, -0.5, a, b)``, with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.norminvgauss.sf`` computes it: ``where(norminvgauss.logpdf(x, a, b) < -1000, where(x < 0, 1.0, 0.0), genhyperbolic.sf(x,
+    -0.5, a, b))``, with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
