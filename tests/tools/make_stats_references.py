@@ -211,11 +211,15 @@ def scipy_off(d, reference) -> list:
         # SciPy and jaxsci both standardise (x - loc) / scale in float64, and the reference is taken at
         # that standard point: its rounding is no part of a method's error
         scale = at.get("scale", 1)
-        inside = [x for x in value_points(d, shapes, at) if lower < (x - at["loc"]) / scale < upper]
+        every = value_points(d, shapes, at)
+        kept = np.array([lower < (x - at["loc"]) / scale < upper for x in every], bool)
+        inside = list(every[kept])
         for method in (m for m in d.public_methods if m not in QUANTILE_METHODS):
             with np.errstate(all="ignore"):
-                theirs = getattr(dist, method)(np.array(inside), *shapes, **at)
-                floored = getattr(dist, method)(np.floor(inside), *shapes, **at)
+                # SciPy's values over the test's whole array, as the test takes them: norminvgauss' sf gives
+                # its first point's value at every interior point of an array with NaN or an infinity in it
+                theirs = getattr(dist, method)(every, *shapes, **at)[kept]
+                floored = getattr(dist, method)(np.floor(every), *shapes, **at)[kept]
             for x, value, at_floor in zip(inside, theirs, floored):
                 standard = float((x - at["loc"]) / scale)
                 if d.type == "discrete" and not standard.is_integer():

@@ -11,20 +11,18 @@ differentiated by the rules its docstring states.
 The log density is SciPy's (scipy/stats/_stats.pyx, _genhyperbolic_logpdf_kernel), over kve so that
 neither Bessel function overflows; the density is its exponential, as SciPy's. SciPy's cdf and sf
 are quadratures of the density (split at the mean, to relative accuracy 1e-10) and its ppf a root
-search on the cdf: SciPy's own on the host. The isf is the ppf by the density's symmetry f(-x; p, a,
--b) = f(x; p, a, b): -ppf(q; p, a, -b), and ppf(1 - q) for q > 1/2, where 1 - q is exact (SciPy's
-default, ppf(1 - q) for every q, is 3e-6 off at q = 1e-12, p = 1/2, a = 3/2, b = -1/2, where 1 - q
-keeps four digits of q). Their derivatives in x are the density; in a and b they are closed forms
-over the cdf (or sf) and the density at p + 1: with g = sqrt(a**2 - b**2) and R = K_(p+1)(g) /
-K_p(g), d F/da = (a/g) R (F(x; p) - F(x; p + 1)) and d F/db = (b/g) R (F(x; p + 1) - F(x; p)) -
-(R/g) f(x; p + 1), from d/da of (q/a)^nu K_nu(a q) = -a (q/a)^(nu+1) K_(nu+1)(a q), x (q/a)^nu
-K_nu(a q) = -d/dx of (q/a)^(nu+1) K_(nu+1)(a q) (q = sqrt(1 + x**2), DLMF 10.29.4) integrated by
-parts, and d log K_p(g)/dg = p/g - R (DLMF 10.29.2). The derivative in p is the integral of the
-density's order derivative (that of K_nu in nu, with no closed form): the cdf, sf and the methods
-made from them are not differentiable in p (the density is, through kve's order kernel). mean and
-var are SciPy's (Barndorff-Nielsen's moments over ratios of K_(p+n)(g)), as ratios of kve, which do
-not underflow for large g where SciPy's kv do; SciPy integrates the entropy numerically: not
-provided.
+search on the cdf (isf is SciPy's default, ppf(1 - q), 3e-6 off at q = 1e-12, p = 1/2, a = 3/2, b =
+-1/2, where 1 - q keeps four digits of q): SciPy's own on the host. Their derivatives in x are the
+density; in a and b they are closed forms over the cdf (or sf) and the density at p + 1: with g =
+sqrt(a**2 - b**2) and R = K_(p+1)(g) / K_p(g), d F/da = (a/g) R (F(x; p) - F(x; p + 1)) and d F/db =
+(b/g) R (F(x; p + 1) - F(x; p)) - (R/g) f(x; p + 1), from d/da of (q/a)^nu K_nu(a q) = -a
+(q/a)^(nu+1) K_(nu+1)(a q), x (q/a)^nu K_nu(a q) = -d/dx of (q/a)^(nu+1) K_(nu+1)(a q) (q = sqrt(1 +
+x**2), DLMF 10.29.4) integrated by parts, and d log K_p(g)/dg = p/g - R (DLMF 10.29.2). The
+derivative in p is the integral of the density's order derivative (that of K_nu in nu, with no
+closed form): the cdf, sf and the methods made from them are not differentiable in p (the density
+is, through kve's order kernel). mean and var are SciPy's (Barndorff-Nielsen's moments over ratios
+of K_(p+n)(g)), as ratios of kve, which do not underflow for large g where SciPy's kv do; SciPy
+integrates the entropy numerically: not provided.
 
 References:
   O. Barndorff-Nielsen, Exponentially decreasing distributions for the logarithm of particle size, Proc. R. Soc. Lond. A 353 (1977) 401-419
@@ -57,11 +55,6 @@ def _logpdf(x, p, a, b):
     root = jnp.sqrt((a + b) * (a - b))
     s = jnp.sqrt(1 + x * x)
     return p * 0.5 * jnp.log(t1) - 0.5 * jnp.log(2 * jnp.pi) - (p - 0.5) * jnp.log(a) - (jnp.log(special.kve(p, root)) - root) + (p - 0.5) * jnp.log(s) + jnp.log(special.kve(p - 0.5, a * s)) - a * s + b * x
-
-
-def _isf(q, p, a, b):
-    """isf in standard form: where(q > 0.5, genhyperbolic.ppf(1 - q, p, a, b), -genhyperbolic.ppf(q, p, a, -b))"""
-    return jnp.where(q > 0.5, distributions.standard('genhyperbolic', 'ppf', 1 - q, p, a, b), -distributions.standard('genhyperbolic', 'ppf', q, p, a, -b))
 
 
 def _cdf_d_a(x, p, a, b):
@@ -102,7 +95,7 @@ _DISTRIBUTION = distributions.Continuous(
     shapes=('p', 'a', 'b', ),
     valid=_valid,
     support=_support,
-    methods={'logpdf': _logpdf, 'isf': _isf},
+    methods={'logpdf': _logpdf},
     moments={'mean': _mean, 'var': _var},
     integer_shapes={},
     open_support=False,
@@ -282,8 +275,7 @@ def ppf(q, p, a, b, loc=0, scale=1):
 def isf(q, p, a, b, loc=0, scale=1):
     """Inverse survival function (inverse of sf) at q.
 
-    Computed as SciPy's ``scipy.stats.genhyperbolic.isf`` computes it: ``where(q > 0.5, genhyperbolic.ppf(1 - q, p, a, b), -genhyperbolic.ppf(q, p, a, -b))``,
-    times scale, plus loc.
+    Computed as SciPy's ``scipy.stats.genhyperbolic.isf`` computes it: SciPy's default, ppf(1 - q), times scale, plus loc.
 
     Args:
       q: Probabilities.
@@ -293,7 +285,7 @@ def isf(q, p, a, b, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: q, p, a, b, loc, scale.
+    Differentiable in: q, a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
     """
     return _DISTRIBUTION.isf(q, p, a, b, loc=loc, scale=scale)
 
