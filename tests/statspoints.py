@@ -12,10 +12,30 @@ def scales(d, loc=0.75, scale=2.5):
     return {"loc": loc, "scale": scale} if d.type == "continuous" else {"loc": float(loc != 0)}
 
 
+def scipy_values(dist, method, point, *shapes, **at):
+    """SciPy's method at the points, as ``getattr(dist, method)(point, *shapes, **at)``; where that raises
+    (norminvgauss' ppf at q = 1 - 1e-9: ValueError, its root search finds no bracket), each point alone, NaN
+    where that one raises: (values, where SciPy raised)."""
+    try:
+        values = np.asarray(getattr(dist, method)(point, *shapes, **at), np.float64)
+        return values, np.zeros(values.shape, bool)
+    except (ValueError, RuntimeError, ArithmeticError):
+        pass
+    values, raised = [], []
+    for x in np.atleast_1d(point):
+        try:
+            values.append(float(getattr(dist, method)(x, *shapes, **at)))
+            raised.append(False)
+        except (ValueError, RuntimeError, ArithmeticError):
+            values.append(np.nan)
+            raised.append(True)
+    return np.array(values).reshape(np.shape(point)), np.array(raised).reshape(np.shape(point))
+
+
 def points(d, shapes, at):
     """Points across the support (SciPy's quantiles), its edges, outside it, and NaN."""
     dist = getattr(scipy.stats, d.name)
-    inner = dist.ppf(PROBABILITIES, *shapes, **at)
+    inner = scipy_values(dist, "ppf", PROBABILITIES, *shapes, **at)[0]  # NaN where SciPy raises (already a point)
     lower, upper = dist.support(*shapes, **at)
     if d.type == "discrete":
         start = lower if np.isfinite(lower) else at["loc"] - 6  # an unbounded support (dlaplace): its centre

@@ -27,7 +27,7 @@ from generator.distribution import (QUANTILE_METHODS, SECOND_ORDER_FACTOR, colle
 from generator.errors import SpecError
 from generator.loader import load_uncovered
 from specdata import SPECS, in_default_share, params
-from statspoints import PROBABILITIES, VALUE_SCALES, points as _points, scales as _scales
+from statspoints import PROBABILITIES, VALUE_SCALES, points as _points, scales as _scales, scipy_values
 
 DISTRIBUTIONS, DISTRIBUTION_ERRORS = collect_distributions(ROOT / "specs", ROOT, SPECS)
 BY_NAME = {d.name: d for d in DISTRIBUTIONS}
@@ -99,7 +99,8 @@ def test_values_match_scipy(name):
                 point = q if method in QUANTILE_METHODS else x
                 keys = [(method, scales["loc"], scales.get("scale"), p) for p in point]
                 off = {i: scipy_off[key] for i, key in enumerate(keys) if key in scipy_off}
-                _compare(getattr(module, method)(point, *shapes, **scales), getattr(dist, method)(point, *shapes, **scales),
+                # NaN where SciPy raises (norminvgauss' ppf near 1): there jaxsci's is compared with mpmath's
+                _compare(getattr(module, method)(point, *shapes, **scales), scipy_values(dist, method, point, *shapes, **scales)[0],
                          rtol, f"{name}.{method} {scales}", log_density=method == d.density[1], mpmath_values=off)
             for moment in d.public_moments:
                 if not _scipy_integrates(name, moment):  # those: test_integrated_moments_match_scipy

@@ -47,6 +47,7 @@ if _TYPE_CHECKING:
     from . import genextreme as genextreme
     from . import gengamma as gengamma
     from . import genhalflogistic as genhalflogistic
+    from . import genhyperbolic as genhyperbolic
     from . import geninvgauss as geninvgauss
     from . import genlogistic as genlogistic
     from . import gennorm as gennorm
@@ -98,6 +99,7 @@ if _TYPE_CHECKING:
     from . import ncx2 as ncx2
     from . import nhypergeom as nhypergeom
     from . import norm as norm
+    from . import norminvgauss as norminvgauss
     from . import pareto as pareto
     from . import pearson3 as pearson3
     from . import planck as planck
@@ -177,6 +179,7 @@ __all__ = [
     'genextreme',
     'gengamma',
     'genhalflogistic',
+    'genhyperbolic',
     'geninvgauss',
     'genlogistic',
     'gennorm',
@@ -228,6 +231,7 @@ __all__ = [
     'ncx2',
     'nhypergeom',
     'norm',
+    'norminvgauss',
     'pareto',
     'pearson3',
     'planck',
