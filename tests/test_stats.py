@@ -275,13 +275,13 @@ def _references(name, moments=False):
 
 def _gradient_cases():
     """Derivatives against mpmath for a fixed share of the distributions by default: first order for a
-    quarter, second order for a twelfth (they cost most of this file's time, through the special functions'
+    sixth, second order for a twentieth (they cost most of this file's time, through the special functions'
     rules, which their own suites check at both orders for every spec; a distribution's formula itself is
     checked for every distribution by the value tests), all of them under -m slow. A distribution with
     host methods is differentiated through nested rules (a host density through its cdf formula's second
     derivatives), costly to compile: its checks run under -m slow (_host_slow)."""
     def default(name, order):
-        return not BY_NAME[name].host and in_default_share(f"{name}-{order}", 4 if order == "first" else 12)
+        return not BY_NAME[name].host and in_default_share(f"{name}-{order}", 6 if order == "first" else 20)
 
     return [pytest.param(name, order, id=f"{name}-{order}", marks=() if default(name, order) else pytest.mark.slow)
             for name in NAMES for order in ("first", "second")]
@@ -297,13 +297,13 @@ def test_derivatives_match_mpmath(name, order):
 
 
 def _moment_cases():
-    """Moment derivatives against mpmath: those given by formulas for a fixed sixth of the distributions
-    (second order: a twelfth) by default, all of them under -m slow; a distribution with SciPy's own (host)
+    """Moment derivatives against mpmath: those given by formulas for a fixed eighth of the distributions
+    (second order: a twentieth) by default, all of them under -m slow; a distribution with SciPy's own (host)
     moments only under -m slow (each quadrature costs seconds to compile; the quadrature is the core's, the
     same for every distribution, and test_host_moment_* check it by default)."""
     def default(name, order):
         d = BY_NAME[name]
-        return not d.host and not d.host_moments and in_default_share(f"{name}-moments-{order}", 6 if order == "first" else 12)
+        return not d.host and not d.host_moments and in_default_share(f"{name}-moments-{order}", 8 if order == "first" else 20)
 
     return [pytest.param(name, order, id=f"{name}-{order}", marks=() if default(name, order) else pytest.mark.slow)
             for name in NAMES for order in ("first", "second")]
