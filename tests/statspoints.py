@@ -18,16 +18,15 @@ def scipy_values(dist, method, point, *shapes, **at):
     where that one raises: (values, where SciPy raised). Ordinary and edge points (non-finite ones, and
     probabilities outside (0, 1)) are evaluated apart: with such a point in the array, SciPy's
     norminvgauss.isf (SciPy 1.17) returns the first point's value at every other point."""
-    point = np.asarray(point, np.float64) if not np.isscalar(point) else point
-    if not np.isscalar(point) and point.ndim == 1:
+    if np.ndim(point) == 1:
+        point = np.asarray(point, np.float64)
         with np.errstate(invalid="ignore"):
             edge = ~np.isfinite(point) | ((point <= 0) | (point >= 1) if method in ("ppf", "isf") else False)
-        finite = ~edge
-    if not np.isscalar(point) and point.ndim == 1 and 0 < finite.sum() < point.size:
-        values, raised = np.empty(point.shape), np.empty(point.shape, bool)
-        for part in (finite, ~finite):
-            values[part], raised[part] = scipy_values(dist, method, point[part], *shapes, **at)
-        return values, raised
+        if 0 < edge.sum() < point.size:
+            values, raised = np.empty(point.shape), np.empty(point.shape, bool)
+            for part in (~edge, edge):
+                values[part], raised[part] = scipy_values(dist, method, point[part], *shapes, **at)
+            return values, raised
     try:
         values = np.asarray(getattr(dist, method)(point, *shapes, **at), np.float64)
         return values, np.zeros(values.shape, bool)

@@ -70,7 +70,7 @@ def _unit_interval(value):
     """A probability rounded into [0, 1]. Not jnp.clip: its derivative is halved where the value equals a
     bound (min and max split a tie's derivative between their operands), which made bernoulli.pmf(1, p)'s
     derivative 0.5 at p = 1 instead of 1; here a value on the bound keeps its whole derivative."""
-    return jnp.where(value > 1, 1, jnp.where(value < 0, 0, value)).astype(value.dtype)
+    return jnp.where(value > 1, 1, jnp.where(value < 0, 0, value))
 
 
 @dataclass(frozen=True)

@@ -650,10 +650,11 @@ def main(argv: list) -> int:
     for d in distributions:
         if d.name in wanted:
             path = DATA / f"{d.name}.json"
-            if only_moments and path.exists():
-                data = {**json.loads(path.read_text()), "moments": make_moments(d)}
-            elif keep_moments and path.exists() and "moments" in json.loads(path.read_text()):
-                data = {**make(d, with_moments=False), "moments": json.loads(path.read_text())["moments"]}
+            stored = json.loads(path.read_text()) if path.exists() else {}
+            if only_moments and stored:
+                data = {**stored, "moments": make_moments(d)}
+            elif keep_moments and "moments" in stored:
+                data = {**make(d, with_moments=False), "moments": stored["moments"]}
             else:
                 data = make(d)
             path.write_text(json.dumps(data, indent=1) + "\n")  # args keep the call order
