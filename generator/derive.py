@@ -143,6 +143,9 @@ class _Deriver:
         self.catalog = Catalog(specs)
         self.specs = {s.name: s for s in specs}
         self._definitions: dict = {}
+        # parsing a rule is the derive's costliest step (stdtr's df rule: 2 s in sympy's Piecewise folding), and
+        # implicit rules reparse their callees' rules; sympy expressions are immutable, so one parse serves all
+        self._explicit: dict = {}
 
     # ---- sympy definitions of spec'd calls, for cross-checks and the reverse map -------------------
     def definition(self, spec: model.Spec, statics: tuple):
@@ -206,6 +209,12 @@ class _Deriver:
 
     # ---- rules ------------------------------------------------------------------------------------
     def explicit(self, spec, rule: model.DerivativeRule, statics: dict):
+        key = (spec.name, id(rule), tuple(sorted(statics.items())))
+        if key not in self._explicit:
+            self._explicit[key] = self._parse_explicit(spec, rule, statics)
+        return self._explicit[key]
+
+    def _parse_explicit(self, spec, rule: model.DerivativeRule, statics: dict):
         what = f"derivatives.{rule.arg}"
         outputs = dict(rule.formulas)
         exprs = [self._parse_output(spec, statics, outputs, o.name, what, rule.loc) for o in spec.outputs]

@@ -59,7 +59,7 @@ def generate(root: Path, *, use_cache: bool = True, jobs: int | None = None) -> 
             todo.append(spec)
     run = Run(files={}, cached=len(rules), cache_problems=store.problems if store is not None else [])
 
-    for name, outcome in _derive(specs, [s.name for s in todo], jobs or default_jobs()):
+    for name, outcome in _derive(specs, [s.name for s in todo], jobs or default_jobs(), texts):
         kind, payload = outcome
         if kind == "errors":
             errors.extend(SpecError(*e) for e in payload)
@@ -105,7 +105,7 @@ def _derive_one(name: str):
         return name, ("errors", [(exc.path, exc.line, exc.message)])
 
 
-def _derive(specs: list, names: list, jobs: int):
+def _derive(specs: list, names: list, jobs: int, texts: dict):
     """(name, outcome) for each name, in the order given; deterministic whatever the number of jobs."""
     global _SPECS, _DERIVER
     _SPECS, _DERIVER = specs, None
@@ -113,7 +113,11 @@ def _derive(specs: list, names: list, jobs: int):
         if jobs < 2 or len(names) < 2 or "fork" not in multiprocessing.get_all_start_methods():
             return [_derive_one(name) for name in names]
         # fork: the workers start with the specs already loaded; each builds its own deriver
+        # the longest specs first (a spec's size is a fair proxy for its derive time: stdtr's family, ncfdtr's
+        # kernels), so that no worker starts a 4-second derive while the others sit idle at the end
+        order = sorted(names, key=lambda name: -len(texts.get(name, "")))
         with ProcessPoolExecutor(max_workers=min(jobs, len(names)), mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(_derive_one, names, chunksize=1))
+            outcomes = dict(pool.map(_derive_one, order, chunksize=1))
+        return [(name, outcomes[name]) for name in names]
     finally:
         _SPECS, _DERIVER = [], None

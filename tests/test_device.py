@@ -16,12 +16,14 @@ import jaxsci
 from generator import ROOT
 from generator import device as device_spec
 from generator.errors import SpecError
-from generator.loader import collect_specs, parse_spec
+from generator.loader import parse_spec
 from generator.render import device_rows
 from jaxsci._core import device
 from jaxsci.special import gammainc, jv
 
-SPECS = [s for s in collect_specs(ROOT / "specs", ROOT)[0] if s.device is not None]
+import specdata
+
+SPECS = [s for s in specdata.SPECS if s.device is not None]  # loaded once per test process
 
 BASE = textwrap.dedent("""\
     name: demo

@@ -34,7 +34,9 @@ def _assert_scipys(got, case, arrays, batched):
         assert_matches_scipy(np.asarray(g), e, dtype, tolerance, inputs=numpy_arrays)
 
 
-@pytest.mark.parametrize("case", params(CASES))
+# a derivative kernel is one more callback batched by the core's rule, as its parent is: a quarter of the
+# kernels by default (in_default_share), every one with -m slow
+@pytest.mark.parametrize("case", [p for c in CASES for p in params([c], share=4 if c.spec.kernel else None)])
 def test_vmap_over_each_argument(case):
     case.expected_failure("vmap")
     traced = case.spec.traced_args
