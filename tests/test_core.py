@@ -83,13 +83,57 @@ def test_booleans_promote_like_jax():
     assert jv(v, 1.0).dtype == (jnp.zeros(3, dtype=bool) + 1.0).dtype
 
 
-def _boom_function():
-    # math.sqrt raises TypeError on arrays of more than one element: a stand-in for a failing SciPy call
+def _boom_function(qualname="test.boom", scipy="math.factorial"):
+    # math.factorial raises TypeError on every float array: a stand-in for a failing SciPy call
     return _core.register(_core.Function(
-        qualname="test.boom", scipy="math.sqrt",
+        qualname=qualname, scipy=scipy,
         args=(_core.Arg("x", "real", differentiable=False, why="test"),),
         outputs=(_core.Output("out"),), vmap_method="expand_dims",
     ))
+
+
+def _log_raising_at_negatives(x):
+    """log, raising for the whole array where any point is negative (as SciPy's vectorised methods do)."""
+    if np.any(np.asarray(x) < 0):
+        raise ValueError("a negative point")
+    return np.log(x)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_call_that_raises_at_one_point_is_nan_only_there(jit):
+    """SciPy's vectorised methods raise for a whole array when one point fails (ncf.isf's overflow at a
+    tiny probability): the core evaluates such a call again in halves, down to the failing points."""
+    fn = _boom_function("test.log_at_points", f"{__name__}._log_raising_at_negatives")
+    call = (lambda x: _core.call(fn, x))
+    x = jnp.array([[1.0, -1.0, 4.0], [2.0, 3.0, -5.0]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = np.asarray((jax.jit(call) if jit else call)(x))
+    expected = np.log(np.where(np.asarray(x) > 0, x, np.nan))
+    np.testing.assert_array_equal(out, expected)
+    messages = [str(w.message) for w in caught if issubclass(w.category, CallbackWarning)]
+    assert messages and all("jaxsci.test.log_at_points: SciPy raised ValueError" in m for m in messages), messages
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every point fine: no warning, though the whole array raised first
+        np.testing.assert_allclose(np.asarray(call(jnp.array([1.0, 2.0]))), np.log([1.0, 2.0]), rtol=1e-15)
+
+
+def test_a_call_that_raises_everywhere_stops_isolating_points(monkeypatch):
+    """A call failing at every point (a wrong static argument, say) isolates at most _MOST_ISOLATED points
+    before the rest is NaN: O(log n) calls more than the first, not one per point."""
+    from jaxsci._core import host
+
+    calls = []
+
+    def failing(x):
+        calls.append(np.size(x))
+        raise ValueError("fails everywhere")
+
+    monkeypatch.setattr(host, "_MOST_ISOLATED", 4)
+    outputs = [np.empty(4096)]
+    host._evaluate_isolating(failing, {}, [np.ones(4096)], outputs)
+    assert np.isnan(outputs[0]).all()
+    assert len(calls) < 4 * 2 * 13 and calls.count(1) == 4, (len(calls), calls.count(1))
 
 
 @pytest.mark.parametrize("jit", [False, True])

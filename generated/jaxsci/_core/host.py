@@ -187,6 +187,43 @@ def _blocks(arguments, outputs):
     return axis, [(lo, min(lo + step, shape[axis])) for lo in range(0, shape[axis], step)]
 
 
+_MOST_ISOLATED = 32  # failing points isolated one by one before the rest of a failing call is NaN
+
+
+def _evaluate_isolating(function, statics: dict, arguments, outputs) -> BaseException | None:
+    """An elementwise call that raised, evaluated again in halves down to single points, so that only the
+    points where SciPy raises are NaN: SciPy's vectorised methods raise for the whole array when one point
+    fails (ncf.isf's Boost overflow at a tiny probability). A call that fails everywhere (a wrong static
+    argument) stops isolating after ``_MOST_ISOLATED`` failing points, so it costs O(log n) calls more, not
+    n. Returns what a failing point raised (what the whole raised, where isolating stopped early), or
+    None where no point failed this time."""
+    shape = outputs[0].shape
+    size = math.prod(shape)
+    flat_arguments = [np.broadcast_to(a, shape).reshape(-1) for a in arguments]
+    flat_outputs = [np.empty(size, o.dtype) for o in outputs]
+    first, at_a_point, isolated, pending = None, None, 0, [(0, size)]
+    while pending:
+        lo, hi = pending.pop()
+        if isolated < _MOST_ISOLATED:
+            try:
+                _evaluate_whole(function, statics, [a[lo:hi] for a in flat_arguments], [o[lo:hi] for o in flat_outputs])
+                continue
+            except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+                first = first or exc
+                if hi - lo == 1:
+                    at_a_point = at_a_point or exc
+            if hi - lo > 1:
+                middle = (lo + hi) // 2
+                pending += [(middle, hi), (lo, middle)]
+                continue
+            isolated += 1
+        for output in flat_outputs:
+            _fill(output[lo:hi])
+    for output, flat in zip(outputs, flat_outputs):
+        output[...] = flat.reshape(shape)
+    return at_a_point or first
+
+
 def _evaluate_whole(function, statics: dict, arguments, outputs) -> None:
     out = function(*arguments, **statics)
     outs = out if isinstance(out, tuple) else (out,)
@@ -301,9 +338,19 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
                         _evaluate_into(function.scipy_callable(), statics, arguments, mine,
                                        elementwise=bool(indices) and not given)
                 except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
-                    _warn(qualname, exc)
-                    for output in mine:
-                        _fill(output)
+                    elementwise = indices and not given and not where and not _has_core(qualname)
+                    if elementwise and mine and mine[0].size > 1:
+                        try:
+                            exc = _evaluate_isolating(function.scipy_callable(), statics, arguments, mine)
+                        except Exception as again:  # noqa: BLE001
+                            exc = again
+                            for output in mine:
+                                _fill(output)
+                    else:
+                        for output in mine:
+                            _fill(output)
+                    if exc is not None:
+                        _warn(qualname, exc)
     finally:
         if threads:
             _THREADS.leave()
