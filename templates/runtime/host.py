@@ -348,7 +348,7 @@ def run_calls(calls: HostCalls, arrays, outputs) -> None:
                     else:
                         for output in mine:
                             _fill(output)
-                    if exc is not None:
+                    if exc is not None and not _quiet(qualname):
                         _warn(qualname, exc)
     finally:
         if threads:
@@ -362,6 +362,13 @@ def _read_only(array) -> np.ndarray:
     view = np.asarray(array).view()
     view.flags.writeable = False
     return view
+
+
+def _quiet(qualname: str) -> bool:
+    try:
+        return lookup(qualname).quiet
+    except Exception:  # noqa: BLE001 - an unknown name is reported
+        return False
 
 
 def _has_core(qualname: str) -> bool:

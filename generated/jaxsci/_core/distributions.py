@@ -31,6 +31,7 @@ sampler's internals; the rule calls the sample itself, so the second derivative 
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import operator
@@ -139,6 +140,11 @@ class Distribution:
 
     def __post_init__(self):
         object.__setattr__(self, "_host_functions", {m: self._host_function(m, h) for m, h in self.host.items()})
+        # the quantiles the moment quadrature asks for at probabilities down to 1e-300, where SciPy's may
+        # raise (ncf.isf's Boost overflow): the quadrature stops at their NaN, and nobody is told of it
+        object.__setattr__(self, "_quiet_host_functions", {
+            m: register(dataclasses.replace(f, qualname=f"{f.qualname}.in_moment_quadrature", quiet=True))
+            for m, f in self._host_functions.items() if m in ("ppf", "isf")})
         object.__setattr__(self, "_host_moments", {m: self._host_moment(m, h) for m, h in self.host_moments.items()})
 
     @property
@@ -309,12 +315,13 @@ class Distribution:
         by the method's own rules."""
         return self._method(method, z, shapes)
 
-    def _method(self, method: str, z, shapes):
+    def _method(self, method: str, z, shapes, quiet: bool = False):
+        """``quiet``: SciPy's failures in a host quantile are not reported (the moment quadrature's)."""
         own = self.methods.get(method)
         if own is not None:
             return own(z, *shapes)
         if method in self.host:
-            return call(self._host_functions[method], z, *shapes)
+            return call((self._quiet_host_functions if quiet else self._host_functions)[method], z, *shapes)
         density, log_density = self._densities
         if method == density:
             return jnp.exp(self._method(log_density, z, shapes))
@@ -323,7 +330,7 @@ class Distribution:
         if method == "sf":
             return 1 - self._method("cdf", z, shapes)
         if method == "isf":
-            return self._method("ppf", 1 - z, shapes)
+            return self._method("ppf", 1 - z, shapes, quiet)
         if method in ("logcdf", "logsf") and isinstance(self, Discrete):
             return jnp.log(self._method(method[3:], z, shapes))
         if method in ("logcdf", "logsf"):

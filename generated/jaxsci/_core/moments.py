@@ -137,8 +137,8 @@ class _Continuous:
 
     def terms(self, shapes, aux):
         shapes = [jnp.expand_dims(s, -1) for s in shapes]
-        lower = self.d._method("ppf", self.s, shapes)
-        upper = self.d._method("isf", self.s[1:], shapes)
+        lower = self.d._method("ppf", self.s, shapes, quiet=True)
+        upper = self.d._method("isf", self.s[1:], shapes, quiet=True)
         batch = jnp.broadcast_shapes(lower.shape[:-1], upper.shape[:-1])
         x = jnp.concatenate([jnp.broadcast_to(lower, (*batch, lower.shape[-1])),
                              jnp.broadcast_to(upper, (*batch, upper.shape[-1]))], axis=-1)
@@ -175,7 +175,7 @@ class _Discrete:
         shapes = [jax.lax.stop_gradient(s) for s in shapes]
         lower, upper = (jnp.asarray(end, self.dtype) for end in self.d.support(*shapes))
         start = self.d._method("ppf", jnp.full(jnp.broadcast_shapes(*(jnp.shape(s) for s in shapes)), TAIL, self.dtype),
-                               shapes)
+                               shapes, quiet=True)
         start = jnp.maximum(jnp.where(jnp.isnan(start), lower, start), lower)
         k = jnp.expand_dims(start, -1) + jnp.arange(TERMS, dtype=self.dtype)
         inside = k <= jnp.expand_dims(upper, -1)

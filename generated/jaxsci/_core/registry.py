@@ -126,6 +126,9 @@ class Function:
     # function(fn, args, proceed), proceed(args) being the core's own call
     frontend: str | None = None
     numpy_keywords: str | None = None  # why SciPy takes **kwargs: the numpy ufunc it forwards them to
+    # SciPy's failures in this function's calls are expected by the caller, which uses their NaN (the moment
+    # quadrature's quantiles beyond SciPy's range): NaN, not reported
+    quiet: bool = False
 
     @property
     def public_name(self) -> str:
