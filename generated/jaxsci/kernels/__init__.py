@@ -63,6 +63,7 @@ if _TYPE_CHECKING:
     from ._gausshyper_cdf_db import gausshyper_cdf_db as gausshyper_cdf_db
     from ._gausshyper_cdf_dc import gausshyper_cdf_dc as gausshyper_cdf_dc
     from ._gausshyper_cdf_dz import gausshyper_cdf_dz as gausshyper_cdf_dz
+    from ._genhyperbolic_cdf_d import genhyperbolic_cdf_d as genhyperbolic_cdf_d
     from ._geninvgauss_cdf_d import geninvgauss_cdf_d as geninvgauss_cdf_d
     from ._h1vp_dv import h1vp_dv as h1vp_dv
     from ._h1vp_dv2 import h1vp_dv2 as h1vp_dv2
@@ -253,6 +254,7 @@ __all__ = [
     'gausshyper_cdf_db',
     'gausshyper_cdf_dc',
     'gausshyper_cdf_dz',
+    'genhyperbolic_cdf_d',
     'geninvgauss_cdf_d',
     'h1vp_dv',
     'h1vp_dv2',

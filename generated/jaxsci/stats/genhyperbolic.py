@@ -18,11 +18,12 @@ sqrt(a**2 - b**2) and R = K_(p+1)(g) / K_p(g), d F/da = (a/g) R (F(x; p) - F(x; 
 (b/g) R (F(x; p + 1) - F(x; p)) - (R/g) f(x; p + 1), from d/da of (q/a)^nu K_nu(a q) = -a
 (q/a)^(nu+1) K_(nu+1)(a q), x (q/a)^nu K_nu(a q) = -d/dx of (q/a)^(nu+1) K_(nu+1)(a q) (q = sqrt(1 +
 x**2), DLMF 10.29.4) integrated by parts, and d log K_p(g)/dg = p/g - R (DLMF 10.29.2). The
-derivative in p is the integral of the density's order derivative (that of K_nu in nu, with no
-closed form): the cdf, sf and the methods made from them are not differentiable in p (the density
-is, through kve's order kernel). mean and var are SciPy's (Barndorff-Nielsen's moments over ratios
-of K_(p+n)(g)), as ratios of kve, which do not underflow for large g where SciPy's kv do; SciPy
-integrates the entropy numerically: not provided.
+derivative in p has no closed form (it is the integral of K_nu's order derivative): jaxsci's kernel
+genhyperbolic_cdf_d computes it, at every order and mixed with a, b and x, from the distribution's
+normal variance-mean mixture (specs/kernels/genhyperbolic_cdf_d.yaml, about 1e-14 against mpmath).
+mean and var are SciPy's (Barndorff-Nielsen's moments over ratios of K_(p+n)(g)), as ratios of kve,
+which do not underflow for large g where SciPy's kv do; SciPy integrates the entropy numerically:
+not provided.
 
 References:
   O. Barndorff-Nielsen, Exponentially decreasing distributions for the logarithm of particle size, Proc. R. Soc. Lond. A 353 (1977) 401-419
@@ -33,7 +34,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import kernels
 from .. import special
+from .. import kernels
 from .._core import distributions
 
 __all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'rvs']
@@ -67,6 +70,11 @@ def _cdf_d_b(x, p, a, b):
     return special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) / jnp.sqrt((a + b) * (a - b)) * (-b * jnp.where(distributions.standard('genhyperbolic', 'cdf', x, p, a, b) > 0.5, distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'sf', x, p, a, b), distributions.standard('genhyperbolic', 'cdf', x, p, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b)) - distributions.standard('genhyperbolic', 'pdf', x, p + 1, a, b))
 
 
+def _cdf_d_p(x, p, a, b):
+    """d cdf / d p in standard form (the host cdf's rule): genhyperbolic_cdf_d(x, p, a, b, i=1)"""
+    return kernels.genhyperbolic_cdf_d(x, p, a, b, i=1)
+
+
 def _sf_d_a(x, p, a, b):
     """d sf / d a in standard form (the host sf's rule): a / sqrt((a + b) * (a - b)) * kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * where(genhyperbolic.sf(x, p, a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) - genhyperbolic.cdf(x, p, a, b), genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1, a, b))"""
     return a / jnp.sqrt((a + b) * (a - b)) * special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) * jnp.where(distributions.standard('genhyperbolic', 'sf', x, p, a, b) > 0.5, distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p, a, b), distributions.standard('genhyperbolic', 'sf', x, p, a, b) - distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b))
@@ -75,6 +83,11 @@ def _sf_d_a(x, p, a, b):
 def _sf_d_b(x, p, a, b):
     """d sf / d b in standard form (the host sf's rule): kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (-b * where(genhyperbolic.sf(x, p, a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) - genhyperbolic.cdf(x, p, a, b), genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1, a, b)) + genhyperbolic.pdf(x, p + 1, a, b))"""
     return special.kve(p + 1, jnp.sqrt((a + b) * (a - b))) / special.kve(p, jnp.sqrt((a + b) * (a - b))) / jnp.sqrt((a + b) * (a - b)) * (-b * jnp.where(distributions.standard('genhyperbolic', 'sf', x, p, a, b) > 0.5, distributions.standard('genhyperbolic', 'cdf', x, p + 1, a, b) - distributions.standard('genhyperbolic', 'cdf', x, p, a, b), distributions.standard('genhyperbolic', 'sf', x, p, a, b) - distributions.standard('genhyperbolic', 'sf', x, p + 1, a, b)) + distributions.standard('genhyperbolic', 'pdf', x, p + 1, a, b))
+
+
+def _sf_d_p(x, p, a, b):
+    """d sf / d p in standard form (the host sf's rule): -genhyperbolic_cdf_d(x, p, a, b, i=1)"""
+    return -kernels.genhyperbolic_cdf_d(x, p, a, b, i=1)
 
 
 def _mean(p, a, b):
@@ -101,16 +114,16 @@ _DISTRIBUTION = distributions.Continuous(
     open_support=False,
     host={
         'cdf': distributions.Host(
-            derivatives={'a': _cdf_d_a, 'b': _cdf_d_b},
-            blocked={'p': "SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it"},
+            derivatives={'a': _cdf_d_a, 'b': _cdf_d_b, 'p': _cdf_d_p},
+            blocked={},
         ),
         'sf': distributions.Host(
-            derivatives={'a': _sf_d_a, 'b': _sf_d_b},
-            blocked={'p': "SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it"},
+            derivatives={'a': _sf_d_a, 'b': _sf_d_b, 'p': _sf_d_p},
+            blocked={},
         ),
         'ppf': distributions.Host(
             derivatives={},
-            blocked={'p': "SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it"},
+            blocked={},
         ),
     },
 )
@@ -159,14 +172,12 @@ def cdf(x, p, a, b, loc=0, scale=1):
     """Cumulative distribution function.
 
     Computed as SciPy's ``scipy.stats.genhyperbolic.cdf`` computes it: SciPy's own ``scipy.stats.genhyperbolic.cdf`` on the host (derivatives: x: the density; p:
-    not differentiable (SciPy's cdf and sf are quadratures of the density; their derivative in
-    p, the integral of the density's derivative in the Bessel order, has no closed form, and
-    jaxsci no kernel for it); a: ``a / sqrt((a + b) * (a - b)) * kve(p + 1, sqrt((a + b) * (a
-    - b))) / kve(p, sqrt((a + b) * (a - b))) * where(genhyperbolic.cdf(x, p, a, b) > 0.5,
-    genhyperbolic.sf(x, p + 1, a, b) - genhyperbolic.sf(x, p, a, b), genhyperbolic.cdf(x, p,
-    a, b) - genhyperbolic.cdf(x, p + 1, a, b))``; b: ``kve(p + 1, sqrt((a + b) * (a - b))) /
-    kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (-b *
-    where(genhyperbolic.cdf(x, p, a, b) > 0.5, genhyperbolic.sf(x, p + 1, a, b) -
+    ``genhyperbolic_cdf_d(x, p, a, b, i=1)``; a: ``a / sqrt((a + b) * (a - b)) * kve(p + 1,
+    sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * where(genhyperbolic.cdf(x, p,
+    a, b) > 0.5, genhyperbolic.sf(x, p + 1, a, b) - genhyperbolic.sf(x, p, a, b),
+    genhyperbolic.cdf(x, p, a, b) - genhyperbolic.cdf(x, p + 1, a, b))``; b: ``kve(p + 1,
+    sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (-b
+    * where(genhyperbolic.cdf(x, p, a, b) > 0.5, genhyperbolic.sf(x, p + 1, a, b) -
     genhyperbolic.sf(x, p, a, b), genhyperbolic.cdf(x, p, a, b) - genhyperbolic.cdf(x, p + 1,
     a, b)) - genhyperbolic.pdf(x, p + 1, a, b))``), with x standing for (x - loc) / scale.
 
@@ -178,7 +189,7 @@ def cdf(x, p, a, b, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
+    Differentiable in: x, p, a, b, loc, scale.
     """
     return _DISTRIBUTION.cdf(x, p, a, b, loc=loc, scale=scale)
 
@@ -197,7 +208,7 @@ def logcdf(x, p, a, b, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
+    Differentiable in: x, p, a, b, loc, scale.
     """
     return _DISTRIBUTION.logcdf(x, p, a, b, loc=loc, scale=scale)
 
@@ -206,16 +217,15 @@ def sf(x, p, a, b, loc=0, scale=1):
     """Survival function (1 - cdf), computed without cancellation where the spec's formula allows.
 
     Computed as SciPy's ``scipy.stats.genhyperbolic.sf`` computes it: SciPy's own ``scipy.stats.genhyperbolic.sf`` on the host (derivatives: x: minus the
-    density; p: not differentiable (SciPy's cdf and sf are quadratures of the density; their
-    derivative in p, the integral of the density's derivative in the Bessel order, has no
-    closed form, and jaxsci no kernel for it); a: ``a / sqrt((a + b) * (a - b)) * kve(p + 1,
-    sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) * where(genhyperbolic.sf(x, p,
-    a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) - genhyperbolic.cdf(x, p, a, b),
-    genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1, a, b))``; b: ``kve(p + 1,
-    sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) / sqrt((a + b) * (a - b)) * (-b
-    * where(genhyperbolic.sf(x, p, a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) -
+    density; p: ``-genhyperbolic_cdf_d(x, p, a, b, i=1)``; a: ``a / sqrt((a + b) * (a - b)) *
+    kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) *
+    where(genhyperbolic.sf(x, p, a, b) > 0.5, genhyperbolic.cdf(x, p + 1, a, b) -
     genhyperbolic.cdf(x, p, a, b), genhyperbolic.sf(x, p, a, b) - genhyperbolic.sf(x, p + 1,
-    a, b)) + genhyperbolic.pdf(x, p + 1, a, b))``), with x standing for (x - loc) / scale.
+    a, b))``; b: ``kve(p + 1, sqrt((a + b) * (a - b))) / kve(p, sqrt((a + b) * (a - b))) /
+    sqrt((a + b) * (a - b)) * (-b * where(genhyperbolic.sf(x, p, a, b) > 0.5,
+    genhyperbolic.cdf(x, p + 1, a, b) - genhyperbolic.cdf(x, p, a, b), genhyperbolic.sf(x, p,
+    a, b) - genhyperbolic.sf(x, p + 1, a, b)) + genhyperbolic.pdf(x, p + 1, a, b))``), with x
+    standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -225,7 +235,7 @@ def sf(x, p, a, b, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
+    Differentiable in: x, p, a, b, loc, scale.
     """
     return _DISTRIBUTION.sf(x, p, a, b, loc=loc, scale=scale)
 
@@ -244,7 +254,7 @@ def logsf(x, p, a, b, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
+    Differentiable in: x, p, a, b, loc, scale.
     """
     return _DISTRIBUTION.logsf(x, p, a, b, loc=loc, scale=scale)
 
@@ -253,11 +263,10 @@ def ppf(q, p, a, b, loc=0, scale=1):
     """Percent point function (inverse of cdf) at q.
 
     Computed as SciPy's ``scipy.stats.genhyperbolic.ppf`` computes it: SciPy's own ``scipy.stats.genhyperbolic.ppf`` on the host (derivatives: q:
-    exp(-logpdf(ppf)), the implicit-function rule; p: not differentiable (SciPy's cdf and sf
-    are quadratures of the density; their derivative in p, the integral of the density's
-    derivative in the Bessel order, has no closed form, and jaxsci no kernel for it); a: -(d
-    cdf/d shape)(ppf) exp(-logpdf(ppf)), the implicit-function rule; b: -(d cdf/d shape)(ppf)
-    exp(-logpdf(ppf)), the implicit-function rule), times scale, plus loc.
+    exp(-logpdf(ppf)), the implicit-function rule; p: -(d cdf/d shape)(ppf) exp(-logpdf(ppf)),
+    the implicit-function rule; a: -(d cdf/d shape)(ppf) exp(-logpdf(ppf)), the implicit-
+    function rule; b: -(d cdf/d shape)(ppf) exp(-logpdf(ppf)), the implicit-function rule),
+    times scale, plus loc.
 
     Args:
       q: Probabilities.
@@ -267,7 +276,7 @@ def ppf(q, p, a, b, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: q, a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
+    Differentiable in: q, p, a, b, loc, scale.
     """
     return _DISTRIBUTION.ppf(q, p, a, b, loc=loc, scale=scale)
 
@@ -285,7 +294,7 @@ def isf(q, p, a, b, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: q, a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
+    Differentiable in: q, p, a, b, loc, scale.
     """
     return _DISTRIBUTION.isf(q, p, a, b, loc=loc, scale=scale)
 
@@ -357,7 +366,7 @@ def median(p, a, b, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
+    Differentiable in: p, a, b, loc, scale.
     """
     return _DISTRIBUTION.median(p, a, b, loc=loc, scale=scale)
 
@@ -379,6 +388,6 @@ def rvs(key, p, a, b, loc=0, scale=1, size=None):
       scale: Scale parameter (default 1).
       size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
 
-    Differentiable in: a, b, loc, scale. Not differentiable (NonDifferentiableError): p: SciPy's cdf and sf are quadratures of the density; their derivative in p, the integral of the density's derivative in the Bessel order, has no closed form, and jaxsci no kernel for it.
+    Differentiable in: p, a, b, loc, scale.
     """
     return _DISTRIBUTION.rvs(key, p, a, b, loc=loc, scale=scale, size=size)

@@ -26,6 +26,10 @@ import math
 import numpy as np
 from numpy.polynomial import legendre as _legendre
 
+from .taylor import batched_exp as _exp
+from .taylor import batched_mul as _product
+from .taylor import batched_reciprocal as _reciprocal
+
 __all__ = ["geninvgauss_cdf_d"]
 
 _NODES, _WEIGHTS = _legendre.leggauss(16)
@@ -74,53 +78,6 @@ def _moments(a, c, p, b, orders):
             term = term * minus_cosh
         power_s = power_s * s
     return out, shift
-
-
-def _product(a, b):
-    """Truncated product of Taylor series over the trailing axes (same shapes)."""
-    out = np.zeros_like(a)
-    for index in np.ndindex(*a.shape[1:]):
-        for other in np.ndindex(*[k + 1 for k in index]):
-            rest = tuple(k - o for k, o in zip(index, other))
-            out[(slice(None), *index)] += a[(slice(None), *other)] * b[(slice(None), *rest)]
-    return out
-
-
-def _reciprocal(a):
-    """1 / a as a truncated Taylor series (a's constant term nonzero)."""
-    out = np.zeros_like(a)
-    constant = a[(slice(None), *([0] * (a.ndim - 1)))]
-    for index in np.ndindex(*a.shape[1:]):
-        if not any(index):
-            out[(slice(None), *index)] = 1 / constant
-            continue
-        total = np.zeros_like(constant)
-        for other in np.ndindex(*[k + 1 for k in index]):
-            if other == index:
-                continue
-            rest = tuple(k - o for k, o in zip(index, other))
-            total += out[(slice(None), *other)] * a[(slice(None), *rest)]
-        out[(slice(None), *index)] = -total / constant
-    return out
-
-
-def _exp(a):
-    """exp of a truncated Taylor series, by the recurrence along the first variable that varies (exp' = exp a')."""
-    out = np.zeros_like(a)
-    zero = (slice(None), *([0] * (a.ndim - 1)))
-    out[zero] = np.exp(a[zero])
-    for index in sorted(np.ndindex(*a.shape[1:]), key=sum):
-        if not any(index):
-            continue
-        axis = next(n for n, k in enumerate(index) if k)  # d/dv_axis: n e_n = sum_m m a_m e_(n-m) along that axis
-        total = np.zeros_like(out[zero])
-        for other in np.ndindex(*[k + 1 for k in index]):
-            if other[axis] == 0:
-                continue
-            rest = tuple(k - o for k, o in zip(index, other))
-            total += other[axis] * a[(slice(None), *other)] * out[(slice(None), *rest)]
-        out[(slice(None), *index)] = total / index[axis]
-    return out
 
 
 def _cdf_series(x, p, b, i, j):

@@ -1,4 +1,5 @@
-"""Truncated bivariate Taylor arithmetic for the exact-derivative kernels (orthopoly.py, discrete_sums.py).
+"""Truncated Taylor arithmetic for the exact-derivative kernels: bivariate (orthopoly.py, discrete_sums.py), and
+batch first in any number of variables (geninvgauss.py, genhyperbolic.py).
 
 A series in two variables (s, t) truncated at orders p in s and q in t is the array (p + 1, q + 1, *shape)
 of its coefficients; the coefficient (i, j) of a product or quotient needs only those (i', j') with
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["mul", "div", "exp"]
+__all__ = ["mul", "div", "exp", "batched_mul", "batched_reciprocal", "batched_exp"]
 
 
 def mul(f, g):
@@ -43,3 +44,52 @@ def exp(f):
         term = mul(term, x) / m
         total += term
     return total * np.exp(np.asarray(f)[0, 0])
+
+
+def batched_mul(a, b):
+    """The truncated product of two Taylor series in any number of variables, laid out batch first: arrays
+    (n, I + 1, J + 1, ...) of the coefficients of each of n series (the layout geninvgauss.py and
+    genhyperbolic.py integrate over)."""
+    out = np.zeros_like(a)
+    for index in np.ndindex(*a.shape[1:]):
+        for other in np.ndindex(*[k + 1 for k in index]):
+            rest = tuple(k - o for k, o in zip(index, other))
+            out[(slice(None), *index)] += a[(slice(None), *other)] * b[(slice(None), *rest)]
+    return out
+
+
+def batched_reciprocal(a):
+    """1 / a as a truncated Taylor series, batch first (a's constant term nonzero)."""
+    out = np.zeros_like(a)
+    constant = a[(slice(None), *([0] * (a.ndim - 1)))]
+    for index in np.ndindex(*a.shape[1:]):
+        if not any(index):
+            out[(slice(None), *index)] = 1 / constant
+            continue
+        total = np.zeros_like(constant)
+        for other in np.ndindex(*[k + 1 for k in index]):
+            if other == index:
+                continue
+            rest = tuple(k - o for k, o in zip(index, other))
+            total += out[(slice(None), *other)] * a[(slice(None), *rest)]
+        out[(slice(None), *index)] = -total / constant
+    return out
+
+
+def batched_exp(a):
+    """exp of a truncated Taylor series, batch first, by the recurrence along the first variable that varies (exp' = exp a')."""
+    out = np.zeros_like(a)
+    zero = (slice(None), *([0] * (a.ndim - 1)))
+    out[zero] = np.exp(a[zero])
+    for index in sorted(np.ndindex(*a.shape[1:]), key=sum):
+        if not any(index):
+            continue
+        axis = next(n for n, k in enumerate(index) if k)  # d/dv_axis: n e_n = sum_m m a_m e_(n-m) along that axis
+        total = np.zeros_like(out[zero])
+        for other in np.ndindex(*[k + 1 for k in index]):
+            if other[axis] == 0:
+                continue
+            rest = tuple(k - o for k, o in zip(index, other))
+            total += other[axis] * a[(slice(None), *other)] * out[(slice(None), *rest)]
+        out[(slice(None), *index)] = total / index[axis]
+    return out
