@@ -1,0 +1,77 @@
+"""The odds derivatives of Fisher's noncentral hypergeometric pmf and cdf (templates/runtime/kernels/fisher.py:
+the finite sums in Taylor arithmetic, centred on the mode) against mpmath, at hard points.
+
+Reference: mpmath.diff (dps 60 + 10 r) of the exact sums t_j = C(n, j) C(M - n, N - j) odds^j (JKK 6.11),
+the cdf as the sum up to k over the total, or where that exceeds 1/2 minus the sum above k (its derivatives
+are those of 1 - sf), so that mpmath's differences never meet 1 - tiny. Error measure:
+|got - ref| <= 1e-13 |ref| (measured at most 2.5e-15 here; the kernel takes no differences of large sums).
+"""
+import mpmath as mp
+import numpy as np
+import pytest
+
+from jaxsci._core.kernels import fisher as K
+
+
+def _reference(k, M, n, N, odds, r, cumulative):
+    lower, upper = max(0, N - (M - n)), min(n, N)
+    weights = [mp.binomial(n, j) * mp.binomial(M - n, N - j) for j in range(lower, upper + 1)]
+
+    def value(o):
+        terms = [w * o ** (lower + i) for i, w in enumerate(weights)]
+        total = mp.fsum(terms)
+        if not cumulative:
+            return terms[k - lower] / total
+        below = mp.fsum(terms[: k - lower + 1]) / total
+        return below if below <= 0.5 else -mp.fsum(terms[k - lower + 1:]) / total
+
+    with mp.workdps(60 + 10 * r):
+        return float(mp.diff(value, mp.mpf(odds), r))
+
+
+# (k, M, n, N, odds): the middle and both support ends, odds 1e-6 and 1e6 (the mass at one end, the other
+# end's derivatives of order 1e-190), a support starting above 0 (N > M - n), the cdf's tails where it (its
+# complement) is about 1e-15 (k = 90 and 203 at M = 1000), and the upper half (minus the upper sum)
+POINTS = [(6, 30, 15, 12, 0.4), (0, 30, 15, 12, 2.0), (12, 30, 15, 12, 2.0), (10, 20, 15, 14, 3.0),
+          (0, 200, 60, 90, 1e-6), (2, 200, 60, 90, 1e-6), (59, 200, 60, 90, 1e6), (60, 200, 60, 90, 1e6),
+          (30, 200, 60, 90, 1e6), (90, 1000, 400, 300, 1.7), (203, 1000, 400, 300, 1.7), (150, 1000, 400, 300, 1.7)]
+
+
+@pytest.mark.parametrize("cumulative", [False, True], ids=["pmf", "cdf"])
+@pytest.mark.parametrize("r", [1, 2, 3])
+def test_odds_derivatives_match_mpmath(r, cumulative):
+    function = K.nchypergeom_fisher_cdf_dodds if cumulative else K.nchypergeom_fisher_dodds
+    for point in POINTS:
+        k, M, n, N, odds = point
+        if cumulative and k >= min(n, N):
+            continue  # the cdf is 1 there (below)
+        got = function(*point, r)
+        want = _reference(*point, r, cumulative)
+        assert want != 0 and abs(got - want) <= 1e-13 * abs(want), (point, r, got, want)
+
+
+def test_one_call_for_many_parameter_sets_equals_one_call_each():
+    """The kernel sums once per distinct parameter set and hands each point its own."""
+    k = np.array([3.0, 5.0, 3.0, 4.0, 2.0])
+    M, n, N, odds = 30.0, np.array([15.0, 12.0, 15.0, 12.0, 15.0]), 12.0, np.array([2.0, 0.5, 2.0, 0.5, 0.7])
+    for function in (K.nchypergeom_fisher_dodds, K.nchypergeom_fisher_cdf_dodds):
+        together = function(k, M, n, N, odds, 2)
+        alone = [function(k[i], M, n[i], N, odds[i], 2) for i in range(k.size)]
+        assert np.array_equal(together, np.array(alone, dtype=np.float64)), function
+
+
+def test_one_point_support_outside_invalid_parameters_and_the_cap():
+    """A support of one point (n = M: every draw is of type I) has a constant pmf 1 and cdf: derivatives 0,
+    as outside the support, at a non-integer point of the pmf and from the cdf's upper end on; NaN for SciPy's
+    invalid parameters, a NaN point, and a support of more than 2**21 points (a cap on the sums)."""
+    pmf, cdf = K.nchypergeom_fisher_dodds, K.nchypergeom_fisher_cdf_dodds
+    assert pmf(4, 10, 10, 4, 2.0, 0) == 1 and pmf(4, 10, 10, 4, 2.0, 1) == 0 and pmf(4, 10, 10, 4, 2.0, 2) == 0
+    assert pmf(0, 10, 0, 4, 3.0, 0) == 1 and cdf(0, 10, 0, 4, 3.0, 1) == 0
+    assert np.all(pmf(np.array([-1.0, 13.0, 2.5]), 30, 15, 12, 2.0) == 0)
+    assert np.all(cdf(np.array([-1.0, 12.0, 12.5, 40.0]), 30, 15, 12, 2.0) == 0)
+    assert pmf(0, 20, 15, 14, 3.0) == 0  # below the support's lower end 9
+    assert np.array_equal(cdf(np.array([8.0, 14.0, 12.7]), 20, 15, 14, 3.0, 0), [0.0, 1.0, cdf(12, 20, 15, 14, 3.0, 0)])
+    invalid = [(3, 10, 4.5, 3, 1.0), (3, 10, 4, 11, 1.0), (3, 10, 4, 3, 0.0), (3, 10, 4, 3, np.inf),
+               (np.nan, 10, 4, 3, 1.0), (5, 10**7, 5 * 10**6, 5 * 10**6, 1.0)]
+    for args in invalid:
+        assert np.isnan(pmf(*args)) and np.isnan(cdf(*args)), args
