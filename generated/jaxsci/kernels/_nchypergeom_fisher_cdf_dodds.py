@@ -57,8 +57,8 @@ def nchypergeom_fisher_cdf_dodds(k, M, n, N, odds, r=1):
     powers centred on the mode), the sum up to k (or, in the upper half, minus the sum above k) divided in
     truncated Taylor arithmetic: exact up to rounding at every order r, both tails included, and
     differentiable again (r + 1). The rules of jaxsci.stats.nchypergeom_fisher's host cdf in the odds. NaN
-    for invalid parameters (SciPy's _argcheck) and for supports of more than 2**21 points (a cap on the
-    sum); 0 outside the support and from its upper end on (the cdf is constant there).
+    for invalid parameters (SciPy's _argcheck) and where more than 2**22 terms do not underflow (a cap on the sum, beyond a
+    standard deviation of about 5e4); 0 outside the support and from its upper end on (the cdf is constant there).
 
     Args:
       k: integer array. Number of type I objects drawn (the point).
@@ -79,6 +79,6 @@ def nchypergeom_fisher_cdf_dodds(k, M, n, N, odds, r=1):
 
     References:
       - Johnson, Kemp and Kotz, Univariate Discrete Distributions, 3rd ed., Wiley (2005), 6.11 (the extended hypergeometric distribution)
-      - A. Fog, Sampling methods for Wallenius' and Fisher's noncentral hypergeometric distributions, Comm. Statist. Simulation Comput. 37 (2008) 241-257 (eq. 11)
+      - A. Fog, Sampling methods for Wallenius' and Fisher's noncentral hypergeometric distributions, Comm. Statist. Simulation Comput. 37 (2008) 241-257
     """
     return _core.call(_FUNCTION, k, M, n, N, odds, r)

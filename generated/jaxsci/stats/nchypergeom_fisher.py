@@ -13,10 +13,11 @@ Every method is SciPy's own on the host: its pmf is the BiasedUrn library's, its
 the odds, of every order, are jaxsci's kernels nchypergeom_fisher_dodds and
 nchypergeom_fisher_cdf_dodds: the distribution's own finite sums, t_k / sum_j t_j with t_j = C(n, j)
 C(M - n, N - j) odds^j, in Taylor arithmetic in the odds, exact up to rounding, the cdf's upper half
-as minus the sum above k (NaN for supports of more than 2**21 points, a cap on the sums). The
-moments are BiasedUrn's, and the entropy SciPy's sum, on the host; their derivatives in the odds are
-the core's discrete sums of the pmf's (NaN where the support is wider than the 2048 integers those
-sum).
+as minus the sum above k, over the terms that do not underflow (about 77 standard deviations; NaN
+beyond 2**22 of them, a cap on the sums that only M above about 5e10 reaches, where SciPy's
+BiasedUrn raises from M = 2**31 on). The moments are BiasedUrn's, and the entropy SciPy's sum, on
+the host; their derivatives in the odds are the core's discrete sums of the pmf's (NaN where the
+support is wider than the 2048 integers those sum).
 
 References:
   A. Fog, Calculation methods for Wallenius' noncentral hypergeometric distribution, Comm. Statist. Simulation Comput. 37 (2008) 258-273 (and the BiasedUrn library SciPy uses)

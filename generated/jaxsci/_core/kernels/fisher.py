@@ -3,7 +3,7 @@
 and of its cdf (the pmf summed up to k), for jaxsci.stats.nchypergeom_fisher (whose values are SciPy's,
 BiasedUrn's).
 
-The distribution is a ratio of finite sums (Johnson, Kemp and Kotz 2005, 6.11; Fog 2008, eq. 11): with
+The distribution is a ratio of finite sums (Johnson, Kemp and Kotz 2005, 6.11; Fog 2008): with
 t_j = C(n, j) C(M - n, N - j) odds^j over the support max(0, N - (M - n)) <= j <= min(n, N),
 
     P(k) = t_k / S,   S = sum_j t_j.
@@ -16,7 +16,7 @@ multiplied outward from c (products of exact integer ratios, each a few ulps, no
 the ratio decreases in j, the distribution being log-concave, so c is where it falls below 1). At odds
 o (1 + e) every term is t_j (1 + e)^j, and dividing numerator and denominator by (1 + e)^c leaves the
 powers (1 + e)^(j - c), whose Taylor coefficients in e are the binomial coefficients C(j - c, m) of a
-possibly negative integer (DLMF 1.2.2 with 4.6.7). The sums of t_j C(j - c, m) are the series of S, t_k's
+possibly negative integer (the binomial series, DLMF 4.6.7). The sums of t_j C(j - c, m) are the series of S, t_k's
 the numerator's, and the pmf's (the cdf's) series is their quotient in truncated Taylor arithmetic
 (kernels/taylor.py); its coefficient of order r times r! / o^r is the r-th derivative in the odds. The
 centring on the mode keeps S's coefficients of the size of the distribution's central moments, so the
@@ -27,13 +27,16 @@ The cdf sums up to floor(k) where that sum is at most 1/2, and is otherwise 1 mi
 derivatives would otherwise be differences of nearly equal sums, every derivative of the total being 0).
 The prefix sums are blocked (discrete_sums._prefix_sums).
 
-Cost: one pass over the support per distinct (M, n, N, odds), shared by all the points that have them
-(discrete_sums._per_parameters), (r + 1) floats a support point. Above _SUPPORT_MAX points the kernel gives
-NaN rather than a long sum (SciPy's own cdf adds its pmf one BiasedUrn call at a time there, about a second
-per 10^6 points). Invalid parameters (SciPy's _argcheck) give NaN; outside the support, and at a
-non-integer point of the pmf (SciPy's pmf is 0 there), the pmf and its derivatives are 0; the cdf is
-constant outside [lower, upper) (0 below, 1 from the upper end on), so its derivatives are 0 there. r = 0
-gives the value itself; negative orders 0.
+Cost: the mode c by bisection on the ratio, then the terms multiplied outward from it in blocks until
+they underflow to 0 (beyond, the pmf is below the smallest double beside its largest value, as SciPy's
+own is, and the cdf constant): about 77 standard deviations of terms, whatever the support's length, once
+per distinct (M, n, N, odds), shared by all the points that have them (discrete_sums._per_parameters),
+(r + 1) floats a term. Where more than _WINDOW_MAX terms would be needed the kernel gives NaN rather than a
+long sum (a standard deviation above about 5e4: M beyond about 5e10 at n = N = M / 2, far beyond SciPy's
+BiasedUrn, on C ints, which raises from M = 2**31 on). Invalid parameters (SciPy's _argcheck; M above 2**53, where the integers are not exact)
+give NaN; outside the support, and at a non-integer point of the pmf (SciPy's pmf is 0 there), the pmf and
+its derivatives are 0; the cdf is constant outside [lower, upper) (0 below, 1 from the upper end on), so
+its derivatives are 0 there. r = 0 gives the value itself; negative orders 0.
 """
 from __future__ import annotations
 
@@ -46,41 +49,78 @@ from .discrete_sums import _as_float_arrays, _per_parameters, _prefix_sums
 
 __all__ = ["nchypergeom_fisher_cdf_dodds", "nchypergeom_fisher_dodds"]
 
-_SUPPORT_MAX = 2**21  # support points summed per distinct parameter set, at most (the cdf: 0.8 s at r = 3)
+_WINDOW_MAX = 2**22  # terms summed per distinct parameter set (those that do not underflow), at most
 
 
 def _valid(M, n, N, odds):
-    """SciPy's _argcheck of nchypergeom_fisher (_nchypergeom_gen's), and the cap on the support."""
-    integer = (M == np.floor(M)) & (n == np.floor(n)) & (N == np.floor(N))
-    ok = integer & (M >= 0) & (n >= 0) & (N >= 0) & (N <= M) & (n <= M) & (odds > 0) & np.isfinite(odds)
-    with np.errstate(invalid="ignore"):
-        return ok & (np.minimum(n, N) - np.maximum(0.0, N - (M - n)) < _SUPPORT_MAX)
+    """SciPy's _argcheck of nchypergeom_fisher (_nchypergeom_gen's), with the integers exact in float64."""
+    integer = (M == np.floor(M)) & (n == np.floor(n)) & (N == np.floor(N)) & (M <= 2.0**53)
+    return integer & (M >= 0) & (n >= 0) & (N >= 0) & (N <= M) & (n <= M) & (odds > 0) & np.isfinite(odds)
+
+
+def _ratios(j, M, n, N, odds, up):
+    """t_(j+1) / t_j (up) or t_j / t_(j+1) (down) for support points j below the upper end (float arrays)."""
+    with np.errstate(divide="ignore", over="ignore"):
+        if up:
+            return (n - j) / (j + 1) * ((N - j) / (M - n - N + j + 1)) * odds
+        return (j + 1) / (n - j) * ((M - n - N + j + 1) / (N - j)) / odds
+
+
+def _mode(M, n, N, odds, lower, upper):
+    """The first support point c with t_(c+1) < t_c (upper if none): the ratio decreases in j (the
+    distribution is log-concave), so bisection finds it."""
+    low, high = lower, upper  # the answer lies in [low, high]
+    while low < high:
+        middle = math.floor((low + high) / 2)
+        if _ratios(np.float64(middle), M, n, N, odds, up=True) < 1.0:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _one_side(start, stop, step, M, n, N, odds):
+    """The terms t_j / t_start for j = start + step, start + 2 step, ... up to stop (inclusive) or until they
+    underflow to 0, multiplied outward in blocks of doubling length."""
+    parts, last, block, j = [], 1.0, 1024, start
+    while j != stop and last > 0.0 and sum(p.size for p in parts) <= _WINDOW_MAX:
+        count = min(block, abs(stop - j))
+        steps = j + step * np.arange(count, dtype=np.float64)  # the ratios between steps[i] and its next
+        ratios = _ratios(steps, M, n, N, odds, up=True) if step > 0 else _ratios(steps - 1, M, n, N, odds, up=False)
+        part = last * np.cumprod(ratios)
+        parts.append(part)
+        last, block, j = part[-1], 2 * block, j + step * count
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def _terms(M, n, N, odds):
-    """The support's terms relative to the largest, t_j / t_c, and the offsets j - c (float arrays)."""
+    """The terms relative to the largest, t_j / t_c, over the window of support points where they do not
+    underflow, their offsets j - c, and the window's first point; None where the window is longer than
+    _WINDOW_MAX points."""
     lower, upper = max(0.0, N - (M - n)), min(n, N)
-    j = np.arange(upper - lower + 1, dtype=np.float64) + lower
-    below_end = j[:-1]
-    with np.errstate(divide="ignore", over="ignore"):
-        up = (n - below_end) / (below_end + 1) * ((N - below_end) / (M - n - N + below_end + 1)) * odds
-        down = (below_end + 1) / (n - below_end) * ((M - n - N + below_end + 1) / (N - below_end)) / odds
-    centre = int(np.count_nonzero(up >= 1.0))  # the ratios decrease: the terms rise up to here, then fall
-    terms = np.ones(j.size)
-    terms[centre + 1:] = np.cumprod(up[centre:])
-    terms[:centre] = np.cumprod(down[:centre][::-1])[::-1]
-    return terms, j - j[centre], lower
+    centre = _mode(M, n, N, odds, lower, upper)
+    right = _one_side(centre, upper, 1, M, n, N, odds)
+    left = _one_side(centre, lower, -1, M, n, N, odds)[::-1]
+    if left.size + right.size + 1 > _WINDOW_MAX:
+        return None
+    terms = np.concatenate([left, [1.0], right])
+    offsets = np.arange(-left.size, right.size + 1, dtype=np.float64)
+    return terms, offsets, centre - left.size
 
 
 def _series(M, n, N, odds, r):
-    """t_j (1 + e)^(j - c) / t_c as Taylor coefficients in e of orders 0..r: an array (r + 1, support)."""
-    terms, offsets, lower = _terms(M, n, N, odds)
+    """t_j (1 + e)^(j - c) / t_c as Taylor coefficients in e of orders 0..r: an array (r + 1, window), and the
+    window's first point (None where _terms gives up)."""
+    found = _terms(M, n, N, odds)
+    if found is None:
+        return None, None
+    terms, offsets, first = found
     rows = [terms]
     binomial = np.ones_like(offsets)
     for m in range(1, r + 1):  # C(d, m) = C(d, m - 1) (d - m + 1) / m
         binomial = binomial * (offsets - (m - 1)) / m
         rows.append(terms * binomial)
-    return np.array(rows), lower
+    return np.array(rows), first
 
 
 def _to_derivative(coefficients, odds, r):
@@ -99,9 +139,11 @@ def _quotient(numerators, whole, r):
 
 def _pmf(row, points, r):
     M, n, N, odds = row
-    series, lower = _series(M, n, N, odds, r)
+    series, first = _series(M, n, N, odds, r)
+    if series is None:
+        return np.full(points.shape, np.nan)
     whole = np.sum(series, axis=1)
-    position = points - lower
+    position = points - first
     inside = (position >= 0) & (position < series.shape[1]) & (points == np.floor(points))
     at = np.where(inside, position, 0).astype(np.int64)
     return np.where(inside, _to_derivative(_quotient(series[:, at], whole, r), odds, r), 0.0)
@@ -109,20 +151,22 @@ def _pmf(row, points, r):
 
 def _cdf(row, points, r):
     M, n, N, odds = row
-    series, lower = _series(M, n, N, odds, r)
+    series, first = _series(M, n, N, odds, r)
+    if series is None:
+        return np.full(points.shape, np.nan)
     size = series.shape[1]
-    below = np.array([_prefix_sums(s)[1:] for s in series])  # the sums up to each support point
-    above = np.zeros_like(series)  # the sums beyond it
-    above[:, :-1] = np.array([_prefix_sums(s[::-1])[::-1][1:-1] for s in series])
-    whole = np.sum(series, axis=1)
-    position = np.floor(points) - lower
+    position = np.floor(points) - first
     at = np.clip(position, 0, size - 1).astype(np.int64)
-    lower_sum = _quotient(below[:, at], whole, r)
-    upper_sum = _quotient(above[:, at], whole, r)
+    # the sums up to each point and beyond it, row by row, kept at the points only
+    below = np.array([_prefix_sums(s)[1:][at] for s in series])
+    above = np.array([_prefix_sums(s[::-1])[::-1][1:][at] for s in series])
+    whole = np.sum(series, axis=1)
+    lower_sum = _quotient(below, whole, r)
+    upper_sum = _quotient(above, whole, r)
     complement = (1.0 - upper_sum) if r == 0 else -upper_sum  # the cdf is 1 - sf
-    value = np.where(below[0, at] <= above[0, at], lower_sum, complement)
-    value = _to_derivative(value, odds, r)
-    # below the support the cdf is 0, from its upper end on 1: constant in the odds
+    value = _to_derivative(np.where(below[0] <= above[0], lower_sum, complement), odds, r)
+    # below the window the cdf is 0 (up to underflow: every term there is 0 beside the largest), from its end
+    # on 1 (the support's upper end, or the terms beyond underflow): constant in the odds
     constant = 0.0 if r else np.where(position < 0, 0.0, 1.0)
     return np.where((position < 0) | (position >= size - 1), constant, value)
 
