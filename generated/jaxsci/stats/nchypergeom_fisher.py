@@ -5,19 +5,21 @@
 a function of the point and the parameters, ``nchypergeom_fisher.cdf(k, M, n, N, odds, loc=0)``, with SciPy's values
 (0, -inf, 0 or 1 outside the support, NaN for invalid parameters) under ``jit``, ``vmap``, ``grad``
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
-its derivatives are the special functions' own, or SciPy's own method on the host (pmf, cdf, ppf),
+its derivatives are the special functions' own, or SciPy's own method on the host (pmf, cdf, logpmf, logcdf, logsf, ppf),
 differentiated by the rules its docstring states.
 
 Every method is SciPy's own on the host: its pmf is the BiasedUrn library's, its cdf sums the pmf
 (rv_discrete's default) and its ppf searches that sum. M, n and N are integers. The derivatives in
 the odds, of every order, are jaxsci's kernels nchypergeom_fisher_dodds and
-nchypergeom_fisher_cdf_dodds: the distribution's own finite sums, t_k / sum_j t_j with t_j = C(n, j)
-C(M - n, N - j) odds^j, in Taylor arithmetic in the odds, exact up to rounding, the cdf's upper half
-as minus the sum above k, over the terms that do not underflow (about 77 standard deviations; NaN
-beyond 2**22 of them, a cap on the sums that only M above about 5e10 reaches, where SciPy's
-BiasedUrn raises from M = 2**31 on). The moments are BiasedUrn's, and the entropy SciPy's sum, on
-the host; their derivatives in the odds are the core's discrete sums of the pmf's (NaN where the
-support is wider than the 2048 integers those sum).
+nchypergeom_fisher_cdf_dodds (and nchypergeom_fisher_logpmf_dodds, _logcdf_dodds and _logsf_dodds
+for the logarithms, whose chain rule through SciPy's values would inherit BiasedUrn's pmf error,
+about M * 1e-15, and SciPy's sf's, 1 - cdf): the distribution's own finite sums, t_k / sum_j t_j
+with t_j = C(n, j) C(M - n, N - j) odds^j, in Taylor arithmetic in the odds, exact up to rounding,
+the cdf's upper half as minus the sum above k, over the terms that do not underflow (about 77
+standard deviations; NaN beyond 2**22 of them, a cap on the sums that only M above about 5e10
+reaches, where SciPy's BiasedUrn raises from M = 2**31 on). The moments are BiasedUrn's, and the
+entropy SciPy's sum, on the host; their derivatives in the odds are the core's discrete sums of the
+pmf's (NaN where the support is wider than the 2048 integers those sum).
 
 References:
   A. Fog, Calculation methods for Wallenius' noncentral hypergeometric distribution, Comm. Statist. Simulation Comput. 37 (2008) 258-273 (and the BiasedUrn library SciPy uses)
@@ -55,6 +57,21 @@ def _cdf_d_odds(k, M, n, N, odds):
     return kernels.nchypergeom_fisher_cdf_dodds(distributions.as_integer(jnp.floor(k)), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
 
 
+def _logpmf_d_odds(k, M, n, N, odds):
+    """d logpmf / d odds in standard form (the host logpmf's rule): nchypergeom_fisher_logpmf_dodds(as_integer(k), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_fisher_logpmf_dodds(distributions.as_integer(k), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
+def _logcdf_d_odds(k, M, n, N, odds):
+    """d logcdf / d odds in standard form (the host logcdf's rule): nchypergeom_fisher_logcdf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_fisher_logcdf_dodds(distributions.as_integer(jnp.floor(k)), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
+def _logsf_d_odds(k, M, n, N, odds):
+    """d logsf / d odds in standard form (the host logsf's rule): nchypergeom_fisher_logsf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_fisher_logsf_dodds(distributions.as_integer(jnp.floor(k)), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
 _DISTRIBUTION = distributions.Discrete(
     name='nchypergeom_fisher',
     shapes=('M', 'n', 'N', 'odds', ),
@@ -71,6 +88,18 @@ _DISTRIBUTION = distributions.Discrete(
         ),
         'cdf': distributions.Host(
             derivatives={'odds': _cdf_d_odds},
+            blocked={},
+        ),
+        'logpmf': distributions.Host(
+            derivatives={'odds': _logpmf_d_odds},
+            blocked={},
+        ),
+        'logcdf': distributions.Host(
+            derivatives={'odds': _logcdf_d_odds},
+            blocked={},
+        ),
+        'logsf': distributions.Host(
+            derivatives={'odds': _logsf_d_odds},
             blocked={},
         ),
         'ppf': distributions.Host(
@@ -109,7 +138,9 @@ def pmf(k, M, n, N, odds, loc=0):
 def logpmf(k, M, n, N, odds, loc=0):
     """Log of the probability mass function at k.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logpmf`` computes it: SciPy's default, log(pmf), with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logpmf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.logpmf`` on the host (derivatives: odds:
+    ``nchypergeom_fisher_logpmf_dodds(as_integer(k), as_integer(M), as_integer(n),
+    as_integer(N), odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -147,7 +178,9 @@ def cdf(k, M, n, N, odds, loc=0):
 def logcdf(k, M, n, N, odds, loc=0):
     """Log of the cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logcdf`` computes it: SciPy's default, log(cdf), with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logcdf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.logcdf`` on the host (derivatives: odds:
+    ``nchypergeom_fisher_logcdf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n),
+    as_integer(N), odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -183,7 +216,9 @@ def sf(k, M, n, N, odds, loc=0):
 def logsf(k, M, n, N, odds, loc=0):
     """Log of the survival function.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logsf`` computes it: SciPy's default, log(sf), with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logsf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.logsf`` on the host (derivatives: odds:
+    ``nchypergeom_fisher_logsf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n),
+    as_integer(N), odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
