@@ -51,13 +51,17 @@ def nchypergeom_fisher_logcdf_dodds(k, M, n, N, odds, r=1):
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Fisher's distribution's own definition, log F(k) = log sum_(j <= k) t_j - log sum_j t_j, with t_j = C(n, j) C(M - n, N - j) odds^j over the support
-    (templates/runtime/kernels/fisher.py): the terms relative to the largest by the ratios of neighbours,
-    the logarithms of the two sums' Taylor series (in the odds o (1 + e), centred on the mode), or in the
-    upper half the logarithm of the series of 1 - sum_(j > k) t_j / sum_j t_j: exact up to rounding at every order r, and differentiable again (r + 1). It is
-    the rule of jaxsci.stats.nchypergeom_fisher's host logcdf in the odds, in place of SciPy's cdf in
-    the chain rule (its sum of BiasedUrn's pmf values, each good to about M * 1e-15 relative). NaN for invalid parameters (SciPy's _argcheck) and where more than 2**22 terms do not
-    underflow (a cap on the sum, beyond a standard deviation of about 5e4); 0 outside the support and from its upper end on for r >= 1 (the logcdf is constant there).
+    Fisher's distribution's own definition, log F(k) = log sum_(j <= k) t_j - log sum_j t_j, with t_j = C(n,
+    j) C(M - n, N - j) odds^j over the support (templates/runtime/kernels/fisher.py): the terms relative to
+    the largest by the ratios of neighbours, the logarithms of the two sums' Taylor series (in the odds o (1 +
+    e), centred on the mode), or in the upper half the logarithm of the series of 1 - sum_(j > k) t_j / sum_j
+    t_j: exact up to rounding at every order r, and differentiable again (r + 1). It is the rule of
+    jaxsci.stats.nchypergeom_fisher's host logcdf in the odds, in place of SciPy's cdf in the chain rule (its
+    sum of BiasedUrn's pmf values, each good to about M * 1e-15 relative). NaN for invalid parameters (SciPy's
+    _argcheck) and where more than 2**22 terms do not underflow (a cap on the sum, beyond a standard deviation
+    of about 5e4); 0 outside the support and from its upper end on for r >= 1 (the logcdf is constant there).
+    NaN too inside the support where the cdf itself underflows (below about e^-745 relative to the largest
+    term), whose logarithm is finite but not computed.
 
     Args:
       k: integer array. Number of type I objects drawn (the point).

@@ -51,13 +51,15 @@ def nchypergeom_fisher_logpmf_dodds(k, M, n, N, odds, r=1):
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Fisher's distribution's own definition, log P(k) = log t_k - log sum_j t_j, with t_j = C(n, j) C(M - n, N - j) odds^j over the support
-    (templates/runtime/kernels/fisher.py): the terms relative to the largest by the ratios of neighbours,
-    k log(1 + e) less the logarithm of the normalising sum's Taylor series (in the odds o (1 + e), centred on
-    the mode), so that no value of the pmf enters and nothing underflows where the pmf does: exact up to rounding at every order r, and differentiable again (r + 1). It is
-    the rule of jaxsci.stats.nchypergeom_fisher's host logpmf in the odds, in place of SciPy's pmf in
-    the chain rule (BiasedUrn's pmf is good to about M * 1e-15 relative). NaN for invalid parameters (SciPy's _argcheck) and where more than 2**22 terms do not
-    underflow (a cap on the sum, beyond a standard deviation of about 5e4); 0 outside the support and at non-integer k for r >= 1 (the logpmf is -inf there, constant).
+    Fisher's distribution's own definition, log P(k) = log t_k - log sum_j t_j, with t_j = C(n, j) C(M - n, N
+    - j) odds^j over the support (templates/runtime/kernels/fisher.py): the terms relative to the largest by
+    the ratios of neighbours, k log(1 + e) less the logarithm of the normalising sum's Taylor series (in the
+    odds o (1 + e), centred on the mode), so that no value of the pmf enters and nothing underflows where the
+    pmf does: exact up to rounding at every order r, and differentiable again (r + 1). It is the rule of
+    jaxsci.stats.nchypergeom_fisher's host logpmf in the odds, in place of SciPy's pmf in the chain rule
+    (BiasedUrn's pmf is good to about M * 1e-15 relative). NaN for invalid parameters (SciPy's _argcheck) and
+    where more than 2**22 terms do not underflow (a cap on the sum, beyond a standard deviation of about 5e4);
+    0 outside the support and at non-integer k for r >= 1 (the logpmf is -inf there, constant).
 
     Args:
       k: integer array. Number of type I objects drawn (the point).

@@ -51,14 +51,18 @@ def nchypergeom_fisher_logsf_dodds(k, M, n, N, odds, r=1):
     host in the same callback as the SciPy evaluations it serves. Usable under ``jit``, ``vmap``,
     ``grad``, ``jvp``, ``jacfwd``/``jacrev`` and ``hessian`` wherever its arguments are differentiable.
 
-    Fisher's distribution's own definition, log sf(k) = log sum_(j > k) t_j - log sum_j t_j, with t_j = C(n, j) C(M - n, N - j) odds^j over the support
-    (templates/runtime/kernels/fisher.py): the terms relative to the largest by the ratios of neighbours,
-    the logarithms of the two sums' Taylor series (in the odds o (1 + e), centred on the mode), or in the
-    lower half the logarithm of the series of 1 - sum_(j <= k) t_j / sum_j t_j: exact up to rounding at every order r, and differentiable again (r + 1). It is
-    the rule of jaxsci.stats.nchypergeom_fisher's host logsf in the odds, in place of SciPy's sf in the
-    chain rule, which is 1 - cdf and loses the upper tail (0 from about 1e-16 on: d log sf / d odds through
-    it was 6e-4 off at sf 1e-12 and inf at 1e-15). NaN for invalid parameters (SciPy's _argcheck) and where more than 2**22 terms do not
-    underflow (a cap on the sum, beyond a standard deviation of about 5e4); 0 outside the support and from its upper end on for r >= 1 (the logsf is constant there).
+    Fisher's distribution's own definition, log sf(k) = log sum_(j > k) t_j - log sum_j t_j, with t_j = C(n,
+    j) C(M - n, N - j) odds^j over the support (templates/runtime/kernels/fisher.py): the terms relative to
+    the largest by the ratios of neighbours, the logarithms of the two sums' Taylor series (in the odds o (1 +
+    e), centred on the mode), or in the lower half the logarithm of the series of 1 - sum_(j <= k) t_j / sum_j
+    t_j: exact up to rounding at every order r, and differentiable again (r + 1). It is the rule of
+    jaxsci.stats.nchypergeom_fisher's host logsf in the odds, in place of SciPy's sf in the chain rule, which
+    is 1 - cdf and loses the upper tail (0 from about 1e-16 on: d log sf / d odds through it was 6e-4 off at
+    sf 1e-12 and inf at 1e-15). NaN for invalid parameters (SciPy's _argcheck) and where more than 2**22 terms
+    do not underflow (a cap on the sum, beyond a standard deviation of about 5e4); 0 outside the support and
+    from its upper end on for r >= 1 (the logsf is constant there). NaN too inside the support where the sf
+    itself underflows (below about e^-745 relative to the largest term), whose logarithm is finite but not
+    computed.
 
     Args:
       k: integer array. Number of type I objects drawn (the point).
