@@ -24,6 +24,7 @@ pmf's (NaN where the support is wider than the 2048 integers those sum).
 References:
   A. Fog, Calculation methods for Wallenius' noncentral hypergeometric distribution, Comm. Statist. Simulation Comput. 37 (2008) 258-273 (and the BiasedUrn library SciPy uses)
   Johnson, Kemp and Kotz, Univariate Discrete Distributions, 3rd ed., Wiley (2005), 6.11 (the extended hypergeometric distribution)
+  A. Fog, Sampling methods for Wallenius' and Fisher's noncentral hypergeometric distributions, Comm. Statist. Simulation Comput. 37 (2008) 241-257
 """
 from __future__ import annotations
 
