@@ -818,9 +818,11 @@ def test_host_moment_discrete_window_and_blocked_parameters():
     """A discrete host moment sums at most 2048 integers from ppf(1e-17): poisson's entropy at mu = 1e5 needs
     about 5000, so its derivative is NaN there (the value is SciPy's own, whose sum does not converge there either:
     3.58, where 0.5 log(2 pi e mu) is 7.17), and at SciPy's test parameter it is mpmath's; a shape parameter
-    the pmf is not differentiable in raises the pmf's reason (nchypergeom_fisher's odds, and its integer M), every
-    other stays differentiable (loc); zipfian's a (its pmf's rule the kernel zipfian_pmf_da) is mpmath's
-    d/da H(n, a - 1) / H(n, a). The other discrete host moments' derivatives: under -m slow."""
+    the pmf is not differentiable in raises the pmf's reason (nchypergeom_fisher's integer M), every other stays
+    differentiable (loc: 1; the odds, whose pmf rule is the kernel nchypergeom_fisher_dodds: d mean/d odds is
+    var / odds, as for every power-series distribution, JKK 2.2.1); zipfian's a (its pmf's rule the kernel
+    zipfian_pmf_da) is mpmath's d/da H(n, a - 1) / H(n, a). The other discrete host moments' derivatives: under
+    -m slow."""
     poisson = jaxsci.stats.poisson
     (record,) = [r for r in _references("poisson", moments=True) if r["method"] == "entropy"]
     mu = jnp.array([1e5, record["args"]["mu"]])
@@ -831,9 +833,10 @@ def test_host_moment_discrete_window_and_blocked_parameters():
     assert np.isnan(grads[0]), grads
     assert np.isclose(grads[1], record["first"]["mu"], rtol=BY_NAME["poisson"].tests.gradient_rtol, atol=0)
     fisher = jaxsci.stats.nchypergeom_fisher
+    odds = jnp.float64(2.5)
+    want = scipy.stats.nchypergeom_fisher.var(20, 7, 12, 2.5) / 2.5
+    assert np.isclose(jax.grad(fisher.mean, argnums=3)(20.0, 7.0, 12.0, odds), want, rtol=1e-10, atol=0)
     for moment in ("mean", "std", "entropy"):
-        with pytest.raises(jaxsci.NonDifferentiableError, match="BiasedUrn"):
-            jax.grad(getattr(fisher, moment), argnums=3)(20.0, 7.0, 12.0, jnp.float64(2.5))
         with pytest.raises(jaxsci.NonDifferentiableError, match="'M'"):
             jax.grad(getattr(fisher, moment))(jnp.float64(20.0), 7.0, 12.0, 2.5)
     assert jax.grad(lambda loc: fisher.mean(20.0, 7.0, 12.0, 2.5, loc=loc))(jnp.float64(2.0)) == 1.0

@@ -147,6 +147,11 @@ if _TYPE_CHECKING:
     from ._ncfdtr_ddfn import ncfdtr_ddfn as ncfdtr_ddfn
     from ._ncfdtr_ddfn2 import ncfdtr_ddfn2 as ncfdtr_ddfn2
     from ._ncfdtr_ddfnddfd import ncfdtr_ddfnddfd as ncfdtr_ddfnddfd
+    from ._nchypergeom_fisher_cdf_dodds import nchypergeom_fisher_cdf_dodds as nchypergeom_fisher_cdf_dodds
+    from ._nchypergeom_fisher_dodds import nchypergeom_fisher_dodds as nchypergeom_fisher_dodds
+    from ._nchypergeom_fisher_logcdf_dodds import nchypergeom_fisher_logcdf_dodds as nchypergeom_fisher_logcdf_dodds
+    from ._nchypergeom_fisher_logpmf_dodds import nchypergeom_fisher_logpmf_dodds as nchypergeom_fisher_logpmf_dodds
+    from ._nchypergeom_fisher_logsf_dodds import nchypergeom_fisher_logsf_dodds as nchypergeom_fisher_logsf_dodds
     from ._nchypergeom_wallenius_cdf_dodds import nchypergeom_wallenius_cdf_dodds as nchypergeom_wallenius_cdf_dodds
     from ._nchypergeom_wallenius_dodds import nchypergeom_wallenius_dodds as nchypergeom_wallenius_dodds
     from ._nctdtr_ddf import nctdtr_ddf as nctdtr_ddf
@@ -338,6 +343,11 @@ __all__ = [
     'ncfdtr_ddfn',
     'ncfdtr_ddfn2',
     'ncfdtr_ddfnddfd',
+    'nchypergeom_fisher_cdf_dodds',
+    'nchypergeom_fisher_dodds',
+    'nchypergeom_fisher_logcdf_dodds',
+    'nchypergeom_fisher_logpmf_dodds',
+    'nchypergeom_fisher_logsf_dodds',
     'nchypergeom_wallenius_cdf_dodds',
     'nchypergeom_wallenius_dodds',
     'nctdtr_ddf',

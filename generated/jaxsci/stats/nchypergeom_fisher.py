@@ -5,25 +5,34 @@
 a function of the point and the parameters, ``nchypergeom_fisher.cdf(k, M, n, N, odds, loc=0)``, with SciPy's values
 (0, -inf, 0 or 1 outside the support, NaN for invalid parameters) under ``jit``, ``vmap``, ``grad``
 and ``hessian``. Each method is a formula over jaxsci.special's functions in standard form (below), so
-its derivatives are the special functions' own, or SciPy's own method on the host (pmf, cdf, ppf),
+its derivatives are the special functions' own, or SciPy's own method on the host (pmf, cdf, logpmf, logcdf, logsf, ppf),
 differentiated by the rules its docstring states.
 
 Every method is SciPy's own on the host: its pmf is the BiasedUrn library's, its cdf sums the pmf
-(rv_discrete's default) and its ppf searches that sum. M, n and N are integers; the odds would be
-differentiable, but its normalising sum over the support (a terminating 2F1 in the odds, whose c = M
-- n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole
-parameter range. The moments are BiasedUrn's too, and the entropy SciPy's sum, on the host: not
-differentiable in the odds either, as the pmf their sums would differentiate is not.
+(rv_discrete's default) and its ppf searches that sum. M, n and N are integers. The derivatives in
+the odds, of every order, are jaxsci's kernels nchypergeom_fisher_dodds and
+nchypergeom_fisher_cdf_dodds (and nchypergeom_fisher_logpmf_dodds, _logcdf_dodds and _logsf_dodds
+for the logarithms, whose chain rule through SciPy's values would inherit BiasedUrn's pmf error,
+about M * 1e-15, and SciPy's sf's, 1 - cdf): the distribution's own finite sums, t_k / sum_j t_j
+with t_j = C(n, j) C(M - n, N - j) odds^j, in Taylor arithmetic in the odds, exact up to rounding,
+the cdf's upper half as minus the sum above k, over the terms that do not underflow (about 77
+standard deviations; NaN beyond 2**22 of them, a cap on the sums that only M above about 5e10
+reaches, where SciPy's BiasedUrn raises from M = 2**31 on). The moments are BiasedUrn's, and the
+entropy SciPy's sum, on the host; their derivatives in the odds are the core's discrete sums of the
+pmf's (NaN where the support is wider than the 2048 integers those sum).
 
 References:
   A. Fog, Calculation methods for Wallenius' noncentral hypergeometric distribution, Comm. Statist. Simulation Comput. 37 (2008) 258-273 (and the BiasedUrn library SciPy uses)
   Johnson, Kemp and Kotz, Univariate Discrete Distributions, 3rd ed., Wiley (2005), 6.11 (the extended hypergeometric distribution)
+  A. Fog, Sampling methods for Wallenius' and Fisher's noncentral hypergeometric distributions, Comm. Statist. Simulation Comput. 37 (2008) 241-257
 """
 from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import kernels
 from .. import special
+from .. import kernels
 from .._core import distributions
 
 __all__ = ['pmf', 'logpmf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'mean', 'var', 'std', 'median', 'entropy', 'rvs']
@@ -39,6 +48,31 @@ def _support(M, n, N, odds):
     return (distributions.maximum(N - (M - n), 0), distributions.minimum(n, N))
 
 
+def _pmf_d_odds(k, M, n, N, odds):
+    """d pmf / d odds in standard form (the host pmf's rule): nchypergeom_fisher_dodds(as_integer(k), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_fisher_dodds(distributions.as_integer(k), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
+def _cdf_d_odds(k, M, n, N, odds):
+    """d cdf / d odds in standard form (the host cdf's rule): nchypergeom_fisher_cdf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_fisher_cdf_dodds(distributions.as_integer(jnp.floor(k)), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
+def _logpmf_d_odds(k, M, n, N, odds):
+    """d logpmf / d odds in standard form (the host logpmf's rule): nchypergeom_fisher_logpmf_dodds(as_integer(k), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_fisher_logpmf_dodds(distributions.as_integer(k), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
+def _logcdf_d_odds(k, M, n, N, odds):
+    """d logcdf / d odds in standard form (the host logcdf's rule): nchypergeom_fisher_logcdf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_fisher_logcdf_dodds(distributions.as_integer(jnp.floor(k)), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
+def _logsf_d_odds(k, M, n, N, odds):
+    """d logsf / d odds in standard form (the host logsf's rule): nchypergeom_fisher_logsf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n), as_integer(N), odds)"""
+    return kernels.nchypergeom_fisher_logsf_dodds(distributions.as_integer(jnp.floor(k)), distributions.as_integer(M), distributions.as_integer(n), distributions.as_integer(N), odds)
+
+
 _DISTRIBUTION = distributions.Discrete(
     name='nchypergeom_fisher',
     shapes=('M', 'n', 'N', 'odds', ),
@@ -50,22 +84,34 @@ _DISTRIBUTION = distributions.Discrete(
     open_support=False,
     host={
         'pmf': distributions.Host(
-            derivatives={},
-            blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"},
+            derivatives={'odds': _pmf_d_odds},
+            blocked={},
         ),
         'cdf': distributions.Host(
-            derivatives={},
-            blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"},
+            derivatives={'odds': _cdf_d_odds},
+            blocked={},
+        ),
+        'logpmf': distributions.Host(
+            derivatives={'odds': _logpmf_d_odds},
+            blocked={},
+        ),
+        'logcdf': distributions.Host(
+            derivatives={'odds': _logcdf_d_odds},
+            blocked={},
+        ),
+        'logsf': distributions.Host(
+            derivatives={'odds': _logsf_d_odds},
+            blocked={},
         ),
         'ppf': distributions.Host(
             derivatives={},
-            blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"},
+            blocked={},
         ),
     },
     host_moments={
-        'mean': distributions.Host(blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"}),
-        'var': distributions.Host(blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"}),
-        'entropy': distributions.Host(blocked={'odds': "SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range"}),
+        'mean': distributions.Host(blocked={}),
+        'var': distributions.Host(blocked={}),
+        'entropy': distributions.Host(blocked={}),
     },
 )
 
@@ -73,11 +119,9 @@ _DISTRIBUTION = distributions.Discrete(
 def pmf(k, M, n, N, odds, loc=0):
     """Probability mass function at k.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.pmf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.pmf`` on the host (derivatives: odds: not
-    differentiable (SciPy's pmf is the BiasedUrn library's; its normalising sum over the
-    support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive
-    integer) has no form over jaxsci.special that holds over the whole parameter range)), with
-    k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.pmf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.pmf`` on the host (derivatives: odds:
+    ``nchypergeom_fisher_dodds(as_integer(k), as_integer(M), as_integer(n), as_integer(N),
+    odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -87,7 +131,7 @@ def pmf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.pmf(k, M, n, N, odds, loc=loc)
 
@@ -95,7 +139,9 @@ def pmf(k, M, n, N, odds, loc=0):
 def logpmf(k, M, n, N, odds, loc=0):
     """Log of the probability mass function at k.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logpmf`` computes it: SciPy's default, log(pmf), with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logpmf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.logpmf`` on the host (derivatives: odds:
+    ``nchypergeom_fisher_logpmf_dodds(as_integer(k), as_integer(M), as_integer(n),
+    as_integer(N), odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -105,7 +151,7 @@ def logpmf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.logpmf(k, M, n, N, odds, loc=loc)
 
@@ -113,11 +159,9 @@ def logpmf(k, M, n, N, odds, loc=0):
 def cdf(k, M, n, N, odds, loc=0):
     """Cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.cdf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.cdf`` on the host (derivatives: odds: not
-    differentiable (SciPy's pmf is the BiasedUrn library's; its normalising sum over the
-    support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive
-    integer) has no form over jaxsci.special that holds over the whole parameter range)), with
-    k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.cdf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.cdf`` on the host (derivatives: odds:
+    ``nchypergeom_fisher_cdf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n),
+    as_integer(N), odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -127,7 +171,7 @@ def cdf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.cdf(k, M, n, N, odds, loc=loc)
 
@@ -135,7 +179,9 @@ def cdf(k, M, n, N, odds, loc=0):
 def logcdf(k, M, n, N, odds, loc=0):
     """Log of the cumulative distribution function.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logcdf`` computes it: SciPy's default, log(cdf), with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logcdf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.logcdf`` on the host (derivatives: odds:
+    ``nchypergeom_fisher_logcdf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n),
+    as_integer(N), odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -145,7 +191,7 @@ def logcdf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.logcdf(k, M, n, N, odds, loc=loc)
 
@@ -163,7 +209,7 @@ def sf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.sf(k, M, n, N, odds, loc=loc)
 
@@ -171,7 +217,9 @@ def sf(k, M, n, N, odds, loc=0):
 def logsf(k, M, n, N, odds, loc=0):
     """Log of the survival function.
 
-    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logsf`` computes it: SciPy's default, log(sf), with k standing for k - loc.
+    Computed as SciPy's ``scipy.stats.nchypergeom_fisher.logsf`` computes it: SciPy's own ``scipy.stats.nchypergeom_fisher.logsf`` on the host (derivatives: odds:
+    ``nchypergeom_fisher_logsf_dodds(as_integer(floor(k)), as_integer(M), as_integer(n),
+    as_integer(N), odds)``), with k standing for k - loc.
 
     Args:
       k: Quantiles (the point).
@@ -181,7 +229,7 @@ def logsf(k, M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): k, loc: SciPy evaluates a discrete distribution at integers only: it is a step function of the point k and of loc (its derivative is zero between integers and does not exist at them); M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.logsf(k, M, n, N, odds, loc=loc)
 
@@ -237,7 +285,7 @@ def mean(M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: loc. Not differentiable (NonDifferentiableError): odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds, loc. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.mean(M, n, N, odds, loc=loc)
 
@@ -257,7 +305,7 @@ def var(M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.var(M, n, N, odds, loc=loc)
 
@@ -277,7 +325,7 @@ def std(M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: loc. Not differentiable (NonDifferentiableError): odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds, loc. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.std(M, n, N, odds, loc=loc)
 
@@ -314,7 +362,7 @@ def entropy(M, n, N, odds, loc=0):
       odds: Odds ratio of selecting a Type I object over a Type II one (odds > 0).
       loc: Location parameter (default 0).
 
-    Differentiable in: loc. Not differentiable (NonDifferentiableError): odds: SciPy's pmf is the BiasedUrn library's; its normalising sum over the support (a terminating 2F1 in the odds, whose c = M - n - N + 1 may be a non-positive integer) has no form over jaxsci.special that holds over the whole parameter range; M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
+    Differentiable in: odds, loc. Not differentiable (NonDifferentiableError): M: SciPy requires an integer population size (nchypergeom_fisher's _argcheck); n: SciPy requires an integer number of Type I objects (nchypergeom_fisher's _argcheck); N: SciPy requires an integer number of draws (nchypergeom_fisher's _argcheck).
     """
     return _DISTRIBUTION.entropy(M, n, N, odds, loc=loc)
 
