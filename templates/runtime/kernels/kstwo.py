@@ -27,10 +27,13 @@ density's of order r) are computed exactly, up to rounding, on four pieces:
   The matrix has m = 2k - 1 <= 2 sqrt(8 n) + 1 rows; m^3 (order + 1)(order + 2) / 2 log2(n) flops a
   point: n is capped at N_MAX (m <= 401), NaN above.
 
-At a knot x = j / (2 n) the function is only piecewise smooth and the derivative returned is the one
-from the left on the Durbin and lower Ruben-Gambino pieces (h in [0, 1), the max(0, 2 h - 1) term taken
-at h = 1/2), from the right on the upper Ruben-Gambino piece and the Birnbaum-Tingey sum (whose knots
-d = 1 - j / n are taken from the right, kolmogorov.py).
+The piece is chosen, and h computed, from n x in exact arithmetic (fractions.Fraction), so a double
+just off a knot gets the derivative of the side it lies on. At a knot x = j / (2 n) itself (a double
+only where 2n has no odd factor but 1, or j = 2n) the cdf is only piecewise smooth and the derivative
+returned is the one from the left on the Durbin and lower Ruben-Gambino pieces (h in [0, 1), the
+max(0, 2 h - 1) term taken at h = 1/2), from the left at x = 1, and from the right on the Birnbaum-Tingey
+sum, which chooses its terms by the rounded n (1 - x) (kolmogorov.py): a double within an ulp or so
+below a knot d = 1 - j / n (such as 2/3 at n = 3) gets the derivative from the right there too.
 
 Accuracy (float64 against the Durbin matrix in mpmath at 30 digits, tests/test_kernels_kstwo.py and
 the kernel spec's references): relative error below 1e-12 for r = 0, 1, 2 away from zeros of the
@@ -39,6 +42,7 @@ derivative (absolute error there about 1e-15 of the density's scale).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import special as _sp
@@ -51,14 +55,35 @@ N_MAX = 5000
 SMIRNOV_FROM = 8.0  # n x^2 at and above which 1 - P = 2 smirnov(n, x) to below 1e-18 relatively
 
 
-def _lower_ruben_gambino(n, x, m):
-    """P^(m) = n!/n^n (2n)^m (n)_m (2 n x - 1)^(n - m), n x in [1/2, 1]; in logs (n!/n^n underflows)."""
+def _factorial_over_power(n):
+    """n!/n^n as (mantissa, exponent): the product of the i/n with its exponent of 2 kept apart (exact
+    rescaling), relative error about sqrt(n) ulp. exp(lgamma(n + 1) - n log n) would carry the rounding
+    of lgamma(n + 1) ~ n log n, an absolute 7e-12 in the exponent at n = 5000."""
+    mantissa, exponent = 1.0, 0
+    for i in range(1, n + 1):
+        mantissa *= i / n
+        if mantissa < 2.0**-500:
+            mantissa, shift = math.frexp(mantissa)
+            exponent += shift
+    return mantissa, exponent
+
+
+def _times_power_of_two(value, exponent):
+    """value 2^exponent, to 0 or inf where it leaves the doubles."""
+    return float(np.ldexp(value, exponent))
+
+
+def _lower_ruben_gambino(n, base, m):
+    """P^(m) = n!/n^n (2n)^m (n)_m base^(n - m), base = 2 n x - 1 in [0, 1]."""
     if m > n:
         return 0.0
-    base = 2.0 * n * x - 1.0
-    log_value = (math.lgamma(n + 1.0) - n * math.log(n) + m * math.log(2.0 * n) + math.log(_falling(n, m))
-                 + float(_sp.xlogy(n - m, base)))
-    return math.exp(log_value)
+    if base == 0.0 and n > m:
+        return 0.0
+    mantissa, exponent = _factorial_over_power(n)
+    log_power = (n - m) * math.log(base) if n > m else 0.0  # base^(n - m) = 2^shift exp(rest)
+    shift = math.floor(log_power / math.log(2.0))
+    rest = log_power - shift * math.log(2.0)
+    return _times_power_of_two(mantissa * (2.0 * n)**m * _falling(n, m) * math.exp(rest), exponent + shift)
 
 
 def _upper_ruben_gambino(n, x, m):
@@ -107,53 +132,56 @@ def _durbin_matrix(h, m, order):
     return H
 
 
-def _durbin(n, x, order):
-    """P^(order)(x) by Durbin's matrix in Taylor arithmetic (module docstring)."""
-    k = math.ceil(n * x)
-    h = k - n * x
+def _durbin(n, k, h, order):
+    """P^(order)(x) by Durbin's matrix in Taylor arithmetic (module docstring), n x = k - h."""
     m = 2 * k - 1
     H = _durbin_matrix(h, m, order)
-    log_scale = 0.0
+    # binary powering; each product is divided by the power of 2 nearest its largest value (exactly),
+    # the exponents of 2 summed apart: the entries of H^n grow like n^n / n!
+    scale = 0
     result = None
-    result_log = 0.0
+    result_scale = 0
     power = n
-    while True:  # binary powering, each product rescaled by its largest value
+    while True:
         if power & 1:
             if result is None:
-                result, result_log = H.copy(), log_scale
+                result, result_scale = H.copy(), scale
             else:
                 result = _taylor_matmul(result, H)
-                top = np.max(np.abs(result[0]))
-                result /= top
-                result_log += log_scale + math.log(top)
+                shift = math.frexp(np.max(np.abs(result[0])))[1]
+                result = np.ldexp(result, -shift)
+                result_scale += scale + shift
         power >>= 1
         if not power:
             break
         H = _taylor_matmul(H, H)
-        top = np.max(np.abs(H[0]))
-        H /= top
-        log_scale = 2.0 * log_scale + math.log(top)
+        shift = math.frexp(np.max(np.abs(H[0])))[1]
+        H = np.ldexp(H, -shift)
+        scale = 2 * scale + shift
     coefficient = result[order, k - 1, k - 1]
-    if coefficient == 0.0:
-        return 0.0
     # d^order/dx^order = order! (-n)^order times the coefficient of e^order (h = k - n x)
-    log_value = (result_log + math.lgamma(n + 1.0) - n * math.log(n) + math.log(abs(coefficient))
-                 + math.lgamma(order + 1.0) + order * math.log(n))
-    return math.copysign(math.exp(log_value), coefficient * (-1.0) ** order)
+    mantissa, exponent = _factorial_over_power(n)
+    return _times_power_of_two(coefficient * mantissa * math.factorial(order) * (-float(n))**order,
+                               result_scale + exponent)
 
 
 def _cdf_derivative(n, x, m):
-    """d^m/dx^m P(D_n <= x), m >= 1, at one point (n a positive integer <= N_MAX, x finite)."""
-    t = n * x
-    if t < 0.5 or x > 1.0:
+    """d^m/dx^m P(D_n <= x), m >= 1, at one point (n a positive integer <= N_MAX, x finite).
+
+    The piece is chosen by t = n x computed exactly (a Fraction): rounded, n x can land on a knot from
+    the other side (10 * 0.2 is 2.0, though the double 0.2 is above 1/5), where a derivative jumps.
+    """
+    t = Fraction(x) * n
+    if t < Fraction(1, 2) or x > 1.0:
         return 0.0
-    if t <= 1.0:
-        return _lower_ruben_gambino(n, x, m)
+    if t <= 1:
+        return _lower_ruben_gambino(n, float(2 * t - 1), m)
     if t > n - 1:
         return _upper_ruben_gambino(n, x, m)
-    if x >= 0.5 or t * x >= SMIRNOV_FROM:
+    if x >= 0.5 or t * Fraction(x) >= SMIRNOV_FROM:
         return -2.0 * float(_smirnov(n, x, m))
-    return _durbin(n, x, m)
+    k = math.ceil(t)
+    return _durbin(n, k, float(k - t), m)
 
 
 def kstwo_pdf_dx(x, n, r=1):
