@@ -111,6 +111,7 @@ if _TYPE_CHECKING:
     from ._jv_dv2 import jv_dv2 as jv_dv2
     from ._jvp_dv import jvp_dv as jvp_dv
     from ._jvp_dv2 import jvp_dv2 as jvp_dv2
+    from ._kstwo_pdf_dx import kstwo_pdf_dx as kstwo_pdf_dx
     from ._kv_dv import kv_dv as kv_dv
     from ._kv_dv2 import kv_dv2 as kv_dv2
     from ._kve_dv import kve_dv as kve_dv
@@ -307,6 +308,7 @@ __all__ = [
     'jv_dv2',
     'jvp_dv',
     'jvp_dv2',
+    'kstwo_pdf_dx',
     'kv_dv',
     'kv_dv2',
     'kve_dv',
