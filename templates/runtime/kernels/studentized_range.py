@@ -159,7 +159,7 @@ def _inner(w, k, orders, upper):
         log_cdf_z = _sc.log_ndtr(z)
         ratio = _sc.ndtr(u) / _sc.ndtr(z)  # 1 - P/Phi(z)
         log_relative = np.array(log_p)  # log(P / Phi(z)) + d(log P)/dw terms
-        log_relative[0] = np.where(ratio < 0.5, np.log1p(-ratio), log_p[0] - log_cdf_z)
+        log_relative[0] = np.where(ratio < 0.5, np.log1p(-np.minimum(ratio, 0.5)), log_p[0] - log_cdf_z)
         y = np.zeros_like(with_k)
         y[0] = (k - 1) * log_relative
         if i_max:
