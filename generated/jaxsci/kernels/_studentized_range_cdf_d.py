@@ -88,16 +88,17 @@ def studentized_range_cdf_d(x, k, df, i=1, j=0, n=0):
     through the normal density's Hermite derivatives, df through the chi log-density's series (digamma and
     its derivatives, asymptotic for df >= 20). Composite Gauss-Legendre rules in log s (graded panels in the
     tails) and z; where F > 1/2 and n = 0 the upper tail 1 - G is integrated instead, so that it keeps its
-    relative accuracy. Measured against mpmath (tests/test_kernels_studentized_range.py): relative error
-    below about 1e-10 in x and df (Owen's T form at k = 3), and in k (the double integral, and G's one-dimensional
-    integral differentiated by mpmath). NaN for k > 200, for df > 1e5 where j >= 1 (the df-derivatives
-    cancel to O(1/df^2) from terms of O(1/df)), invalid (k <= 1, df <= 0) or NaN input, and at x = 0 for
-    n >= 1 (the density may be infinite there); 0 for x < 0 (and x = 0, n = 0); at x = inf 1 (order 0) or 0.
+    relative accuracy. Measured against mpmath (tests/test_kernels_studentized_range.py): relative error 1e-10
+    or better in x and df at k = 3 (Owen's T form; 4e-9 in df at df = 1000, x = 0.05), and in k and w for the
+    range of k normals G(w; k) (its one-dimensional integral, k to 100); the double integral in k under
+    -m slow. NaN for k > 100, for df > 1000 where j >= 1 (the df-derivatives cancel to O(1/df^2) from terms of
+    O(1/df)), invalid (k <= 1, df <= 0) or NaN input, and at x = 0 for n >= 1 (the density may be infinite
+    there); 0 for x < 0 (and x = 0, n = 0); at x = inf 1 (order 0) or 0.
 
     Args:
       x: real array. The point q (standard form), q > 0.
         Differentiable: studentized_range_cdf_d(x, k, df, i, j, n + 1) (one order more in x, by the same integrals; not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
-      k: real array. The number of groups, 1 < k <= 200.
+      k: real array. The number of groups, 1 < k <= 100.
         Differentiable: studentized_range_cdf_d(x, k, df, i + 1, j, n) (one order more in k, by the same integrals; not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))
       df: real array. The degrees of freedom, df > 0.
         Differentiable: studentized_range_cdf_d(x, k, df, i, j + 1, n) (one order more in df, by the same integrals; not cross-checked: no sympy expression and no mpmath reference (verified by the test suite))

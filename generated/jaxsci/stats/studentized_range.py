@@ -14,13 +14,13 @@ the normal variable and the chi variable, to about 1e-11 absolute), its sf, logc
 from them, and its ppf and isf search the cdf with brentq: every method is SciPy's own on the host.
 Their derivatives are jaxsci's kernel studentized_range_cdf_d: the defining double integral (Lund
 and Lund 1983) differentiated under both integral signs, in truncated Taylor arithmetic in (k, df,
-x), by Gauss-Legendre rules, from the upper tail where the cdf exceeds 1/2 (relative error about
-1e-10 against mpmath, measured in tests/test_kernels_studentized_range.py). The cdf's derivative in
+x), by Gauss-Legendre rules, from the upper tail where the cdf exceeds 1/2 (relative error 1e-10 or
+better against mpmath, measured in tests/test_kernels_studentized_range.py). The cdf's derivative in
 x is the density; the density's, and every method's in k and df, are the kernel's, at every order;
-ppf and isf follow the implicit-function rule. The kernel gives NaN for k > 200, and in df for df >
-1e5 (where its df-derivatives lose their accuracy to cancellation). The moments and the entropy have
-no closed form (SciPy integrates them numerically, in three dimensions): not provided. rvs is ppf of
-a uniform (SciPy's too), one brentq search per sample.
+ppf and isf follow the implicit-function rule. The kernel gives NaN for k > 100, and in df for df >
+1000 (where its df-derivatives lose their accuracy to cancellation: 4e-9 at df = 1000). The moments
+and the entropy have no closed form (SciPy integrates them numerically, in three dimensions): not
+provided. rvs is ppf of a uniform (SciPy's too), one brentq search per sample.
 
 References:
   J. W. Tukey, The problem of multiple comparisons (1953); H. L. Harter, Tables of range and studentized range, Ann. Math. Statist. 31 (1960) 1122-1147

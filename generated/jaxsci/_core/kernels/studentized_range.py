@@ -23,15 +23,18 @@ Where the cdf (order 0 in x) exceeds 1/2 the upper tail 1 - G(w) = k int phi(z) 
 so that the upper tail keeps its relative accuracy at every order in k and df (the lower form's k-derivative
 there is a difference of two terms near +-1/k).
 
-Quadrature: in v = log s, composite 16-point Gauss-Legendre on 16 panels over where the s-integrand (the
-chi factor, and its products with the lower and upper tails' leading powers) is within e^-80 of its
-largest value; in z, on [-10, 10] and [w/2 - 10, w/2 + 10] (the upper tail's integrand, phi(z) Phi(z - w),
-peaks at z = w/2), 20 panels each, clipped where the two overlap.
+Quadrature: in v = log s, composite 16-point Gauss-Legendre rules: 10 panels between g's peak (v = 0) and
+where G(x e^v) turns (x e^v near 1), 4 beyond each; 6 panels 8/rate wide below (the integrand falls at least
+as e^(rate v) there, rate = df in the upper form, df + k - 1 in the lower), and 6 doubling in width above,
+to where the integrand is e^-80 below its largest value. In z, on [-10, 10] (8 panels; 24 for k > 10,
+where the lower tail's integrand, phi(z)^k near w/2, is 1/sqrt(k) wide) and on [w/2 - 10, w/2 + 10]
+clipped to z > 10 (8 panels: the upper tail's integrand, phi(z) Phi(z - w), peaks at z = w/2).
 
-Measured against mpmath (tests/test_kernels_studentized_range.py; the Owen's T form at k = 3, the double
-integral elsewhere): relative errors below 1e-10 for x in [0.05, 30], k in [1.5, 100], df in [0.5, 1e4], first
-and second orders. NaN outside: k > 200, df > 1e5 in df-derivatives (they cancel to O(1/df^2) from
-terms of O(1/df)), and for invalid or NaN input.
+Measured against mpmath (tests/test_kernels_studentized_range.py): at k = 3 (Owen's T form, x in [0.05, 1000],
+df in [0.5, 1000], orders to 3 in x and 2 in df) relative 1e-10 or better, but 4e-9 in df at df = 1000 and
+x = 0.05; G(w; k) in k and w (to third order, k to 100) 1e-10 or better. NaN for k > 100, for df > 1000 in
+df-derivatives (they cancel to O(1/df^2) from terms of O(1/df): 6e-8 at df = 5000), at x = 0 for n >= 1
+(the density may be infinite there), and for invalid or NaN input.
 """
 from __future__ import annotations
 
@@ -46,12 +49,14 @@ from . import taylor
 __all__ = ["studentized_range_cdf_d"]
 
 _NODES, _WEIGHTS = _legendre.leggauss(16)
-_V_PANELS = 12
-_V_TAIL_PANELS = 8
+_V_PANELS = 10
+_V_TAIL_PANELS = 6
 _Z_PANELS = 8
 _DROP = 80.0
-_K_MAX = 200.0
-_DF_MAX_IN_DF = 1.0e5
+_K_MAX = 100.0
+# panels on [-10, 10] by the largest k: for k > 10 the lower tail's integrand, phi(z)^k near z = w/2, is 1/sqrt(k) wide
+_Z_CORE_PANELS = {10.0: 8, _K_MAX: 24}
+_DF_MAX_IN_DF = 1.0e3
 _CHUNK = 4  # points per vectorised block (each block holds about 1e5 nodes per series coefficient)
 # Bernoulli numbers B_2 .. B_20 (DLMF 24.2.1) for R(a) = log a - psi(a) ~ 1/(2a) + sum B_2n / (2n a^2n)
 _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330]
@@ -84,24 +89,28 @@ def _hermite(u, count):
     return out[:count]
 
 
-def _normal_interval(c, h):
-    """Phi(c + h) - Phi(c - h), h >= 0, to relative accuracy: its Taylor series in h about c,
-    2 phi(c) sum He_2m(c) h^(2m+1) / (2m+1)!, for h < 1/4 (where the difference cancels), else the
-    difference of the two lower-tail values, on the side where both arguments are smallest."""
-    a = np.abs(c)
-    direct = _sc.ndtr(h - a) - _sc.ndtr(-a - h)
-    hs = np.minimum(h, 0.25)
-    total = np.zeros_like(c * hs)
-    previous, current = np.ones_like(c), c  # He_(2m), He_(2m+1) by the recurrence
-    power = hs
-    for m in range(24):
-        total = total + previous * power / math.factorial(2 * m + 1)
-        # advance two steps: He_(2m+2) = c He_(2m+1) - (2m+1) He_(2m)
-        following = c * current - (2 * m + 1) * previous
-        current, previous = c * following - (2 * m + 2) * current, following
-        power = power * hs * hs
-    series = 2 * np.exp(-c * c / 2) / math.sqrt(2 * math.pi) * total
-    return np.where(h < 0.25, series, direct)
+def _normal_interval(z, u, h, tail_z, tail_u):
+    """P = Phi(z) - Phi(u), u = z - w <= z, h = w / 2 (given: z - u loses w's digits, all of them for w below
+    1e-16 |z|), to relative accuracy, from tail_z = Phi(-|z|) and tail_u = Phi(-|u|):
+    a difference of the two upper tails where u > 0, of the lower ones where z <= 0 (no cancellation but
+    where w is small: 1e-14 relative at w = 1/10), and where w < 1/10 its Taylor series in h = w / 2 about
+    c = (z + u) / 2, 2 phi(c) sum He_2m(c) h^(2m+1) / (2m+1)! (|c| <= 11 here: the 9th term is below 1e-18 of the sum)."""
+    out = np.where(u > 0, tail_u - tail_z, np.where(z <= 0, tail_z, 1 - tail_z) - tail_u)
+    small = h < 0.05
+    if small.any():
+        h = h[small]
+        c = z[small] - h
+        total = np.zeros_like(c)
+        previous, current = np.ones_like(c), c  # He_(2m), He_(2m+1) by the recurrence
+        power = h
+        for m in range(9):
+            total = total + previous * power / math.factorial(2 * m + 1)
+            # advance two steps: He_(2m+2) = c He_(2m+1) - (2m+1) He_(2m)
+            following = c * current - (2 * m + 1) * previous
+            current, previous = c * following - (2 * m + 2) * current, following
+            power = power * h * h
+        out[small] = 2 * np.exp(-c * c / 2) / math.sqrt(2 * math.pi) * total
+    return out
 
 
 def _log_series(p):
@@ -128,13 +137,25 @@ def _panels(low, high, count, graded=False):
 def _inner(w, k, orders, upper):
     """Taylor coefficients (I + 1, N + 1, *w.shape) in (dk, dw) of G(w; k) (or of 1 - G with ``upper``)."""
     i_max, n_max = orders
-    first_z, first_weight = _panels(np.full(w.shape, -10.0), np.full(w.shape, 10.0), _Z_PANELS)
+    # the first interval's nodes are the same for every w: its functions of z once, broadcast
+    core_panels = next(count for bound, count in _Z_CORE_PANELS.items() if k.max() <= bound)
+    first_z, first_weight = _panels(np.array(-10.0), np.array(10.0), core_panels)
     second_z, second_weight = _panels(np.maximum(10.0, w / 2 - 10), np.maximum(10.0, w / 2 + 10), _Z_PANELS)
-    z = np.concatenate([first_z, second_z], axis=-1)
-    weight = np.concatenate([first_weight, second_weight], axis=-1) * np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+    shape = second_z.shape[:-1] + (first_z.shape[-1] + second_z.shape[-1],)
+
+    def joined(function):
+        return np.concatenate([np.broadcast_to(function(first_z), (*shape[:-1], first_z.shape[-1])),
+                               function(second_z)], axis=-1)
+
+    z = joined(lambda t: t)
+    weight = joined(lambda t: np.exp(-t * t / 2) / math.sqrt(2 * math.pi)) * np.concatenate(
+        [np.broadcast_to(first_weight, (*shape[:-1], first_weight.shape[-1])), second_weight], axis=-1)
+    tail_z = joined(lambda t: _sc.ndtr(-np.abs(t)))
+    log_cdf_z = joined(_sc.log_ndtr) if upper else None
     w, k = w[..., None], k[..., None]
     u = z - w
-    interval = _normal_interval(z - w / 2, w / 2)  # P(z, w)
+    tail_u = _sc.ndtr(-np.abs(u))
+    interval = _normal_interval(z, u, np.broadcast_to(w / 2, z.shape), tail_z, tail_u)  # P(z, w)
     usable = interval > 1e-300
     interval = np.where(usable, interval, 1.0)
     # P(z, w + dw): d^m P/dw^m = He_(m-1)(u) phi(u)
@@ -157,8 +178,7 @@ def _inner(w, k, orders, upper):
             exponent[1] = log_p
         integrand = taylor.mul(taylor.exp(exponent), k_series)
     else:
-        log_cdf_z = _sc.log_ndtr(z)
-        ratio = _sc.ndtr(u) / _sc.ndtr(z)  # 1 - P/Phi(z)
+        ratio = np.where(u <= 0, tail_u, 1 - tail_u) / np.where(z <= 0, tail_z, 1 - tail_z)  # 1 - P/Phi(z)
         log_relative = np.array(log_p)  # log(P / Phi(z)) + d(log P)/dw terms
         log_relative[0] = np.where(ratio < 0.5, np.log1p(-np.minimum(ratio, 0.5)), log_p[0] - log_cdf_z)
         y = np.zeros_like(with_k)
@@ -223,9 +243,14 @@ def _series(x, k, df, orders, upper):
     # panels there, wide ones in the tails (exponential in v on the left, super-exponential on the right)
     core_low = np.clip(np.minimum(0.0, -np.log(x)) - 4, low, high)
     core_high = np.clip(np.maximum(0.0, -np.log(x)) + 4, core_low, high)
-    # (in the tails the integrand falls exponentially or faster away from the core: panels doubling in width
-    # outward keep each one's fall below what 16 nodes integrate, and the outer ones hold nothing that counts)
-    pieces = [_panels(core_low, low, _V_TAIL_PANELS, graded=True), _panels(core_low, core_high, _V_PANELS),
+    # (above the core the integrand falls super-exponentially, as exp(-df e^(2v) / 2): panels doubling in
+    # width outward, the outer ones holding nothing that counts)
+    # below core_low the integrand falls at least as e^(rate v) (g s as s^df, times G(x s) as s^(k-1) in the
+    # lower form, or 1 - G <= 1 in the upper one): panels 8 / rate wide (16 nodes integrate e^(4t) on [-1, 1]
+    # to 1e-16), over 48 / rate (e^-48 beyond)
+    rate = df if upper else df + k - 1
+    left_low = np.minimum(core_low, np.maximum(low, core_low - 48 / rate))
+    pieces = [_panels(left_low, core_low, _V_TAIL_PANELS), _panels(core_low, core_high, _V_PANELS),
               _panels(core_high, high, _V_TAIL_PANELS, graded=True)]
     v = np.concatenate([piece[0] for piece in pieces], axis=-1)
     weight = np.concatenate([piece[1] for piece in pieces], axis=-1)
