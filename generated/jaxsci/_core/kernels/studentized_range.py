@@ -32,7 +32,7 @@ clipped to z > 10 (8 panels: the upper tail's integrand, phi(z) Phi(z - w), peak
 
 Measured against mpmath (tests/test_kernels_studentized_range.py): at k = 3 (Owen's T form, x in [0.05, 1000],
 df in [0.5, 1000], orders to 3 in x and 2 in df) relative 1e-10 or better, but 4e-9 in df at df = 1000 and
-x = 0.05; G(w; k) in k and w (to third order, k to 100) 1e-10 or better. NaN for k > 100, for df > 1000 in
+x = 0.05, and 5e-10 where the sf is 1e-100 (x = 1000, df = 50); G(w; k) in k and w (to third order, k to 100) 1e-10 or better. NaN for k > 100, for df > 1000 in
 df-derivatives (they cancel to O(1/df^2) from terms of O(1/df): 6e-8 at df = 5000), at x = 0 for n >= 1
 (the density may be infinite there), and for invalid or NaN input.
 """
