@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import mpmath
@@ -113,6 +113,9 @@ class Shape:
 class Tests:
     gradient_rtol: float  # first order, float64; second order is SECOND_ORDER_FACTOR times it
     value_rtol: dict  # dtype -> rtol against SciPy
+    # shape parameter -> why: derivatives the stored mpmath references leave out (mpmath.diff cannot afford the
+    # reference there; the why says where they are checked against mpmath instead)
+    unreferenced: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -314,6 +317,9 @@ def parse_distribution(text: str, path: str, stem: str, arities: dict) -> Distri
                                                                      top.value_line("sampler"), "sampler")
     reference = _reference(top, path, kind, shape_names | {variable})
     tests = _tests(top, path)
+    for argument in tests.unreferenced:
+        if argument not in shape_names:
+            raise SpecError(path, top.value_line("tests"), f"tests.unreferenced names {argument!r}, which is not a shape parameter")
     distribution = Distribution(
         path=path, name=name, scipy=scipy, type=kind, summary=top.get("summary", str, required=True),
         description=top.get("description", str, default=""),
@@ -733,8 +739,13 @@ def _tests(top: _Mapping, path: str) -> Tests:
         if dtype not in value_rtol or not isinstance(values[dtype], (int, float)):
             raise SpecError(path, m.value_line("value_rtol"), f"tests.value_rtol: {{float64: rtol, float32: rtol}}, got {_describe(values)}")
         value_rtol[dtype] = float(values[dtype])
+    unreferenced = m.get("unreferenced", dict, default={})
+    for argument, why in unreferenced.items():
+        if not isinstance(why, str) or not why.strip():
+            raise SpecError(path, m.value_line("unreferenced"), f"tests.unreferenced.{argument}: say why, and where it is checked instead")
     m.done()
-    return Tests(gradient_rtol=float(rtol), value_rtol=value_rtol)
+    return Tests(gradient_rtol=float(rtol), value_rtol=value_rtol,
+                 unreferenced={argument: " ".join(why.split()) for argument, why in unreferenced.items()})
 
 
 # ---- rendering ------------------------------------------------------------------------------------

@@ -209,8 +209,11 @@ def _close(got, expected, tol, what, scale=None):
 
 
 # the costliest pairs to compile (stdtr's family: its df rules run the incomplete-beta parameter kernels,
-# 2-4 s each) run under -m slow; their rules' values are checked by test_hard_points (stdtr d/ddf) too
-_COSTLY = frozenset({"stdtrit-ddf", "stdtridf-dt", "stdtridf-dp", "stdtr-ddf"})
+# 2-4 s each) run under -m slow; their rules' values are checked by test_hard_points (stdtr d/ddf) too.
+# studentized_range_cdf_d is a double quadrature (about 40 ms a point): its order-8 finite differences take
+# 3-4 s a pair; tests/test_kernels_studentized_range.py checks its derivatives against mpmath by default
+_COSTLY = frozenset({"stdtrit-ddf", "stdtridf-dt", "stdtridf-dp", "stdtr-ddf",
+                     *(f"studentized_range_cdf_d-i=1-j=0-n=0-d{arg}" for arg in ("x", "k", "df"))})
 
 
 @pytest.mark.parametrize("case,arg", [pytest.param(*p.values, id=p.id, marks=pytest.mark.slow if p.id in _COSTLY else ())

@@ -9,8 +9,9 @@ For each distribution (specs/stats/<name>.yaml), at SciPy's own test parameters
 (scipy.stats._distr_params), at two points per method: the value and the first and second derivatives
 of every public method in each differentiable argument, from the spec's mpmath ``reference`` composed
 with loc and scale (the quantiles by root finding on the reference's cdf or sf) and differentiated by
-``mpmath.diff`` at 30 digits. tests/test_stats.py compares jaxsci's derivatives with them, and says
-to run this command when a spec's reference or this file's points change.
+``mpmath.diff`` at 30 digits (not in the shape parameters the spec's ``tests.unreferenced`` names).
+tests/test_stats.py compares jaxsci's derivatives with them, and says to run this command when a spec's
+reference or this file's points change.
 """
 from __future__ import annotations
 
@@ -142,7 +143,8 @@ def differentiable(d, method: str) -> tuple:
     differentiable in (a host method's, with the reason; tests/test_stats.py checks they raise)."""
     blocked = not_differentiable(d, method)
     names = ("q", *d.differentiable[1:]) if method in QUANTILE_METHODS else d.differentiable
-    return tuple(n for n in names if n not in blocked)
+    # the spec's tests.unreferenced: mpmath.diff cannot afford the reference in these (checked elsewhere)
+    return tuple(n for n in names if n not in blocked and n not in d.tests.unreferenced)
 
 
 def make(d, with_moments: bool = True) -> dict:

@@ -185,6 +185,7 @@ if _TYPE_CHECKING:
     from ._stdtr_ddf2 import stdtr_ddf2 as stdtr_ddf2
     from ._struve_dv import struve_dv as struve_dv
     from ._struve_dv2 import struve_dv2 as struve_dv2
+    from ._studentized_range_cdf_d import studentized_range_cdf_d as studentized_range_cdf_d
     from ._vonmises_cdf_dkappa import vonmises_cdf_dkappa as vonmises_cdf_dkappa
     from ._vonmises_cdf_dkappa2 import vonmises_cdf_dkappa2 as vonmises_cdf_dkappa2
     from ._wright_bessel_da import wright_bessel_da as wright_bessel_da
@@ -382,6 +383,7 @@ __all__ = [
     'stdtr_ddf2',
     'struve_dv',
     'struve_dv2',
+    'studentized_range_cdf_d',
     'vonmises_cdf_dkappa',
     'vonmises_cdf_dkappa2',
     'wright_bessel_da',

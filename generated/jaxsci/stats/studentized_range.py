@@ -12,12 +12,15 @@ The range of k standard normals divided by an independent sqrt(chi-squared(df) /
 density and cdf are two-dimensional quadratures (scipy.integrate.nquad of Cython integrands, over
 the normal variable and the chi variable, to about 1e-11 absolute), its sf, logcdf and logsf follow
 from them, and its ppf and isf search the cdf with brentq: every method is SciPy's own on the host.
-The cdf's and sf's derivative in x is the density, and ppf and isf follow the implicit-function
-rule. jaxsci has no formula for the density's derivative in x, nor for any derivative in k or df
-(each a further two-dimensional integral): the density is not differentiable, the other methods not
-in k and df, and first order only in x (q), loc and scale. The moments and the entropy have no
-closed form (SciPy integrates them numerically, in three dimensions): not provided. rvs is ppf of a
-uniform (SciPy's too), one brentq search per sample.
+Their derivatives are jaxsci's kernel studentized_range_cdf_d: the defining double integral (Lund
+and Lund 1983) differentiated under both integral signs, in truncated Taylor arithmetic in (k, df,
+x), by Gauss-Legendre rules, from the upper tail where the cdf exceeds 1/2 (relative error 1e-10 or
+better against mpmath, measured in tests/test_kernels_studentized_range.py). The cdf's derivative in
+x is the density; the density's, and every method's in k and df, are the kernel's, at every order;
+ppf and isf follow the implicit-function rule. The kernel gives NaN for k > 100, and in df for df >
+1000 (where its df-derivatives lose their accuracy to cancellation: 4e-9 at df = 1000). The moments
+and the entropy have no closed form (SciPy integrates them numerically, in three dimensions): not
+provided. rvs is ppf of a uniform (SciPy's too), one brentq search per sample.
 
 References:
   J. W. Tukey, The problem of multiple comparisons (1953); H. L. Harter, Tables of range and studentized range, Ann. Math. Statist. 31 (1960) 1122-1147
@@ -28,7 +31,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .. import kernels
 from .. import special
+from .. import kernels
 from .._core import distributions
 
 __all__ = ['pdf', 'logpdf', 'cdf', 'logcdf', 'sf', 'logsf', 'ppf', 'isf', 'median', 'rvs']
@@ -44,6 +49,46 @@ def _support(k, df):
     return (0, jnp.inf)
 
 
+def _pdf_d_x(x, k, df):
+    """d pdf / d x in standard form (the host pdf's rule): studentized_range_cdf_d(x, k, df, i=0, j=0, n=2)"""
+    return kernels.studentized_range_cdf_d(x, k, df, i=0, j=0, n=2)
+
+
+def _pdf_d_k(x, k, df):
+    """d pdf / d k in standard form (the host pdf's rule): studentized_range_cdf_d(x, k, df, i=1, j=0, n=1)"""
+    return kernels.studentized_range_cdf_d(x, k, df, i=1, j=0, n=1)
+
+
+def _pdf_d_df(x, k, df):
+    """d pdf / d df in standard form (the host pdf's rule): studentized_range_cdf_d(x, k, df, i=0, j=1, n=1)"""
+    return kernels.studentized_range_cdf_d(x, k, df, i=0, j=1, n=1)
+
+
+def _logpdf_d_x(x, k, df):
+    """d logpdf / d x in standard form (the host logpdf's rule): studentized_range_cdf_d(x, k, df, i=0, j=0, n=2) / studentized_range_cdf_d(x, k, df, i=0, j=0, n=1)"""
+    return kernels.studentized_range_cdf_d(x, k, df, i=0, j=0, n=2) / kernels.studentized_range_cdf_d(x, k, df, i=0, j=0, n=1)
+
+
+def _logpdf_d_k(x, k, df):
+    """d logpdf / d k in standard form (the host logpdf's rule): studentized_range_cdf_d(x, k, df, i=1, j=0, n=1) / studentized_range_cdf_d(x, k, df, i=0, j=0, n=1)"""
+    return kernels.studentized_range_cdf_d(x, k, df, i=1, j=0, n=1) / kernels.studentized_range_cdf_d(x, k, df, i=0, j=0, n=1)
+
+
+def _logpdf_d_df(x, k, df):
+    """d logpdf / d df in standard form (the host logpdf's rule): studentized_range_cdf_d(x, k, df, i=0, j=1, n=1) / studentized_range_cdf_d(x, k, df, i=0, j=0, n=1)"""
+    return kernels.studentized_range_cdf_d(x, k, df, i=0, j=1, n=1) / kernels.studentized_range_cdf_d(x, k, df, i=0, j=0, n=1)
+
+
+def _cdf_d_k(x, k, df):
+    """d cdf / d k in standard form (the host cdf's rule): studentized_range_cdf_d(x, k, df, i=1, j=0, n=0)"""
+    return kernels.studentized_range_cdf_d(x, k, df, i=1, j=0, n=0)
+
+
+def _cdf_d_df(x, k, df):
+    """d cdf / d df in standard form (the host cdf's rule): studentized_range_cdf_d(x, k, df, i=0, j=1, n=0)"""
+    return kernels.studentized_range_cdf_d(x, k, df, i=0, j=1, n=0)
+
+
 _DISTRIBUTION = distributions.Continuous(
     name='studentized_range',
     shapes=('k', 'df', ),
@@ -55,36 +100,36 @@ _DISTRIBUTION = distributions.Continuous(
     open_support=False,
     host={
         'pdf': distributions.Host(
-            derivatives={},
-            blocked={'x': "SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x", 'k': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)", 'df': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)"},
+            derivatives={'x': _pdf_d_x, 'k': _pdf_d_k, 'df': _pdf_d_df},
+            blocked={},
         ),
         'logpdf': distributions.Host(
-            derivatives={},
-            blocked={'x': "SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x", 'k': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)", 'df': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)"},
+            derivatives={'x': _logpdf_d_x, 'k': _logpdf_d_k, 'df': _logpdf_d_df},
+            blocked={},
         ),
         'cdf': distributions.Host(
-            derivatives={},
-            blocked={'k': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)", 'df': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)"},
+            derivatives={'k': _cdf_d_k, 'df': _cdf_d_df},
+            blocked={},
         ),
         'logcdf': distributions.Host(
             derivatives={},
-            blocked={'k': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)", 'df': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)"},
+            blocked={},
         ),
         'sf': distributions.Host(
             derivatives={},
-            blocked={'k': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)", 'df': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)"},
+            blocked={},
         ),
         'logsf': distributions.Host(
             derivatives={},
-            blocked={'k': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)", 'df': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)"},
+            blocked={},
         ),
         'ppf': distributions.Host(
             derivatives={},
-            blocked={'k': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)", 'df': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)"},
+            blocked={},
         ),
         'isf': distributions.Host(
             derivatives={},
-            blocked={'k': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)", 'df': "SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral)"},
+            blocked={},
         ),
     },
 )
@@ -93,15 +138,10 @@ _DISTRIBUTION = distributions.Continuous(
 def pdf(x, k, df, loc=0, scale=1):
     """Probability density function at x.
 
-    Computed as SciPy's ``scipy.stats.studentized_range.pdf`` computes it: SciPy's own ``scipy.stats.studentized_range.pdf`` on the host (derivatives: x: not
-    differentiable (SciPy's density is a two-dimensional quadrature (nquad of a Cython
-    integrand), and jaxsci has no formula or kernel for its derivative in x); k: not
-    differentiable (SciPy's density and cdf are two-dimensional quadratures (nquad) in which k
-    and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k
-    and df (each a further two-dimensional integral)); df: not differentiable (SciPy's density
-    and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and
-    jaxsci has no formula or kernel for their derivatives in k and df (each a further two-
-    dimensional integral))), with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.studentized_range.pdf`` computes it: SciPy's own ``scipy.stats.studentized_range.pdf`` on the host (derivatives: x:
+    ``studentized_range_cdf_d(x, k, df, i=0, j=0, n=2)``; k: ``studentized_range_cdf_d(x, k,
+    df, i=1, j=0, n=1)``; df: ``studentized_range_cdf_d(x, k, df, i=0, j=1, n=1)``), with x
+    standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -110,7 +150,7 @@ def pdf(x, k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): x, loc, scale: SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x; k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral).
+    Differentiable in: x, k, df, loc, scale.
     """
     return _DISTRIBUTION.pdf(x, k, df, loc=loc, scale=scale)
 
@@ -118,15 +158,12 @@ def pdf(x, k, df, loc=0, scale=1):
 def logpdf(x, k, df, loc=0, scale=1):
     """Log of the probability density function at x.
 
-    Computed as SciPy's ``scipy.stats.studentized_range.logpdf`` computes it: SciPy's own ``scipy.stats.studentized_range.logpdf`` on the host (derivatives: x: not
-    differentiable (SciPy's density is a two-dimensional quadrature (nquad of a Cython
-    integrand), and jaxsci has no formula or kernel for its derivative in x); k: not
-    differentiable (SciPy's density and cdf are two-dimensional quadratures (nquad) in which k
-    and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k
-    and df (each a further two-dimensional integral)); df: not differentiable (SciPy's density
-    and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and
-    jaxsci has no formula or kernel for their derivatives in k and df (each a further two-
-    dimensional integral))), with x standing for (x - loc) / scale.
+    Computed as SciPy's ``scipy.stats.studentized_range.logpdf`` computes it: SciPy's own ``scipy.stats.studentized_range.logpdf`` on the host (derivatives: x:
+    ``studentized_range_cdf_d(x, k, df, i=0, j=0, n=2) / studentized_range_cdf_d(x, k, df,
+    i=0, j=0, n=1)``; k: ``studentized_range_cdf_d(x, k, df, i=1, j=0, n=1) /
+    studentized_range_cdf_d(x, k, df, i=0, j=0, n=1)``; df: ``studentized_range_cdf_d(x, k,
+    df, i=0, j=1, n=1) / studentized_range_cdf_d(x, k, df, i=0, j=0, n=1)``), with x standing
+    for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -135,7 +172,7 @@ def logpdf(x, k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: nothing. Not differentiable (NonDifferentiableError): x, loc, scale: SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x; k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral).
+    Differentiable in: x, k, df, loc, scale.
     """
     return _DISTRIBUTION.logpdf(x, k, df, loc=loc, scale=scale)
 
@@ -144,12 +181,9 @@ def cdf(x, k, df, loc=0, scale=1):
     """Cumulative distribution function.
 
     Computed as SciPy's ``scipy.stats.studentized_range.cdf`` computes it: SciPy's own ``scipy.stats.studentized_range.cdf`` on the host (derivatives: x: the
-    density; k: not differentiable (SciPy's density and cdf are two-dimensional quadratures
-    (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for
-    their derivatives in k and df (each a further two-dimensional integral)); df: not
-    differentiable (SciPy's density and cdf are two-dimensional quadratures (nquad) in which k
-    and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k
-    and df (each a further two-dimensional integral))), with x standing for (x - loc) / scale.
+    density; k: ``studentized_range_cdf_d(x, k, df, i=1, j=0, n=0)``; df:
+    ``studentized_range_cdf_d(x, k, df, i=0, j=1, n=0)``), with x standing for (x - loc) /
+    scale.
 
     Args:
       x: Quantiles (the point).
@@ -158,7 +192,7 @@ def cdf(x, k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, loc, scale. Not differentiable (NonDifferentiableError): k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral). First order only in x, loc, scale (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x).
+    Differentiable in: x, k, df, loc, scale.
     """
     return _DISTRIBUTION.cdf(x, k, df, loc=loc, scale=scale)
 
@@ -167,13 +201,8 @@ def logcdf(x, k, df, loc=0, scale=1):
     """Log of the cumulative distribution function.
 
     Computed as SciPy's ``scipy.stats.studentized_range.logcdf`` computes it: SciPy's own ``scipy.stats.studentized_range.logcdf`` on the host (derivatives: x:
-    exp(logpdf - logcdf); k: not differentiable (SciPy's density and cdf are two-dimensional
-    quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or
-    kernel for their derivatives in k and df (each a further two-dimensional integral)); df:
-    not differentiable (SciPy's density and cdf are two-dimensional quadratures (nquad) in
-    which k and df enter the integrand, and jaxsci has no formula or kernel for their
-    derivatives in k and df (each a further two-dimensional integral))), with x standing for
-    (x - loc) / scale.
+    exp(logpdf - logcdf); k: the cdf's derivative times exp(-logcdf); df: the cdf's derivative
+    times exp(-logcdf)), with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -182,7 +211,7 @@ def logcdf(x, k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, loc, scale. Not differentiable (NonDifferentiableError): k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral). First order only in x, loc, scale (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x).
+    Differentiable in: x, k, df, loc, scale.
     """
     return _DISTRIBUTION.logcdf(x, k, df, loc=loc, scale=scale)
 
@@ -191,12 +220,8 @@ def sf(x, k, df, loc=0, scale=1):
     """Survival function (1 - cdf), computed without cancellation where the spec's formula allows.
 
     Computed as SciPy's ``scipy.stats.studentized_range.sf`` computes it: SciPy's own ``scipy.stats.studentized_range.sf`` on the host (derivatives: x: minus the
-    density; k: not differentiable (SciPy's density and cdf are two-dimensional quadratures
-    (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for
-    their derivatives in k and df (each a further two-dimensional integral)); df: not
-    differentiable (SciPy's density and cdf are two-dimensional quadratures (nquad) in which k
-    and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k
-    and df (each a further two-dimensional integral))), with x standing for (x - loc) / scale.
+    density; k: minus the cdf's derivative; df: minus the cdf's derivative), with x standing
+    for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -205,7 +230,7 @@ def sf(x, k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, loc, scale. Not differentiable (NonDifferentiableError): k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral). First order only in x, loc, scale (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x).
+    Differentiable in: x, k, df, loc, scale.
     """
     return _DISTRIBUTION.sf(x, k, df, loc=loc, scale=scale)
 
@@ -214,13 +239,8 @@ def logsf(x, k, df, loc=0, scale=1):
     """Log of the survival function.
 
     Computed as SciPy's ``scipy.stats.studentized_range.logsf`` computes it: SciPy's own ``scipy.stats.studentized_range.logsf`` on the host (derivatives: x:
-    -exp(logpdf - logsf); k: not differentiable (SciPy's density and cdf are two-dimensional
-    quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or
-    kernel for their derivatives in k and df (each a further two-dimensional integral)); df:
-    not differentiable (SciPy's density and cdf are two-dimensional quadratures (nquad) in
-    which k and df enter the integrand, and jaxsci has no formula or kernel for their
-    derivatives in k and df (each a further two-dimensional integral))), with x standing for
-    (x - loc) / scale.
+    -exp(logpdf - logsf); k: the sf's derivative times exp(-logsf); df: the sf's derivative
+    times exp(-logsf)), with x standing for (x - loc) / scale.
 
     Args:
       x: Quantiles (the point).
@@ -229,7 +249,7 @@ def logsf(x, k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: x, loc, scale. Not differentiable (NonDifferentiableError): k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral). First order only in x, loc, scale (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x).
+    Differentiable in: x, k, df, loc, scale.
     """
     return _DISTRIBUTION.logsf(x, k, df, loc=loc, scale=scale)
 
@@ -238,13 +258,9 @@ def ppf(q, k, df, loc=0, scale=1):
     """Percent point function (inverse of cdf) at q.
 
     Computed as SciPy's ``scipy.stats.studentized_range.ppf`` computes it: SciPy's own ``scipy.stats.studentized_range.ppf`` on the host (derivatives: q:
-    exp(-logpdf(ppf)), the implicit-function rule; k: not differentiable (SciPy's density and
-    cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and
-    jaxsci has no formula or kernel for their derivatives in k and df (each a further two-
-    dimensional integral)); df: not differentiable (SciPy's density and cdf are two-
-    dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no
-    formula or kernel for their derivatives in k and df (each a further two-dimensional
-    integral))), times scale, plus loc.
+    exp(-logpdf(ppf)), the implicit-function rule; k: -(d cdf/d shape)(ppf) exp(-logpdf(ppf)),
+    the implicit-function rule; df: -(d cdf/d shape)(ppf) exp(-logpdf(ppf)), the implicit-
+    function rule), times scale, plus loc.
 
     Args:
       q: Probabilities.
@@ -253,7 +269,7 @@ def ppf(q, k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: q, loc, scale. Not differentiable (NonDifferentiableError): k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral). First order only in q (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x).
+    Differentiable in: q, k, df, loc, scale.
     """
     return _DISTRIBUTION.ppf(q, k, df, loc=loc, scale=scale)
 
@@ -262,13 +278,9 @@ def isf(q, k, df, loc=0, scale=1):
     """Inverse survival function (inverse of sf) at q.
 
     Computed as SciPy's ``scipy.stats.studentized_range.isf`` computes it: SciPy's own ``scipy.stats.studentized_range.isf`` on the host (derivatives: q:
-    -exp(-logpdf(isf)), the implicit-function rule; k: not differentiable (SciPy's density and
-    cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and
-    jaxsci has no formula or kernel for their derivatives in k and df (each a further two-
-    dimensional integral)); df: not differentiable (SciPy's density and cdf are two-
-    dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no
-    formula or kernel for their derivatives in k and df (each a further two-dimensional
-    integral))), times scale, plus loc.
+    -exp(-logpdf(isf)), the implicit-function rule; k: (d sf/d shape)(isf) exp(-logpdf(isf)),
+    the implicit-function rule; df: (d sf/d shape)(isf) exp(-logpdf(isf)), the implicit-
+    function rule), times scale, plus loc.
 
     Args:
       q: Probabilities.
@@ -277,7 +289,7 @@ def isf(q, k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: q, loc, scale. Not differentiable (NonDifferentiableError): k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral). First order only in q (second derivatives raise NonDifferentiableError): the density's derivative in x is not available (SciPy's density is a two-dimensional quadrature (nquad of a Cython integrand), and jaxsci has no formula or kernel for its derivative in x).
+    Differentiable in: q, k, df, loc, scale.
     """
     return _DISTRIBUTION.isf(q, k, df, loc=loc, scale=scale)
 
@@ -293,7 +305,7 @@ def median(k, df, loc=0, scale=1):
       loc: Location parameter (default 0).
       scale: Scale parameter (default 1).
 
-    Differentiable in: loc, scale. Not differentiable (NonDifferentiableError): k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral).
+    Differentiable in: k, df, loc, scale.
     """
     return _DISTRIBUTION.median(k, df, loc=loc, scale=scale)
 
@@ -314,6 +326,6 @@ def rvs(key, k, df, loc=0, scale=1, size=None):
       scale: Scale parameter (default 1).
       size: The sample's shape: None for the parameters' broadcast shape, an int or a tuple the parameters broadcast to (as in SciPy).
 
-    Differentiable in: loc, scale. Not differentiable (NonDifferentiableError): k, df: SciPy's density and cdf are two-dimensional quadratures (nquad) in which k and df enter the integrand, and jaxsci has no formula or kernel for their derivatives in k and df (each a further two-dimensional integral).
+    Differentiable in: k, df, loc, scale.
     """
     return _DISTRIBUTION.rvs(key, k, df, loc=loc, scale=scale, size=size)
