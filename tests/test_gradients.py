@@ -221,16 +221,34 @@ _COSTLY = frozenset({"stdtrit-ddf", "stdtridf-dt", "stdtridf-dp", "stdtr-ddf",
 def test_forward_and_reverse_modes_match_mpmath(case, arg):
     """jvp and jvp-of-jvp against mpmath, real direction, in float64, and jvp in float32; grad and
     grad-of-grad in float64 (of a weighted sum of the outputs, complex ones as their real and imaginary
-    parts). One compiled function computes them all: compiling is most of this test's time. float32 runs
+    parts; for a third of the real pairs by default, _reverse_by_default). One compiled function computes them all: compiling is most of this test's time. float32 runs
     for an eighth of the pairs by default (in_default_share: its casts are the core's, the same for every
     rule); test_sweep_matches_mpmath (-m slow) runs float32 to second order for every pair."""
     case.expected_failure("gradients", "float64")
     dtypes, failure32 = _dtypes(case)
     if not in_default_share(_ids((case, arg)), 8):
         dtypes = dtypes[:1]
-    _check(case, arg, dtypes, POINTS_PER_ARG, reverse=True, second_float32=False)
+    _check(case, arg, dtypes, POINTS_PER_ARG, reverse=_reverse_by_default(case, arg), second_float32=False)
     if failure32 is not None:
         pytest.xfail(f"float64 checked; float32 is an expected failure: {failure32.loc}: {failure32.reason}")
+
+
+def _reverse_by_default(case, arg) -> bool:
+    """Reverse mode is JAX's transpose of the rules' linear jvp, the same core code for every real rule: a
+    third of the real pairs run it by default (in_default_share), every complex one (a conjugate part
+    transposes differently); test_reverse_mode_matches_mpmath runs the rest under -m slow."""
+    complex_pair = case.spec.arg(arg).kind == "complex" or any(o.dtype == "complex" for o in case.spec.outputs)
+    return complex_pair or in_default_share(_ids((case, arg)) + "-reverse", 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case,arg", params(DIFFERENTIABLE, ids=_ids))
+def test_reverse_mode_matches_mpmath(case, arg):
+    """Reverse mode (grad and grad of grad) for the pairs whose default check runs forward mode only."""
+    if _reverse_by_default(case, arg):
+        pytest.skip("reverse mode runs in test_forward_and_reverse_modes_match_mpmath by default")
+    case.expected_failure("gradients", "float64")
+    _check(case, arg, ("float64",), POINTS_PER_ARG, reverse=True, second_float32=False)
 
 
 def _dtypes(case):

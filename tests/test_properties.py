@@ -143,9 +143,9 @@ def _property(examples):
                     suppress_health_check=list(HealthCheck))
 
 
-@pytest.mark.parametrize("case", params(CASES, share=2))
+@pytest.mark.parametrize("case", params(CASES, share=3))
 def test_random_inputs_match_scipy_under_jit_and_vmap(case):
-    """A few generated inputs through jit of vmap: half the specs by default (in_default_share), every
+    """A few generated inputs through jit of vmap: a third of the specs by default (in_default_share), every
     spec with -m slow, where test_many_random_inputs_match_scipy also tries 60 inputs each."""
     case.expected_failure("properties")
 
