@@ -151,17 +151,6 @@ def _quotient(numerators, whole):
     return taylor.div(numerators[:, None], whole[:, None, None])[:, 0]
 
 
-def _log_series(f):
-    """log f in truncated Taylor arithmetic, f an array (r + 1, P) of coefficients with f[0] > 0: from
-    f' = f (log f)', m l_m f_0 = m f_m - sum_(i=1..m-1) i l_i f_(m-i) (the series of a logarithm)."""
-    out = np.empty_like(f)
-    with np.errstate(divide="ignore"):
-        out[0] = np.log(f[0])
-    for m in range(1, f.shape[0]):
-        out[m] = (m * f[m] - sum(i * out[i] * f[m - i] for i in range(1, m))) / (m * f[0])
-    return out
-
-
 def _log_binomial(a, b):
     return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
 
@@ -192,7 +181,7 @@ def _pmf(row, points, r, logarithm):
         value = np.where(in_window, log_term, far) - math.log1p(np.sum(others))  # log S = log(1 + the others)
         return np.where(in_support, value, -np.inf)
     power = (points - centre) * (-1.0) ** (r + 1) / r
-    value = _to_derivative(power - _log_series(whole[:, None])[r], odds, r)
+    value = _to_derivative(power - taylor.log(whole[:, None])[r], odds, r)
     return np.where(in_support, value, 0.0)
 
 
@@ -217,8 +206,8 @@ def _tail(row, points, r, survival, logarithm):
     complement[0] += 1.0
     if logarithm:  # log(own / S) = log own - log S, each a positive sum; log(1 - other / S) where that is >= 1/2
         with np.errstate(divide="ignore", invalid="ignore"):
-            own = _log_series(below) - _log_series(whole[:, None])
-            complement = _log_series(complement)
+            own = taylor.log(below) - taylor.log(whole[:, None])
+            complement = taylor.log(complement)
             complement[0] = np.log1p(-_quotient(above, whole)[0])  # log(1 - small), to its relative accuracy
     else:
         own = _quotient(below, whole)

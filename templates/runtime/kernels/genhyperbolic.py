@@ -28,7 +28,7 @@ import numpy as np
 from numpy.polynomial import legendre as _legendre
 from scipy.special import log_ndtr
 
-from .taylor import batched_exp, batched_mul, batched_reciprocal
+from .taylor import batched_exp, batched_mul, batched_reciprocal, hermite_e
 
 __all__ = ["genhyperbolic_cdf_d"]
 
@@ -132,13 +132,12 @@ def _phi_series(z, log_phi, sign, half_grow, orders):
     series = np.zeros(shape)
     series[:, 0, 0, 0, 0] = 1.0
     mills = np.exp(-z * z / 2 - 0.5 * math.log(2 * math.pi) - log_phi)  # phi(z) / Phi(z)
-    hermite_previous, hermite = np.zeros_like(z), np.ones_like(z)  # He_-1 (unused), He_0
+    hermite = hermite_e(z, max(total, 1))
     power = series.copy()
     for m in range(1, total + 1):
         power = batched_mul(power, step)
-        coefficient = mills * (-1) ** (m - 1) * hermite / math.factorial(m)
+        coefficient = mills * (-1) ** (m - 1) * hermite[m - 1] / math.factorial(m)
         series = series + coefficient.reshape(-1, 1, 1, 1, 1) * power
-        hermite_previous, hermite = hermite, z * hermite - (m - 1) * hermite_previous  # He_m = z He_(m-1) - (m-1) He_(m-2)
     return series
 
 

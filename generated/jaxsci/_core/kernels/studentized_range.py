@@ -81,14 +81,6 @@ def _log_minus_digamma(a, order):
     return np.where(a >= 10, series, direct)
 
 
-def _hermite(u, count):
-    """He_0(u) .. He_(count-1)(u), the probabilists' Hermite polynomials (DLMF 18.9.1)."""
-    out = [np.ones_like(u), u]
-    for m in range(1, count - 1):
-        out.append(u * out[m] - m * out[m - 1])
-    return out[:count]
-
-
 def _normal_interval(z, u, h, tail_z, tail_u):
     """P = Phi(z) - Phi(u), u = z - w <= z, h = w / 2 (given: z - u loses w's digits, all of them for w below
     1e-16 |z|), to relative accuracy, from tail_z = Phi(-|z|) and tail_u = Phi(-|u|):
@@ -110,16 +102,6 @@ def _normal_interval(z, u, h, tail_z, tail_u):
             current, previous = c * following - (2 * m + 2) * current, following
             power = power * h * h
         out[small] = 2 * np.exp(-c * c / 2) / math.sqrt(2 * math.pi) * total
-    return out
-
-
-def _log_series(p):
-    """log of a univariate series (p[0] > 0), coefficients on the first axis."""
-    out = np.zeros_like(p)
-    out[0] = np.log(p[0])
-    for m in range(1, p.shape[0]):
-        known = sum(j * out[j] * p[m - j] for j in range(1, m))
-        out[m] = (p[m] - known / m) / p[0]
     return out
 
 
@@ -161,11 +143,11 @@ def _inner(w, k, orders, upper):
     # P(z, w + dw): d^m P/dw^m = He_(m-1)(u) phi(u)
     p = np.zeros((n_max + 1, *z.shape))
     p[0] = interval
-    hermite = _hermite(u, max(n_max, 1))
+    hermite = taylor.hermite_e(u, max(n_max, 1))
     density_u = np.exp(-u * u / 2) / math.sqrt(2 * math.pi)
     for m in range(1, n_max + 1):
         p[m] = hermite[m - 1] * density_u / math.factorial(m)
-    log_p = _log_series(p)
+    log_p = taylor.log(p)
     k_series = np.zeros((i_max + 1, n_max + 1, *k.shape))
     k_series[0, 0] = k
     if i_max:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["mul", "div", "exp", "batched_mul", "batched_reciprocal", "batched_exp"]
+__all__ = ["mul", "div", "exp", "log", "hermite_e", "batched_mul", "batched_reciprocal", "batched_exp"]
 
 
 def mul(f, g):
@@ -45,6 +45,26 @@ def exp(f):
         term = mul(term, x) / m
         total += term
     return total * np.exp(np.asarray(f)[0, 0])
+
+
+def log(f):
+    """log f in truncated Taylor arithmetic, coefficients on the first axis (f[0] > 0): from f' = f (log f)',
+    m l_m f_0 = m f_m - sum_(i=1..m-1) i l_i f_(m-i)."""
+    out = np.empty_like(f)
+    with np.errstate(divide="ignore"):
+        out[0] = np.log(f[0])
+    for m in range(1, f.shape[0]):
+        out[m] = (m * f[m] - sum(i * out[i] * f[m - i] for i in range(1, m))) / (m * f[0])
+    return out
+
+
+def hermite_e(u, count):
+    """He_0(u) .. He_(count-1)(u), the probabilists' Hermite polynomials (DLMF 18.9.1): the normal
+    distribution's derivatives, Phi^(m+1)(u) = (-1)^m He_m(u) phi(u) (DLMF 18.7.21 and 7.10)."""
+    out = [np.ones_like(u), u]
+    for m in range(1, count - 1):
+        out.append(u * out[m] - m * out[m - 1])
+    return out[:count]
 
 
 def batched_mul(a, b):
